@@ -1,0 +1,59 @@
+import * as z from 'zod/mini';
+import { FindingSeverity, FindingType } from './enums.ts';
+import { openEnum } from './open-enum.ts';
+import { loose, map, oneOf, opt } from './wire.ts';
+
+const str = () => opt(z.string());
+
+/** Transform: set the finding's severity. */
+export const SetSeverityTransformSchema = loose({ severity: opt(openEnum(FindingSeverity)) });
+/** Transform: merge these tags into the finding's tags. */
+export const SetTagsTransformSchema = loose({ tags: opt(map(z.string())) });
+/** Transform: remove the tags with these keys. */
+export const RemoveTagsTransformSchema = loose({ keys: opt(z.array(z.string())) });
+
+/**
+ * One transform of a rule: exactly one of `setSeverity`, `setTags`, `removeTags`; switch on `kind`.
+ * Kinds the service adds later (e.g. `setAssignee`) parse as `kind: 'unknown'` with their data kept.
+ */
+export const FindingTransformSchema = oneOf(
+  'kind',
+  {},
+  {
+    setSeverity: SetSeverityTransformSchema,
+    setTags: SetTagsTransformSchema,
+    removeTags: RemoveTagsTransformSchema,
+  },
+);
+/** One transform of a rule; switch on `kind`. */
+export type FindingTransform = z.output<typeof FindingTransformSchema>;
+
+/**
+ * A finding transformation rule: when `condition` (a CEL expression) matches a finding, its
+ * `transforms` apply, rules in ascending `evaluationOrder`, the last writer of a field winning.
+ */
+export const FindingTransformationRuleSchema = loose({
+  id: str(),
+  appId: str(),
+  templateId: str(),
+  displayName: str(),
+  description: str(),
+  condition: str(),
+  enabled: opt(z.boolean()),
+  evaluationOrder: opt(z.number()),
+  findingType: opt(openEnum(FindingType)),
+  transforms: opt(z.array(FindingTransformSchema)),
+  createdAt: str(),
+  updatedAt: str(),
+});
+/** A finding transformation rule. */
+export type FindingTransformationRule = z.output<typeof FindingTransformationRuleSchema>;
+
+/** The answer of the rule lookup. */
+export const GetFindingTransformationRuleResponseSchema = loose({
+  transformationRule: opt(FindingTransformationRuleSchema),
+});
+/** The answer of the rule lookup. */
+export type GetFindingTransformationRuleResponse = z.output<
+  typeof GetFindingTransformationRuleResponseSchema
+>;

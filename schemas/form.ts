@@ -1,0 +1,65 @@
+import * as z from 'zod/mini';
+import { loose, oneOf, opt } from './wire.ts';
+
+const str = () => opt(z.string());
+const anything = loose({});
+
+/** A form field: common fields and exactly one of seven field kinds; switch on `kind`. */
+export const FormFieldSchema = oneOf(
+  'kind',
+  {
+    name: str(),
+    displayName: str(),
+    description: str(),
+    required: opt(z.boolean()),
+    readOnly: opt(z.boolean()),
+  },
+  {
+    stringField: anything,
+    boolField: anything,
+    stringSliceField: anything,
+    int64Field: anything,
+    fileField: anything,
+    oauth2Field: anything,
+    stringMapField: anything,
+  },
+);
+/** A form field; switch on `kind`. */
+export type FormField = z.output<typeof FormFieldSchema>;
+
+/** A group of form fields. */
+export const FieldGroupSchema = loose({
+  default: opt(z.boolean()),
+  displayName: str(),
+  helpText: str(),
+  name: str(),
+  fields: opt(z.array(z.string())),
+});
+/** A group of form fields. */
+export type FieldGroup = z.output<typeof FieldGroupSchema>;
+
+/** A rule between form fields: exactly one of four kinds; switch on `kind`. */
+export const FieldRelationshipSchema = oneOf(
+  'kind',
+  { fieldNames: opt(z.array(z.string())) },
+  {
+    requiredTogether: anything,
+    atLeastOne: anything,
+    mutuallyExclusive: anything,
+    dependentOn: loose({ dependencyFieldNames: opt(z.array(z.string())) }),
+  },
+);
+/** A rule between form fields; switch on `kind`. */
+export type FieldRelationship = z.output<typeof FieldRelationshipSchema>;
+
+/** A request form. */
+export const FormSchema = loose({
+  id: str(),
+  displayName: str(),
+  description: str(),
+  fields: opt(z.array(FormFieldSchema)),
+  fieldGroups: opt(z.array(FieldGroupSchema)),
+  fieldRelationships: opt(z.array(FieldRelationshipSchema)),
+});
+/** A request form. */
+export type Form = z.output<typeof FormSchema>;

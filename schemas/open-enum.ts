@@ -1,0 +1,48 @@
+import * as z from 'zod/mini';
+
+/**
+ * The type of an enum the service may extend: its known values, plus any other string.
+ * `(string & {})` keeps editor completion for the known values while accepting new ones.
+ */
+export type OpenEnum<E extends Record<string, string>> = E[keyof E] | (string & {});
+
+/**
+ * Builds the constant object of an enum from SPEC.md's notation: a shared prefix and the suffixes.
+ *
+ * @example
+ * const TaskState = defineEnum('TASK_STATE_', ['UNSPECIFIED', 'OPEN', 'CLOSED']);
+ * TaskState.OPEN; // 'TASK_STATE_OPEN'
+ */
+export function defineEnum<const P extends string, const K extends readonly string[]>(
+  prefix: P,
+  suffixes: K,
+): { readonly [S in K[number]]: `${P}${S}` } {
+  return Object.freeze(Object.fromEntries(suffixes.map((s) => [s, `${prefix}${s}`]))) as {
+    readonly [S in K[number]]: `${P}${S}`;
+  };
+}
+
+/**
+ * Tells whether `value` is one of the values this SDK version knows for `enumObject`.
+ * Unknown values are legal (the service adds values); use this to branch on them explicitly.
+ *
+ * @example
+ * if (!isKnownEnumValue(TaskState, task.state)) console.warn(`new task state ${task.state}`);
+ */
+export function isKnownEnumValue<E extends Record<string, string>>(
+  enumObject: E,
+  value: unknown,
+): value is E[keyof E] {
+  return typeof value === 'string' && Object.values(enumObject).includes(value);
+}
+
+/**
+ * The schema of an open enum: any string parses (unknown values pass through unchanged),
+ * and the inferred type still lists the known values.
+ */
+export function openEnum<E extends Record<string, string>>(
+  _enumObject: E,
+): z.ZodMiniType<OpenEnum<E>, OpenEnum<E>> {
+  // Validation is exactly "is a string": an enum-or-string union accepts the same set and costs more.
+  return z.string() as unknown as z.ZodMiniType<OpenEnum<E>, OpenEnum<E>>;
+}

@@ -1,0 +1,56 @@
+import * as z from 'zod/mini';
+import { PolicyStepState, PolicyType } from './enums.ts';
+import { openEnum } from './open-enum.ts';
+import { loose, map, oneOf, opt } from './wire.ts';
+
+const str = () => opt(z.string());
+
+/** A policy step kind's own payload: its state and outcome (values not listed by the service). */
+export const PolicyStepKindSchema = loose({ state: str(), outcome: str() });
+
+const stepKinds = {
+  approval: PolicyStepKindSchema,
+  provision: PolicyStepKindSchema,
+  accept: PolicyStepKindSchema,
+  reject: PolicyStepKindSchema,
+  wait: PolicyStepKindSchema,
+  form: PolicyStepKindSchema,
+  action: PolicyStepKindSchema,
+};
+
+/** A step still to process: exactly one of seven kinds; switch on `kind`. */
+export const PolicyStepSchema = oneOf('kind', {}, stepKinds);
+/** A step still to process; switch on `kind`. */
+export type PolicyStep = z.output<typeof PolicyStepSchema>;
+
+/** A step instance: common fields and exactly one of seven kinds; switch on `kind`. */
+export const PolicyStepInstanceSchema = oneOf(
+  'kind',
+  { id: str(), policyGenerationId: str(), state: opt(openEnum(PolicyStepState)) },
+  stepKinds,
+);
+/** A step instance; switch on `kind`. */
+export type PolicyStepInstance = z.output<typeof PolicyStepInstanceSchema>;
+
+/** A policy (FACTS.md). */
+export const PolicySchema = loose({
+  id: str(),
+  displayName: str(),
+  description: str(),
+  policyType: opt(openEnum(PolicyType)),
+  policySteps: opt(map(loose({ steps: opt(z.array(PolicyStepSchema)) }))),
+  createdAt: str(),
+  updatedAt: str(),
+});
+/** A policy. */
+export type Policy = z.output<typeof PolicySchema>;
+
+/** The policy attached to a task: the current step, the completed ones and those still to come. */
+export const PolicyInstanceSchema = loose({
+  current: opt(PolicyStepInstanceSchema),
+  history: opt(z.array(PolicyStepInstanceSchema)),
+  next: opt(z.array(PolicyStepSchema)),
+  policy: opt(PolicySchema),
+});
+/** The policy attached to a task. */
+export type PolicyInstance = z.output<typeof PolicyInstanceSchema>;

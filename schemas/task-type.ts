@@ -1,0 +1,215 @@
+import * as z from 'zod/mini';
+import {
+  ActionOutcome,
+  ActionType,
+  CertifyOutcome,
+  ConnectorActionOperation,
+  FindingTaskOutcome,
+  GrantOutcome,
+  OffboardingOutcome,
+  RevokeOutcome,
+} from './enums.ts';
+import { openEnum } from './open-enum.ts';
+import { AppResourceRefSchema } from './refs.ts';
+import { loose, map, oneOf, opt } from './wire.ts';
+
+const str = () => opt(z.string());
+
+/** Where a grant task came from. */
+export const TaskGrantSourceSchema = loose({
+  conversationId: str(),
+  externalUrl: str(),
+  integrationId: str(),
+  requestId: str(),
+  isExtension: opt(z.boolean()),
+});
+/** Where a grant task came from. */
+export type TaskGrantSource = z.output<typeof TaskGrantSourceSchema>;
+
+/** Revoke source variant: created by a denied certify ticket of an access review. */
+export const TaskRevokeSourceReviewSchema = loose({ accessReviewId: str(), certTicketId: str() });
+/** Revoke source variant: requested by a user. */
+export const TaskRevokeSourceRequestSchema = loose({ requestUserId: str() });
+/** Revoke source variant: the grant expired. */
+export const TaskRevokeSourceExpiredSchema = loose({ expiredAt: str() });
+/** Revoke source variant: revoked for non-usage. */
+export const TaskRevokeSourceNonUsageSchema = loose({ expiresAt: str(), lastLogin: str() });
+
+/** Why a revoke task exists: exactly one of `review`, `request`, `expired`, `nonUsage`; switch on `kind`. */
+export const TaskRevokeSourceSchema = oneOf(
+  'kind',
+  {},
+  {
+    review: TaskRevokeSourceReviewSchema,
+    request: TaskRevokeSourceRequestSchema,
+    expired: TaskRevokeSourceExpiredSchema,
+    nonUsage: TaskRevokeSourceNonUsageSchema,
+  },
+);
+/** Why a revoke task exists; switch on `kind`. */
+export type TaskRevokeSource = z.output<typeof TaskRevokeSourceSchema>;
+
+/** The grant variant of a task type. */
+export const TaskTypeGrantSchema = loose({
+  appEntitlementId: str(),
+  appId: str(),
+  appUserId: str(),
+  identityUserId: str(),
+  grantDuration: str(),
+  outcome: opt(openEnum(GrantOutcome)),
+  outcomeTime: str(),
+  source: opt(TaskGrantSourceSchema),
+});
+/** The grant variant of a task type. */
+export type TaskTypeGrant = z.output<typeof TaskTypeGrantSchema>;
+
+/** The revoke variant of a task type. */
+export const TaskTypeRevokeSchema = loose({
+  appEntitlementId: str(),
+  appId: str(),
+  appUserId: str(),
+  identityUserId: str(),
+  outcome: opt(openEnum(RevokeOutcome)),
+  outcomeTime: str(),
+  resource: opt(AppResourceRefSchema),
+  source: opt(TaskRevokeSourceSchema),
+});
+/** The revoke variant of a task type. */
+export type TaskTypeRevoke = z.output<typeof TaskTypeRevokeSchema>;
+
+/** The certify variant of a task type. */
+export const TaskTypeCertifySchema = loose({
+  accessReviewId: str(),
+  accessReviewSelection: str(),
+  appEntitlementId: str(),
+  appId: str(),
+  appUserId: str(),
+  identityUserId: str(),
+  outcome: opt(openEnum(CertifyOutcome)),
+  outcomeTime: str(),
+  resource: opt(AppResourceRefSchema),
+});
+/** The certify variant of a task type. */
+export type TaskTypeCertify = z.output<typeof TaskTypeCertifySchema>;
+
+/** The offboarding variant of a task type. */
+export const TaskTypeOffboardingSchema = loose({
+  subjectUserId: str(),
+  outcome: opt(openEnum(OffboardingOutcome)),
+  outcomeTime: str(),
+});
+/** The offboarding variant of a task type. */
+export type TaskTypeOffboarding = z.output<typeof TaskTypeOffboardingSchema>;
+
+/** The finding variant of a task type. */
+export const TaskTypeFindingSchema = loose({
+  findingId: str(),
+  findingType: str(),
+  outcome: opt(openEnum(FindingTaskOutcome)),
+  outcomeTime: str(),
+});
+/** The finding variant of a task type. */
+export type TaskTypeFinding = z.output<typeof TaskTypeFindingSchema>;
+
+/** Reference to a connector resource action. */
+export const ConnectorResourceActionRefSchema = loose({
+  appId: str(),
+  connectorActionDisplayName: str(),
+  connectorActionName: str(),
+  connectorId: str(),
+  resourceTypeId: str(),
+});
+/** Reference to a connector action. */
+export const ConnectorActionRefSchema = loose({
+  appId: str(),
+  connectorId: str(),
+  operation: opt(openEnum(ConnectorActionOperation)),
+});
+
+/** The action an action task runs: exactly one target reference; switch on `targetKind`. */
+export const ActionInstanceSchema = oneOf(
+  'targetKind',
+  { displayName: str() },
+  {
+    connectorResourceActionRef: ConnectorResourceActionRefSchema,
+    connectorActionRef: ConnectorActionRefSchema,
+  },
+);
+/** The action an action task runs; switch on `targetKind`. */
+export type ActionInstance = z.output<typeof ActionInstanceSchema>;
+
+/** Scope-role target of an action task. */
+export const ScopeRoleSchema = loose({
+  appId: str(),
+  roleResourceId: str(),
+  roleResourceTypeId: str(),
+  scopeResourceId: str(),
+  scopeResourceTypeId: str(),
+  grantDuration: str(),
+});
+/** Scope-role target of an action task. */
+export type ScopeRole = z.output<typeof ScopeRoleSchema>;
+
+/** Gated tool call target of an action task. */
+export const GatedToolCallTargetSchema = loose({
+  appEntitlementId: str(),
+  appId: str(),
+  callerKind: str(),
+  connectorId: str(),
+  gateId: str(),
+  toolError: str(),
+  toolId: str(),
+  toolKind: str(),
+  toolName: str(),
+  inputSizeBytes: opt(z.number()),
+  toolInput: opt(map(z.unknown())),
+  toolOutput: z.unknown(),
+});
+/** Gated tool call target of an action task. */
+export type GatedToolCallTarget = z.output<typeof GatedToolCallTargetSchema>;
+
+/** Finding target of an action task. */
+export const FindingTargetSchema = loose({ findingId: str(), findingType: str() });
+/** Finding target of an action task. */
+export type FindingTarget = z.output<typeof FindingTargetSchema>;
+
+/** The action variant of a task type; its target is exactly one of three, switch on `targetKind`. */
+export const TaskTypeActionSchema = oneOf(
+  'targetKind',
+  {
+    actionId: str(),
+    actionInstance: opt(ActionInstanceSchema),
+    displayName: str(),
+    type: opt(openEnum(ActionType)),
+    outcome: opt(openEnum(ActionOutcome)),
+    outcomeTime: str(),
+    formValues: opt(map(z.unknown())),
+    createdAppResourceId: str(),
+    createdAppResourceTypeId: str(),
+    createdAppEntitlementIds: opt(z.array(z.string())),
+  },
+  { scopeRole: ScopeRoleSchema, toolCall: GatedToolCallTargetSchema, finding: FindingTargetSchema },
+);
+/** The action variant of a task type. */
+export type TaskTypeAction = z.output<typeof TaskTypeActionSchema>;
+
+/** The type of a task: exactly one of six variants; switch on `kind` to narrow. */
+export const TaskTypeSchema = oneOf(
+  'kind',
+  {},
+  {
+    grant: TaskTypeGrantSchema,
+    revoke: TaskTypeRevokeSchema,
+    certify: TaskTypeCertifySchema,
+    offboarding: TaskTypeOffboardingSchema,
+    action: TaskTypeActionSchema,
+    finding: TaskTypeFindingSchema,
+  },
+);
+/**
+ * The type of a task; switch on `kind` (`'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' |
+ * 'finding' | 'unknown'`) to narrow to the variant.
+ */
+export type TaskType = z.output<typeof TaskTypeSchema>;
+/** The name of a task type variant. */
+export type TaskTypeKind = TaskType['kind'];

@@ -1,0 +1,74 @@
+import * as z from 'zod/mini';
+import {
+  ExternalRefSource,
+  InsightRecommendation,
+  TaskActionType,
+  TaskOrigin,
+  TaskProcessingType,
+  TaskState,
+} from './enums.ts';
+import { FormSchema } from './form.ts';
+import { openEnum } from './open-enum.ts';
+import { PolicyInstanceSchema } from './policy.ts';
+import { AppEntitlementRefSchema } from './refs.ts';
+import { TaskTypeSchema } from './task-type.ts';
+import { loose, map, opt } from './wire.ts';
+
+const str = () => opt(z.string());
+const strings = () => opt(z.array(z.string()));
+
+/** A reference to an external system (read-only, currently unused by the service). */
+export const ExternalRefSchema = loose({
+  externalRefSource: opt(openEnum(ExternalRefSource)),
+  name: str(),
+  url: str(),
+});
+/** A reference to an external system. */
+export type ExternalRef = z.output<typeof ExternalRefSchema>;
+
+/** An ancestor entitlement also revoked when a revoke task is approved. */
+export const TaskRevocationTargetSchema = loose({ entitlementRef: opt(AppEntitlementRefSchema) });
+/** An ancestor entitlement also revoked when a revoke task is approved. */
+export type TaskRevocationTarget = z.output<typeof TaskRevocationTargetSchema>;
+
+/** A typed annotation: `@type` names its serialized type; its other fields are kept as sent. */
+export const AnnotationSchema = z.looseObject({ '@type': str() });
+/** A typed annotation. */
+export type Annotation = z.output<typeof AnnotationSchema>;
+
+/**
+ * An access task. `numericId` is an int64 carried as a string (never parse it to a number);
+ * date-times are RFC 3339 strings and durations `"3600s"` strings, as the service sends them.
+ */
+export const TaskSchema = loose({
+  id: str(),
+  numericId: str(),
+  displayName: str(),
+  description: str(),
+  state: opt(openEnum(TaskState)),
+  processing: opt(openEnum(TaskProcessingType)),
+  type: opt(TaskTypeSchema),
+  origin: opt(openEnum(TaskOrigin)),
+  actions: opt(z.array(openEnum(TaskActionType))),
+  analysisId: str(),
+  annotations: opt(z.array(AnnotationSchema)),
+  approverIds: strings(),
+  stepApproverIds: strings(),
+  commentCount: opt(z.number()),
+  createdAt: str(),
+  updatedAt: str(),
+  deletedAt: str(),
+  createdByUserId: str(),
+  userId: str(),
+  data: opt(map(z.unknown())),
+  emergencyAccess: opt(z.boolean()),
+  externalRefs: opt(z.array(ExternalRefSchema)),
+  form: opt(FormSchema),
+  insightIds: strings(),
+  recommendation: opt(openEnum(InsightRecommendation)),
+  policy: opt(PolicyInstanceSchema),
+  policyGenerationId: str(),
+  revocationTargets: opt(z.array(TaskRevocationTargetSchema)),
+});
+/** An access task. */
+export type Task = z.output<typeof TaskSchema>;

@@ -1,0 +1,19 @@
+import * as z from 'zod/mini';
+import { loose, opt } from './wire.ts';
+
+/** The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds. */
+export const TokenResponseSchema = loose({
+  access_token: z.string().check(z.minLength(1, { error: 'expected a non-empty access token' })),
+  token_type: opt(z.string()),
+  expires_in: opt(z.number()),
+});
+/** The token endpoint's answer. */
+export type TokenResponse = z.output<typeof TokenResponseSchema>;
+
+/** The token endpoint's error answer (RFC 6749 section 5.2). */
+export const TokenErrorResponseSchema = loose({
+  error: opt(z.string()),
+  error_description: opt(z.string()),
+});
+/** The token endpoint's error answer. */
+export type TokenErrorResponse = z.output<typeof TokenErrorResponseSchema>;

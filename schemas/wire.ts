@@ -1,0 +1,96 @@
+import * as z from 'zod/mini';
+
+/** Flattens intersections so editors show one object type. */
+export type Prettify<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * A response object: unknown fields are kept at run time (the service grows), but the static
+ * type lists only the known fields, so a typo such as `task.dispalyName` is a compile error.
+ */
+export function loose<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, z.core.$strip> {
+  return z.looseObject(shape) as unknown as z.ZodMiniObject<S, z.core.$strip>;
+}
+
+/** A response field: any of them may be missing or `null` (FACTS.md), and is kept as sent. */
+export const opt = z.nullish;
+
+/** A string-to-value map. */
+export function map<V extends z.core.SomeType>(value: V) {
+  return z.record(z.string(), value);
+}
+
+/** One member of a parsed "exactly one variant" union: the discriminator names the variant that is set. */
+type VariantMember<D extends string, B, K extends PropertyKey, V> = Prettify<
+  B & { readonly [P in D]: K } & { [P in K]: V }
+>;
+
+/**
+ * The parsed shape of an "exactly one variant" object: switch on the discriminator (`kind` or
+ * `targetKind`) and TypeScript narrows to the variant. A variant this SDK does not know yet parses
+ * as `'unknown'` with its data kept on the object.
+ */
+export type OneOf<D extends string, B, V extends Record<string, unknown>> =
+  | { [K in keyof V]: VariantMember<D, B, K, V[K]> }[keyof V]
+  | Prettify<B & { readonly [P in D]: 'unknown' }>;
+
+/**
+ * Schema of an object with common fields `base` and exactly one of `variants` set.
+ * The variant that is set is written to `discriminator`; when several are set (a service bug),
+ * the first in declaration order wins, and the others are still kept.
+ */
+export function oneOf<
+  const D extends string,
+  B extends z.core.$ZodLooseShape,
+  V extends Record<string, z.core.SomeType>,
+>(discriminator: D, base: B, variants: V) {
+  const keys = Object.keys(variants);
+  const shape: z.core.$ZodLooseShape = { ...base };
+  for (const key of keys) shape[key] = opt(variants[key] as z.core.SomeType);
+  return z.pipe(
+    z.looseObject(shape),
+    z.transform((value: Record<string, unknown>) => {
+      value[discriminator] = keys.find((key) => value[key] != null) ?? 'unknown';
+      return value;
+    }),
+  ) as unknown as z.ZodMiniType<
+    OneOf<D, z.output<z.ZodMiniObject<B, z.core.$strip>>, { [K in keyof V]: z.output<V[K]> }>,
+    z.input<z.ZodMiniObject<B, z.core.$strip>> & { [K in keyof V]?: z.input<V[K]> | null }
+  >;
+}
+
+// ---- request scalars: strict on the way out -------------------------------------------------
+
+const RFC3339 = 'expected an RFC 3339 date-time such as "2026-01-01T00:00:00Z", or a Date';
+
+/** A date-time request field: a `Date` or an RFC 3339 string, sent as an RFC 3339 string. */
+export const dateTimeInput = z.pipe(
+  z.union([z.date(), z.iso.datetime({ offset: true, error: RFC3339 })], { error: RFC3339 }),
+  z.transform((value: Date | string) => (typeof value === 'string' ? value : value.toISOString())),
+);
+
+const DURATION = 'expected a duration such as "3600s" or "1.5s", or a number of seconds';
+// protobuf's Duration range, in seconds.
+const MAX_DURATION_SECONDS = 315_576_000_000;
+
+/** A duration request field: `"3600s"` (protobuf JSON form) or a number of seconds. */
+export const durationInput = z.pipe(
+  z.union(
+    [
+      z.string().check(z.regex(/^\d{1,12}(\.\d{1,9})?s$/, { error: DURATION })),
+      z
+        .number()
+        .check(
+          z.refine((n) => Number.isFinite(n) && n >= 0 && n <= MAX_DURATION_SECONDS, { error: DURATION }),
+        ),
+    ],
+    { error: DURATION },
+  ),
+  z.transform((value: string | number) =>
+    // toFixed(9) then trimming keeps at most 9 fractional digits and never an exponent.
+    typeof value === 'string' ? value : `${value.toFixed(9).replace(/\.?0+$/, '')}s`,
+  ),
+);
+
+const PAGE_SIZE = 'expected an integer: 10 to 100, or 0 for the service default (25)';
+/** A page size: a non-negative integer (the client clamps it to 10..100; 0 means the service default). */
+export const pageSizeInput = z.int32({ error: PAGE_SIZE }).check(z.nonnegative({ error: PAGE_SIZE }));

@@ -1,0 +1,129 @@
+import { APIClient } from './core/api-client.ts';
+import { type Credentials, createAuthenticator } from './core/auth.ts';
+import { readEnv } from './core/env.ts';
+import { ConfigurationError } from './core/errors.ts';
+import { HttpTransport } from './core/http.ts';
+import { createLogger, type Logger, type LogLevel } from './core/logger.ts';
+import { requireSecureUrl } from './core/url.ts';
+import { AppEntitlements } from './resources/app-entitlements.ts';
+import { FindingRules } from './resources/finding-rules.ts';
+import { TaskSearch } from './resources/task-search.ts';
+import { VERSION } from './version.ts';
+
+/** Options of {@link IdGovClient}. Every one has a default or an environment variable. */
+export interface ClientOptions {
+  /**
+   * The tenant base URL, e.g. `https://acme.example.com`. https is required except for loopback
+   * hosts; a trailing slash is fine. Default: `IDGOV_BASE_URL`, else the tenant host in the client ID.
+   */
+  readonly baseUrl?: string | undefined;
+  /**
+   * How to authenticate: `{ token }`, `{ clientId, clientSecret }` (OAuth client credentials, with
+   * token caching), or an async token provider. Default: `IDGOV_TOKEN`, else `IDGOV_CLIENT_ID` and
+   * `IDGOV_CLIENT_SECRET`.
+   */
+  readonly credentials?: Credentials | undefined;
+  /** Retries after a connection failure, timeout, 408, 429 or 5xx. Default 2. */
+  readonly maxRetries?: number | undefined;
+  /** Timeout of each attempt in ms. Default 30 000. */
+  readonly timeout?: number | undefined;
+  /** `fetch` to use (a proxying or instrumented one). Default: the global `fetch`. */
+  readonly fetch?: typeof globalThis.fetch | undefined;
+  /** Product token prepended to the SDK's `User-Agent`, e.g. `acme-sync/1.2`. */
+  readonly userAgent?: string | undefined;
+  /** Where log lines go. Default `console`. */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `off`. */
+  readonly logLevel?: LogLevel | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 2;
+
+function credentialsFromEnv(): Credentials | undefined {
+  const token = readEnv('IDGOV_TOKEN');
+  if (token) return { token };
+  const clientId = readEnv('IDGOV_CLIENT_ID');
+  const clientSecret = readEnv('IDGOV_CLIENT_SECRET');
+  if (clientId || clientSecret) return { clientId: clientId ?? '', clientSecret: clientSecret ?? '' };
+  return undefined;
+}
+
+/** Client IDs look like `<name>@<tenant-host>/pcc` (FACTS.md): the host is the tenant. */
+function baseUrlFromClientId(credentials: Credentials | undefined): string | undefined {
+  if (!credentials || typeof credentials === 'function' || !('clientId' in credentials)) return undefined;
+  const host = /@([^/\s]+)\//.exec(credentials.clientId)?.[1];
+  return host ? `https://${host}` : undefined;
+}
+
+function nonNegativeInteger(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError(`${name} must be a non-negative integer (got ${value}).`);
+  }
+  return value;
+}
+
+/**
+ * The client of the identity-governance API.
+ *
+ * @example
+ * const client = new IdGovClient({
+ *   baseUrl: 'https://acme.example.com',
+ *   credentials: { clientId: process.env.IDGOV_CLIENT_ID!, clientSecret: process.env.IDGOV_CLIENT_SECRET! },
+ * });
+ * for await (const view of client.tasks.search({ taskStates: ['TASK_STATE_OPEN'] })) {
+ *   console.log(view.task?.displayName);
+ * }
+ */
+export class IdGovClient {
+  /** Task search. */
+  readonly tasks: TaskSearch;
+  /** Finding transformation rule lookup. */
+  readonly findingRules: FindingRules;
+  /** App entitlement listing. */
+  readonly appEntitlements: AppEntitlements;
+  /** The tenant base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly #describeAuth: string;
+
+  constructor(options: ClientOptions = {}) {
+    const credentials = options.credentials ?? credentialsFromEnv();
+    if (!credentials) {
+      throw new ConfigurationError(
+        'No credentials: pass credentials ({ token } or { clientId, clientSecret }) or set IDGOV_TOKEN, or IDGOV_CLIENT_ID and IDGOV_CLIENT_SECRET.',
+      );
+    }
+    const rawBaseUrl = options.baseUrl ?? readEnv('IDGOV_BASE_URL') ?? baseUrlFromClientId(credentials);
+    if (!rawBaseUrl) {
+      throw new ConfigurationError(
+        'No base URL: pass baseUrl or set IDGOV_BASE_URL (e.g. https://acme.example.com).',
+      );
+    }
+    this.baseUrl = requireSecureUrl(rawBaseUrl, 'baseUrl');
+    const logger = createLogger(options.logger, options.logLevel);
+    const http = new HttpTransport({
+      fetch: options.fetch,
+      timeout: nonNegativeInteger(options.timeout, 'timeout', DEFAULT_TIMEOUT_MS),
+      maxRetries: nonNegativeInteger(options.maxRetries, 'maxRetries', DEFAULT_MAX_RETRIES),
+      userAgent: [options.userAgent, `idgov-sdk-js/${VERSION}`].filter(Boolean).join(' '),
+      logger,
+    });
+    const auth = createAuthenticator(credentials, `${this.baseUrl}/auth/v1/token`, http, logger);
+    this.#describeAuth = auth.describe();
+    const api = new APIClient(this.baseUrl, auth, http, logger);
+    this.tasks = new TaskSearch(api);
+    this.findingRules = new FindingRules(api);
+    this.appEntitlements = new AppEntitlements(api);
+  }
+
+  /** What `JSON.stringify(client)` shows: the base URL and the kind of credentials, never a secret. */
+  toJSON(): { baseUrl: string; credentials: string } {
+    return { baseUrl: this.baseUrl, credentials: this.#describeAuth };
+  }
+
+  /** What `console.log(client)` shows in Node, Bun and Deno. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `IdGovClient { baseUrl: '${this.baseUrl}', credentials: ${this.#describeAuth} }`;
+  }
+}

@@ -1,0 +1,168 @@
+import type * as z from 'zod/mini';
+import type { Authenticator } from './auth.ts';
+import { AuthenticationError } from './errors.ts';
+import type { HttpTransport } from './http.ts';
+import type { Logger } from './logger.ts';
+import { type Page, PagePromise, type PagingOptions } from './paging.ts';
+import { parseResponse } from './validation.ts';
+
+/** Options every call takes. */
+export interface RequestOptions {
+  /** Cancels the call at once, also while it waits to retry. */
+  readonly signal?: AbortSignal | undefined;
+  /** Per-attempt timeout in ms, overriding the client's. */
+  readonly timeout?: number | undefined;
+  /** Retries, overriding the client's. */
+  readonly maxRetries?: number | undefined;
+  /** Extra headers (cannot replace `Authorization`). */
+  readonly headers?: Record<string, string> | undefined;
+}
+
+// SPEC.md section 8: the service treats 1..9 as 10 and anything above 100 as 100; we send what it will use.
+const MIN_PAGE_SIZE = 10;
+const MAX_PAGE_SIZE = 100;
+
+/** The page size to send: 0 or missing leaves the service default; the rest is clamped to 10..100. */
+export function clampPageSize(pageSize: number | undefined): number | undefined {
+  if (!pageSize) return undefined;
+  return Math.min(MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, pageSize));
+}
+
+interface Call<S extends z.core.$ZodType> {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly schema: S;
+  readonly what: string;
+  readonly query?: Record<string, string | undefined> | undefined;
+  readonly body?: unknown;
+  readonly options?: RequestOptions | undefined;
+}
+
+/**
+ * The resource-agnostic core of the client: authenticates every attempt, re-sends once after a
+ * 401 with a new token, validates answers with the given schema, and builds paginators.
+ */
+export class APIClient {
+  readonly #baseUrl: string;
+  readonly #auth: Authenticator;
+  readonly #http: HttpTransport;
+  readonly #logger: Logger;
+
+  constructor(baseUrl: string, auth: Authenticator, http: HttpTransport, logger: Logger) {
+    this.#baseUrl = baseUrl;
+    this.#auth = auth;
+    this.#http = http;
+    this.#logger = logger;
+  }
+
+  /** Sends one call and returns its validated body. */
+  async request<S extends z.core.$ZodType>(call: Call<S>): Promise<z.output<S>> {
+    const url = new URL(this.#baseUrl + call.path);
+    for (const [key, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, value);
+    }
+    // Serialised once: every retry and the post-401 re-send carry the identical bytes.
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const options = call.options ?? {};
+    let sent = '';
+    const send = () =>
+      this.#http.send({
+        method: call.method,
+        url: url.href,
+        body,
+        headers: {
+          ...options.headers,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        signal: options.signal,
+        timeout: options.timeout,
+        maxRetries: options.maxRetries,
+        beforeAttempt: async (headers) => {
+          sent = await this.#auth.token(options.signal);
+          headers.set('authorization', `Bearer ${sent}`);
+        },
+      });
+    let response: Awaited<ReturnType<typeof send>>;
+    try {
+      response = await send();
+    } catch (error) {
+      // Once only: a second 401 with a fresh token means the credentials themselves are refused.
+      if (!(error instanceof AuthenticationError) || error.status !== 401 || !this.#auth.refused(sent))
+        throw error;
+      this.#logger.info(`401 on ${call.method} ${call.path}: retrying once with a new token`);
+      response = await send();
+    }
+    return parseResponse(call.schema, response.text, call.what);
+  }
+
+  #pageSize(requested: number | undefined): number | undefined {
+    const size = clampPageSize(requested);
+    if (requested && size !== requested) {
+      this.#logger.warn(
+        `pageSize ${requested} is outside 10..100: sending ${size}, which the service would use`,
+      );
+    }
+    return size;
+  }
+
+  /**
+   * Pages a GET list (SPEC.md section 8): `page_size` and `page_token` in the query.
+   */
+  pagedGet<S extends z.core.$ZodType<Page<Item>>, Item>(
+    path: string,
+    query: Record<string, string | undefined>,
+    pageSize: number | undefined,
+    schema: S,
+    what: string,
+    options: RequestOptions & PagingOptions = {},
+  ): PagePromise<z.output<S>, Item> {
+    const size = this.#pageSize(pageSize);
+    return new PagePromise<z.output<S>, Item>(
+      (pageToken, signal) =>
+        this.request({
+          method: 'GET',
+          path,
+          schema,
+          what,
+          query: { ...query, page_size: size?.toString(), page_token: pageToken },
+          options: { ...options, signal },
+        }),
+      undefined,
+      options.signal,
+      options,
+    );
+  }
+
+  /**
+   * Pages a POST search (SPEC.md section 8): `pageSize` and `pageToken` in the body; every page
+   * sends the same body with only the token changed. `onPage` sees each page as it arrives.
+   */
+  pagedPost<S extends z.core.$ZodType<Page<Item>>, Item>(
+    path: string,
+    body: { pageSize?: number | undefined; pageToken?: string | undefined },
+    schema: S,
+    what: string,
+    options: RequestOptions & PagingOptions = {},
+    onPage?: (page: z.output<S>) => void,
+  ): PagePromise<z.output<S>, Item> {
+    const { pageToken: startToken, ...rest } = body;
+    const template = { ...rest, pageSize: this.#pageSize(rest.pageSize) };
+    return new PagePromise<z.output<S>, Item>(
+      async (pageToken, signal) => {
+        const page = await this.request({
+          method: 'POST',
+          path,
+          schema,
+          what,
+          body: pageToken ? { ...template, pageToken } : template,
+          options: { ...options, signal },
+        });
+        onPage?.(page);
+        return page;
+      },
+      startToken,
+      options.signal,
+      options,
+    );
+  }
+}

@@ -1,0 +1,93 @@
+import { ConfigurationError } from './errors.ts';
+import type { HttpTransport } from './http.ts';
+import type { Logger } from './logger.ts';
+import { type ClientCredentials, TokenCache } from './token-cache.ts';
+
+export type { ClientCredentials } from './token-cache.ts';
+
+/** A static bearer token, sent as is (without a `Bearer ` prefix). */
+export interface BearerToken {
+  /** The access token. */
+  readonly token: string;
+}
+
+/**
+ * Supplies tokens from your own source (a vault, another OAuth library). Called before every
+ * request; after a 401 it is called once more with `forceRefresh: true`, and the request re-sent.
+ */
+export type TokenProvider = (context: { forceRefresh: boolean; signal?: AbortSignal }) => Promise<string>;
+
+/** How the client authenticates: one of a static token, client credentials, or a provider. */
+export type Credentials = BearerToken | ClientCredentials | TokenProvider;
+
+/** Produces the `Authorization` value for each request and reacts to a 401. */
+export interface Authenticator {
+  /** The token to send now. */
+  token(signal?: AbortSignal): Promise<string>;
+  /** After a 401 to `refused`: returns true if a new token is worth one more try. */
+  refused(refused: string): boolean;
+  /** Which kind of credentials, for `console.log(client)`; never the secret. */
+  describe(): string;
+}
+
+function checkToken(token: unknown, what: string): string {
+  if (typeof token !== 'string' || token.trim() === '') {
+    throw new ConfigurationError(`${what} is empty: nothing would authenticate the request.`);
+  }
+  if (/^bearer\s/i.test(token)) {
+    throw new ConfigurationError(
+      `${what} starts with "Bearer ": pass the token alone; the SDK adds the scheme.`,
+    );
+  }
+  if (token !== token.trim()) {
+    throw new ConfigurationError(`${what} has surrounding whitespace: trim it (a copy-paste slip?).`);
+  }
+  return token;
+}
+
+/** Builds the authenticator for `credentials`; `tokenUrl` is the tenant's `/auth/v1/token`. */
+export function createAuthenticator(
+  credentials: Credentials,
+  tokenUrl: string,
+  http: HttpTransport,
+  logger: Logger,
+): Authenticator {
+  if (typeof credentials === 'function') {
+    let forceRefresh = false;
+    return {
+      async token(signal) {
+        const token = await credentials(signal ? { forceRefresh, signal } : { forceRefresh });
+        forceRefresh = false;
+        return checkToken(token, 'The token returned by the token provider');
+      },
+      refused() {
+        forceRefresh = true;
+        return true;
+      },
+      describe: () => 'token provider',
+    };
+  }
+  if ('token' in credentials) {
+    const token = checkToken(credentials.token, 'credentials.token');
+    return { token: async () => token, refused: () => false, describe: () => 'bearer token' };
+  }
+  const { clientId, clientSecret } = credentials;
+  if (typeof clientId !== 'string' || clientId.trim() === '') {
+    throw new ConfigurationError('credentials.clientId is empty: set it or IDGOV_CLIENT_ID.');
+  }
+  if (typeof clientSecret !== 'string' || clientSecret === '') {
+    throw new ConfigurationError('credentials.clientSecret is empty: set it or IDGOV_CLIENT_SECRET.');
+  }
+  if (clientSecret !== clientSecret.trim()) {
+    throw new ConfigurationError('credentials.clientSecret has surrounding whitespace: trim it.');
+  }
+  const cache = new TokenCache({ clientId, clientSecret }, tokenUrl, http, logger);
+  return {
+    token: (signal) => cache.token(signal),
+    refused(refused) {
+      cache.invalidate(refused);
+      return true;
+    },
+    describe: () => `client credentials (client_id ${clientId})`,
+  };
+}

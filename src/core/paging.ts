@@ -1,0 +1,105 @@
+import { PaginationError } from './errors.ts';
+
+/** A page as SPEC.md section 8 defines it: results in `list`, and a `nextPageToken` that is empty on the last page. */
+export interface Page<Item> {
+  /** Up to page-size results; `null` or missing reads as none. */
+  readonly list?: readonly Item[] | null | undefined;
+  /** Token of the next page; empty or missing on the last. */
+  readonly nextPageToken?: string | null | undefined;
+}
+
+/** Fetches the page after `pageToken` (the first page for `undefined`). */
+export type FetchPage<P> = (pageToken: string | undefined, signal: AbortSignal | undefined) => Promise<P>;
+
+/** Paging options of a list or search call. */
+export interface PagingOptions {
+  /**
+   * Request the next page while your loop works on the current one. At most one request runs
+   * ahead; leaving the loop early aborts it. Default `false`.
+   */
+  readonly prefetch?: boolean | undefined;
+}
+
+/**
+ * The result of a list or search call: `await` it for the first page, `for await` it for every
+ * item across all pages, or call {@link PagePromise.pages} for page after page.
+ *
+ * Nothing is sent until you do one of these. Paging goes on through empty pages, stops only when
+ * `nextPageToken` is empty, and throws {@link PaginationError} if the service repeats a token.
+ *
+ * @example
+ * for await (const view of client.tasks.search({ taskStates: [TaskState.OPEN] })) {
+ *   console.log(view.task?.displayName);
+ * }
+ */
+export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, AsyncIterable<Item> {
+  readonly #fetchPage: FetchPage<P>;
+  readonly #startToken: string | undefined;
+  readonly #signal: AbortSignal | undefined;
+  readonly #prefetch: boolean;
+  #first: Promise<P> | undefined;
+
+  /** @internal Made by resources; users get one from a list or search call. */
+  constructor(
+    fetchPage: FetchPage<P>,
+    startToken: string | undefined,
+    signal: AbortSignal | undefined,
+    options: PagingOptions,
+  ) {
+    this.#fetchPage = fetchPage;
+    this.#startToken = startToken || undefined;
+    this.#signal = signal;
+    this.#prefetch = options.prefetch ?? false;
+  }
+
+  #firstPage(): Promise<P> {
+    this.#first ??= this.#fetchPage(this.#startToken, this.#signal);
+    return this.#first;
+  }
+
+  /** Resolves with the first page (fetched once, shared with a later iteration). */
+  // biome-ignore lint/suspicious/noThenProperty: a PagePromise is awaitable by design.
+  then<A = P, B = never>(
+    onFulfilled?: ((page: P) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.#firstPage().then(onFulfilled, onRejected);
+  }
+
+  /** Yields every page in order. */
+  async *pages(): AsyncGenerator<P, void, undefined> {
+    // Aborts a prefetched request when the loop ends before it is used.
+    const stop = new AbortController();
+    const signal = this.#signal ? AbortSignal.any([this.#signal, stop.signal]) : stop.signal;
+    const seen = new Set<string>(this.#startToken ? [this.#startToken] : []);
+    let next: Promise<P> | undefined = this.#firstPage();
+    try {
+      while (next) {
+        const page: P = await next;
+        next = undefined;
+        const token = page.nextPageToken;
+        if (token) {
+          if (seen.has(token)) {
+            throw new PaginationError(
+              `The service repeated page token "${token.slice(0, 40)}" after ${seen.size} pages; stopped rather than return items twice.`,
+            );
+          }
+          seen.add(token);
+          if (this.#prefetch) {
+            next = this.#fetchPage(token, signal);
+            next.catch(() => {}); // its failure is raised where it is awaited, not as unhandled
+          }
+        }
+        yield page;
+        if (token) next ??= this.#fetchPage(token, signal);
+      }
+    } finally {
+      stop.abort();
+    }
+  }
+
+  /** Yields every item of every page. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
+    for await (const page of this.pages()) yield* page.list ?? [];
+  }
+}

@@ -1,0 +1,66 @@
+import { type HTTPError, isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from 'ky';
+
+/** The longest `Retry-After` the SDK sleeps; a longer one is raised as the error instead. */
+export const RETRY_AFTER_CAP_MS = 60_000;
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
+
+/** Statuses worth another attempt: request timeout, rate limit, and every server error. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+// 408, 429 and 500..599: ky needs the list to read Retry-After for them.
+const RETRYABLE_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
+
+/**
+ * Delay before retry number `attempt` (1-based), before jitter: 0.5 s, 1 s, 2 s, 4 s, then 8 s.
+ */
+export function backoffDelay(attempt: number): number {
+  return Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attempt - 1));
+}
+
+/** "Equal jitter": half the delay fixed, half random, so clients spread out but never retry at once. */
+export function withJitter(delay: number): number {
+  return delay / 2 + Math.random() * (delay / 2);
+}
+
+/** `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined if absent or unreadable. */
+export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Whether ky should retry this error: connection failures, timeouts, retryable statuses within the cap. */
+export function shouldRetry(error: unknown): boolean {
+  if (isHTTPError(error)) {
+    if (!isRetryableStatus(error.response.status)) return false;
+    // ky would clamp an over-long Retry-After and retry early, against the server's wish: stop instead.
+    return (retryAfterMs(error.response.headers) ?? 0) <= RETRY_AFTER_CAP_MS;
+  }
+  return isNetworkError(error) || isTimeoutError(error);
+}
+
+/** Whether the final error was a retryable status refused only because its Retry-After exceeds the cap. */
+export function exceededRetryAfterCap(error: HTTPError): number | undefined {
+  const wait = retryAfterMs(error.response.headers);
+  return wait !== undefined && wait > RETRY_AFTER_CAP_MS ? wait : undefined;
+}
+
+/** ky's retry options for `limit` retries, with the policy above. POST is included: callers opt in per request. */
+export function retryOptions(limit: number): RetryOptions {
+  return {
+    limit,
+    methods: ['get', 'post'],
+    statusCodes: RETRYABLE_STATUSES,
+    afterStatusCodes: RETRYABLE_STATUSES,
+    maxRetryAfter: RETRY_AFTER_CAP_MS,
+    retryOnTimeout: true,
+    delay: backoffDelay,
+    jitter: withJitter,
+    shouldRetry: ({ error }) => shouldRetry(error),
+  };
+}

@@ -1,0 +1,92 @@
+import type * as z from 'zod/mini';
+import { RequestValidationError, ResponseValidationError } from './errors.ts';
+
+/** One problem found by a schema: where, and what was expected. */
+export interface ValidationIssue {
+  /** Dotted path of the field, e.g. `list.3.task.type`. */
+  readonly path: string;
+  /** What was wrong, in words. */
+  readonly message: string;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (Number.isInteger(value)) return 'integer';
+  return typeof value;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
+  return value;
+}
+
+/** Turns zod issues into path + message pairs. Messages name types, never values (which may be secrets). */
+function toIssues(error: z.core.$ZodError, input: unknown): ValidationIssue[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    let message = issue.message;
+    if (issue.code === 'invalid_type' && message === 'Invalid input') {
+      message = `expected ${issue.expected}, received ${typeName(valueAt(input, issue.path))}`;
+    } else if (issue.code === 'unrecognized_keys') {
+      message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}: check the spelling`;
+    } else if (message === 'Invalid input') {
+      message = `invalid value (${issue.code})`;
+    }
+    return { path, message };
+  });
+}
+
+function describe(issues: readonly ValidationIssue[]): string {
+  const shown = issues.slice(0, 3).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+  return shown.join('; ') + (issues.length > 3 ? ` (and ${issues.length - 3} more)` : '');
+}
+
+/**
+ * Validates an argument before anything is sent. Throws {@link RequestValidationError} naming the
+ * field, e.g. `Invalid task search: pageSize: expected integer, received string`.
+ */
+export function parseRequest<S extends z.core.$ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
+  const result = (schema as unknown as z.ZodMiniType).safeParse(value);
+  if (result.success) return result.data as z.output<S>;
+  const issues = toIssues(result.error, value);
+  throw new RequestValidationError(`Invalid ${what}: ${describe(issues)}`, issues[0]?.path ?? '', issues);
+}
+
+/**
+ * Validates a response body. Throws {@link ResponseValidationError} keeping the raw body, e.g.
+ * when the service sends `nextPageToken: 5` or an HTML page with status 200.
+ */
+export function parseResponse<S extends z.core.$ZodType>(
+  schema: S,
+  rawBody: string,
+  what: string,
+): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch {
+    const start = rawBody.trimStart().slice(0, 1);
+    const guess = start === '<' ? 'an HTML page (a proxy or gateway error?)' : 'not JSON (truncated?)';
+    throw new ResponseValidationError(
+      `The ${what} response is ${guess}; see error.rawBody.`,
+      '',
+      [{ path: '', message: 'body is not JSON' }],
+      rawBody,
+    );
+  }
+  const result = (schema as unknown as z.ZodMiniType).safeParse(json);
+  if (result.success) return result.data as z.output<S>;
+  const issues = toIssues(result.error, json);
+  throw new ResponseValidationError(
+    `The ${what} response does not match the API: ${describe(issues)}. If the service changed, upgrade @idgov/sdk; see error.rawBody.`,
+    issues[0]?.path ?? '',
+    issues,
+    rawBody,
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * `@idgov/sdk`: the typed client of the identity-governance API.
+ *
+ * @module @idgov/sdk
+ */
+
+export * from '../schemas/index.ts';
+export { type ClientOptions, IdGovClient } from './client.ts';
+export type { RequestOptions } from './core/api-client.ts';
+export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth.ts';
+export {
+  AbortError,
+  APIError,
+  type APIErrorInit,
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  ConnectionError,
+  IdGovError,
+  InternalServerError,
+  NotFoundError,
+  PaginationError,
+  PermissionDeniedError,
+  RateLimitError,
+  type RequestSummary,
+  RequestValidationError,
+  ResponseValidationError,
+  TimeoutError,
+  UnprocessableEntityError,
+} from './core/errors.ts';
+export type { Logger, LogLevel } from './core/logger.ts';
+export { type Page, PagePromise, type PagingOptions } from './core/paging.ts';
+export type { ValidationIssue } from './core/validation.ts';
+export { AppEntitlements } from './resources/app-entitlements.ts';
+export {
+  type ExpandedField,
+  type ExpandedResult,
+  type ListExpandedField,
+  resolveExpanded,
+  type SingleExpandedField,
+} from './resources/expanded.ts';
+export { FindingRules } from './resources/finding-rules.ts';
+export { TaskSearch, type TaskSearchOptions } from './resources/task-search.ts';
+export { VERSION } from './version.ts';

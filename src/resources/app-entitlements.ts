@@ -1,0 +1,44 @@
+import {
+  type AppEntitlementListRequest,
+  AppEntitlementListRequestSchema,
+  type AppEntitlementListResponse,
+  AppEntitlementListResponseSchema,
+  type AppEntitlementView,
+} from '../../schemas/app-entitlement.ts';
+import type { APIClient, RequestOptions } from '../core/api-client.ts';
+import type { PagePromise, PagingOptions } from '../core/paging.ts';
+import { pathParam } from '../core/url.ts';
+import { parseRequest } from '../core/validation.ts';
+
+/** App entitlements: `GET /api/v1/apps/{app_id}/entitlements`. Reach it as `client.appEntitlements`. */
+export class AppEntitlements {
+  readonly #api: APIClient;
+
+  /** @internal */
+  constructor(api: APIClient) {
+    this.#api = api;
+  }
+
+  /**
+   * Lists an app's entitlements, page by page (`page_size`, `page_token` in the query).
+   *
+   * @example
+   * for await (const { appEntitlement } of client.appEntitlements.list('app-1')) console.log(appEntitlement?.id);
+   */
+  list(
+    appId: string,
+    params: AppEntitlementListRequest = {},
+    options: RequestOptions & PagingOptions = {},
+  ): PagePromise<AppEntitlementListResponse, AppEntitlementView> {
+    const path = `/api/v1/apps/${pathParam('appId', appId)}/entitlements`;
+    const { pageSize } = parseRequest(AppEntitlementListRequestSchema, params, 'app entitlement list');
+    return this.#api.pagedGet(
+      path,
+      {},
+      pageSize,
+      AppEntitlementListResponseSchema,
+      'app entitlement list',
+      options,
+    );
+  }
+}

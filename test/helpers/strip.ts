@@ -1,0 +1,12 @@
+/** Removes the discriminators (`kind`, `targetKind`) the schemas add, to compare a parse with its input. */
+export function stripDiscriminators(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripDiscriminators);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'kind' && key !== 'targetKind')
+        .map(([key, v]) => [key, stripDiscriminators(v)]),
+    );
+  }
+  return value;
+}
