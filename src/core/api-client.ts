@@ -78,6 +78,7 @@ export class APIClient {
         timeout: options.timeout,
         maxRetries: options.maxRetries,
         beforeAttempt: async (headers) => {
+          sent = ''; // stays empty if getting the token fails: that 401 is the token endpoint's, not ours to retry
           sent = await this.#auth.token(options.signal);
           headers.set('authorization', `Bearer ${sent}`);
         },
@@ -87,8 +88,8 @@ export class APIClient {
       response = await send();
     } catch (error) {
       // Once only: a second 401 with a fresh token means the credentials themselves are refused.
-      if (!(error instanceof AuthenticationError) || error.status !== 401 || !this.#auth.refused(sent))
-        throw error;
+      const refusedByApi = error instanceof AuthenticationError && error.status === 401 && sent !== '';
+      if (!refusedByApi || !this.#auth.refused(sent)) throw error;
       this.#logger.info(`401 on ${call.method} ${call.path}: retrying once with a new token`);
       response = await send();
     }

@@ -66,6 +66,16 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     return this.#firstPage().then(onFulfilled, onRejected);
   }
 
+  /** Handles a failure of the first page, like `Promise.prototype.catch`. */
+  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<P | B> {
+    return this.#firstPage().catch(onRejected);
+  }
+
+  /** Runs `onFinally` once the first page settles, like `Promise.prototype.finally`. */
+  finally(onFinally?: (() => void) | null): Promise<P> {
+    return this.#firstPage().finally(onFinally);
+  }
+
   /** Yields every page in order. */
   async *pages(): AsyncGenerator<P, void, undefined> {
     // Aborts a prefetched request when the loop ends before it is used.
@@ -77,13 +87,10 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
       while (next) {
         const page: P = await next;
         next = undefined;
-        const token = page.nextPageToken;
-        if (token) {
-          if (seen.has(token)) {
-            throw new PaginationError(
-              `The service repeated page token "${token.slice(0, 40)}" after ${seen.size} pages; stopped rather than return items twice.`,
-            );
-          }
+        const token = page.nextPageToken || undefined;
+        // The page itself is good; its pointer to the next one is not: deliver it, then stop loudly.
+        const repeated = token !== undefined && seen.has(token);
+        if (token && !repeated) {
           seen.add(token);
           if (this.#prefetch) {
             next = this.#fetchPage(token, signal);
@@ -91,6 +98,11 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
           }
         }
         yield page;
+        if (repeated) {
+          throw new PaginationError(
+            `The service repeated page token "${token.slice(0, 40)}" after ${seen.size} pages; stopped rather than return items twice.`,
+          );
+        }
         if (token) next ??= this.#fetchPage(token, signal);
       }
     } finally {

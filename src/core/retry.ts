@@ -1,4 +1,4 @@
-import { type HTTPError, isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from 'ky';
+import { type HTTPError, isHTTPError, type RetryOptions } from 'ky';
 
 /** The longest `Retry-After` the SDK sleeps; a longer one is raised as the error instead. */
 export const RETRY_AFTER_CAP_MS = 60_000;
@@ -34,14 +34,15 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Whether ky should retry this error: connection failures, timeouts, retryable statuses within the cap. */
-export function shouldRetry(error: unknown): boolean {
-  if (isHTTPError(error)) {
-    if (!isRetryableStatus(error.response.status)) return false;
-    // ky would clamp an over-long Retry-After and retry early, against the server's wish: stop instead.
-    return (retryAfterMs(error.response.headers) ?? 0) <= RETRY_AFTER_CAP_MS;
-  }
-  return isNetworkError(error) || isTimeoutError(error);
+/**
+ * ky's `shouldRetry`: `false` refuses a retry, `undefined` lets ky's own checks decide (they honour
+ * Retry-After; returning `true` would make ky ignore it and use the backoff instead).
+ */
+export function refuseRetry(error: unknown): false | undefined {
+  if (!isHTTPError(error)) return undefined; // timeouts and network errors: ky retries them
+  if (!isRetryableStatus(error.response.status)) return false;
+  // ky would clamp an over-long Retry-After and retry early, against the server's wish: stop instead.
+  return (retryAfterMs(error.response.headers) ?? 0) > RETRY_AFTER_CAP_MS ? false : undefined;
 }
 
 /** Whether the final error was a retryable status refused only because its Retry-After exceeds the cap. */
@@ -61,6 +62,6 @@ export function retryOptions(limit: number): RetryOptions {
     retryOnTimeout: true,
     delay: backoffDelay,
     jitter: withJitter,
-    shouldRetry: ({ error }) => shouldRetry(error),
+    shouldRetry: ({ error }) => refuseRetry(error),
   };
 }

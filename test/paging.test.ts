@@ -1,0 +1,231 @@
+import { delay, HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { PaginationError, RequestValidationError, resolveExpanded } from '../src/index.ts';
+import { caught } from './helpers/caught.ts';
+import { BASE, makeClient, tokenEndpoint, useMockServer } from './helpers/msw.ts';
+
+const server = useMockServer();
+const SEARCH = `${BASE}/api/v1/search/tasks`;
+
+/** Serves `pages` (arrays of task ids) as a token chain p1 -> p2 -> ...; records request bodies. */
+function pagedSearch(pages: string[][], options: { latency?: number; tokens?: string[] } = {}) {
+  const bodies: Record<string, unknown>[] = [];
+  const log: string[] = [];
+  const tokens = options.tokens ?? pages.map((_, i) => (i + 1 < pages.length ? `p${i + 2}` : ''));
+  server.use(
+    tokenEndpoint().handler,
+    http.post(SEARCH, async ({ request }) => {
+      const body = (await request.json()) as Record<string, unknown>;
+      bodies.push(body);
+      const index = body.pageToken ? Number(String(body.pageToken).slice(1)) - 1 : 0;
+      log.push(`start ${index + 1}`);
+      if (options.latency) await delay(options.latency);
+      log.push(`end ${index + 1}`);
+      return HttpResponse.json({
+        list: (pages[index] ?? []).map((id) => ({ task: { id } })),
+        nextPageToken: tokens[index] ?? '',
+      });
+    }),
+  );
+  return { bodies, log };
+}
+
+const ids = async (iterable: AsyncIterable<{ task?: { id?: string | null } | null }>) => {
+  const out: (string | null | undefined)[] = [];
+  for await (const view of iterable) out.push(view.task?.id);
+  return out;
+};
+
+describe('task search paging', () => {
+  it('awaits to the first page and iterates every task across 5 pages, through an empty one', async () => {
+    const calls = pagedSearch([['a', 'b'], ['c'], [], ['d'], ['e', 'f']]);
+    const client = makeClient();
+    const first = await client.tasks.search({ query: 'x' });
+    expect(first.list?.map((v) => v.task?.id)).toEqual(['a', 'b']);
+    expect(first.nextPageToken).toBe('p2');
+    expect(await ids(client.tasks.search({ query: 'x' }))).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    // every page: the same request with only the token changed
+    expect(calls.bodies.slice(1)).toEqual([
+      { query: 'x' },
+      { query: 'x', pageToken: 'p2' },
+      { query: 'x', pageToken: 'p3' },
+      { query: 'x', pageToken: 'p4' },
+      { query: 'x', pageToken: 'p5' },
+    ]);
+  });
+
+  it('shares the awaited first page with a later iteration', async () => {
+    const calls = pagedSearch([['a'], ['b']]);
+    const search = makeClient().tasks.search();
+    await search;
+    expect(await ids(search)).toEqual(['a', 'b']);
+    expect(calls.bodies).toHaveLength(2);
+  });
+
+  it('yields whole pages from pages()', async () => {
+    pagedSearch([['a', 'b'], ['c']]);
+    const sizes: number[] = [];
+    for await (const page of makeClient().tasks.search().pages()) sizes.push(page.list?.length ?? 0);
+    expect(sizes).toEqual([2, 1]);
+  });
+
+  it('throws PaginationError when the service repeats a token, after yielding what it had', async () => {
+    pagedSearch([['a'], ['b'], ['c']], { tokens: ['p2', 'p2', ''] });
+    const seen: string[] = [];
+    const error = await caught(
+      (async () => {
+        for await (const view of makeClient().tasks.search()) seen.push(view.task?.id ?? '');
+      })(),
+    );
+    expect(error).toBeInstanceOf(PaginationError);
+    expect(seen).toEqual(['a', 'b']);
+  });
+
+  it('makes no further request after an early break', async () => {
+    const calls = pagedSearch([['a', 'b'], ['c'], ['d']]);
+    for await (const view of makeClient().tasks.search()) {
+      if (view.task?.id === 'a') break;
+    }
+    await delay(50);
+    expect(calls.bodies).toHaveLength(1);
+  });
+
+  it('prefetches the next page while the caller works, and aborts it on break', async () => {
+    const calls = pagedSearch([['a'], ['b'], ['c']], { latency: 30 });
+    const work: string[] = [];
+    for await (const page of makeClient().tasks.search({}, { prefetch: true }).pages()) {
+      work.push(`work ${page.list?.[0]?.task?.id}`);
+      calls.log.push(`work ${page.list?.[0]?.task?.id}`);
+      await delay(60);
+      if (page.list?.[0]?.task?.id === 'b') break;
+    }
+    // page 2 was requested before the caller finished with page 1
+    expect(calls.log.indexOf('start 2')).toBeLessThan(calls.log.indexOf('work b'));
+    expect(calls.log.indexOf('start 2')).toBeLessThan(calls.log.indexOf('end 2'));
+    expect(calls.log.indexOf('start 2')).toBeGreaterThan(calls.log.indexOf('work a') - 1);
+    expect(work).toEqual(['work a', 'work b']);
+  });
+
+  it('clamps page sizes to 10..100 and leaves 0 to the service', async () => {
+    const calls = pagedSearch([['a']]);
+    const client = makeClient();
+    for (const pageSize of [5, 10, 55, 100, 500, 0]) await client.tasks.search({ pageSize });
+    expect(calls.bodies.map((b) => b.pageSize)).toEqual([10, 10, 55, 100, 100, undefined]);
+  });
+
+  it('rejects a bad request before anything is sent, naming the field', async () => {
+    const calls = pagedSearch([['a']]);
+    const client = makeClient();
+    const bad = [{ pageSize: 'ten' }, { taskStates: 3 }, { createdAfter: 'yesterday' }, { pageSize: -1 }];
+    for (const request of bad) {
+      // @ts-expect-error: deliberately wrong types
+      const search = () => client.tasks.search(request);
+      expect(search).toThrow(RequestValidationError);
+      expect(search).toThrow(new RegExp(`Invalid task search: ${Object.keys(request)[0]}:`));
+    }
+    expect(calls.bodies).toHaveLength(0);
+  });
+});
+
+describe('expanded objects', () => {
+  it('resolves a view JSONPATH fields against its own page', async () => {
+    server.use(
+      tokenEndpoint().handler,
+      http.post(SEARCH, async ({ request }) => {
+        const body = (await request.json()) as { pageToken?: string };
+        const second = body.pageToken === 'p2';
+        return HttpResponse.json({
+          list: [
+            {
+              task: { id: second ? 't2' : 't1' },
+              appPath: '$.expanded[0]',
+              approversPath: '$.expanded[1,2]',
+              userPath: '',
+            },
+          ],
+          expanded: [
+            { '@type': 'type.googleapis.com/svc.api.app.v1.App', id: second ? 'app-2' : 'app-1' },
+            { '@type': 'type.googleapis.com/svc.api.user.v1.User', id: 'u-1' },
+            { '@type': 'type.googleapis.com/svc.api.future.v1.Thing', id: 'x' },
+          ],
+          nextPageToken: second ? '' : 'p2',
+        });
+      }),
+    );
+    const apps: unknown[] = [];
+    for await (const view of makeClient().tasks.search({
+      expandMask: { paths: ['app_id', 'approver_ids'] },
+    })) {
+      apps.push(resolveExpanded(view, 'appPath')?.id);
+      expect(resolveExpanded(view, 'approversPath').map((o) => o['@type'])).toEqual([
+        'type.googleapis.com/svc.api.user.v1.User',
+        'type.googleapis.com/svc.api.future.v1.Thing',
+      ]);
+      expect(resolveExpanded(view, 'userPath')).toBeUndefined();
+      expect(resolveExpanded(view, 'entitlementsPath')).toEqual([]);
+    }
+    expect(apps).toEqual(['app-1', 'app-2']);
+  });
+});
+
+describe('finding rules', () => {
+  it('gets a rule by id, percent-encoding it', async () => {
+    const paths: string[] = [];
+    server.use(
+      tokenEndpoint().handler,
+      http.get(`${BASE}/api/v1/findings/transformation-rules/*`, ({ request }) => {
+        paths.push(new URL(request.url).pathname);
+        return HttpResponse.json({ transformationRule: { id: 'a/b c', evaluationOrder: 2 } });
+      }),
+    );
+    const rule = await makeClient().findingRules.get('a/b c');
+    expect(rule?.evaluationOrder).toBe(2);
+    expect(paths).toEqual(['/api/v1/findings/transformation-rules/a%2Fb%20c']);
+  });
+
+  it('rejects an empty, blank or dot id before any request', async () => {
+    server.use(tokenEndpoint().handler);
+    const client = makeClient();
+    for (const id of ['', '  ', '.', '..']) {
+      await expect(client.findingRules.get(id)).rejects.toThrow(RequestValidationError);
+    }
+  });
+
+  it('returns null when the service answers without a rule', async () => {
+    server.use(
+      tokenEndpoint().handler,
+      http.get(`${BASE}/api/v1/findings/transformation-rules/:id`, () =>
+        HttpResponse.json({ transformationRule: null }),
+      ),
+    );
+    expect(await makeClient().findingRules.get('gone')).toBeNull();
+  });
+});
+
+describe('app entitlements', () => {
+  it('pages with page_size and page_token in the query', async () => {
+    const queries: string[] = [];
+    server.use(
+      tokenEndpoint().handler,
+      http.get(`${BASE}/api/v1/apps/:appId/entitlements`, ({ request, params }) => {
+        const url = new URL(request.url);
+        queries.push(`${params.appId} ${url.search}`);
+        const token = url.searchParams.get('page_token');
+        return HttpResponse.json({
+          list: [{ appEntitlement: { id: token ? 'e-2' : 'e-1', appId: 'app 1' } }],
+          nextPageToken: token ? '' : 'next',
+        });
+      }),
+    );
+    const found: unknown[] = [];
+    for await (const item of makeClient().appEntitlements.list('app 1', { pageSize: 3 })) {
+      found.push(item.appEntitlement?.id);
+    }
+    expect(found).toEqual(['e-1', 'e-2']);
+    expect(queries).toEqual(['app 1 ?page_size=10', 'app 1 ?page_size=10&page_token=next']);
+  });
+
+  it('rejects an empty app id', () => {
+    expect(() => makeClient().appEntitlements.list('')).toThrow(/appId must be a non-empty string/);
+  });
+});
