@@ -43,3 +43,4 @@ export {
 export { FindingRules } from './resources/finding-rules.ts';
 export { TaskSearch, type TaskSearchOptions } from './resources/task-search.ts';
 export { VERSION } from './version.ts';
+export * from './webhooks/index.ts';

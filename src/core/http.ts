@@ -33,8 +33,8 @@ export interface HttpRequest {
   readonly url: string;
   /** Extra headers. */
   readonly headers?: Record<string, string> | undefined;
-  /** Serialised body. */
-  readonly body?: string | URLSearchParams | undefined;
+  /** Serialised body: these exact bytes are sent on every attempt. */
+  readonly body?: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined;
   /** Cancels at once, also during a retry wait. */
   readonly signal?: AbortSignal | undefined;
   /** Per-attempt timeout in ms, overriding the client's. */
@@ -45,6 +45,8 @@ export interface HttpRequest {
   readonly beforeAttempt?: ((headers: Headers, attempt: number) => void | Promise<void>) | undefined;
   /** `manual` to refuse redirects (a redirect then fails as an APIError). Default `follow`. */
   readonly redirect?: RequestRedirect | undefined;
+  /** Non-2xx statuses that are answers, not errors (a webhook's 409 "already delivered"). */
+  readonly acceptStatuses?: readonly number[] | undefined;
   /** How to word errors of this endpoint. */
   readonly errorContext?: ErrorContext | undefined;
 }
@@ -101,6 +103,7 @@ export class HttpTransport {
         signal,
         timeout,
         redirect: request.redirect ?? 'follow',
+        throwHttpErrors: (status) => !request.acceptStatuses?.includes(status),
         retry: retryOptions(request.maxRetries ?? this.#settings.maxRetries),
         hooks: {
           beforeRequest: [({ request: r }) => prepare(r.headers)],

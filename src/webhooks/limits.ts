@@ -1,0 +1,23 @@
+/** SPEC.md section 8: the listener's limits, and the header names of section 4.3. */
+
+/** "64 KB" read as 65,536 bytes of UTF-8 (FACTS.md); configurable because a service may apply 64,000. */
+export const DEFAULT_MAX_BODY_BYTES = 65_536;
+/** How far `Webhook-Timestamp` may be from the server's clock. */
+export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+/** The furthest a JWT `exp` may be in the future. */
+export const MAX_JWT_LIFETIME_SECONDS = 600;
+/** What the sender uses unless told otherwise (FACTS.md: "about now + 300"). */
+export const DEFAULT_JWT_LIFETIME_SECONDS = 300;
+/** How long the listener remembers an event ID. */
+export const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** The path of a listener under the tenant base URL. */
+export const LISTENER_PATH = '/api/v1/webhooks/incoming/';
+
+/** Header names, as SPEC.md writes them. */
+export const WebhookHeader = Object.freeze({
+  TIMESTAMP: 'Webhook-Timestamp',
+  EVENT_ID: 'Webhook-Event-Id',
+  SIGNATURE: 'Webhook-Signature',
+  AUTHORIZATION: 'Authorization',
+  CONTENT_TYPE: 'Content-Type',
+} as const);

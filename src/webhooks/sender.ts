@@ -1,0 +1,240 @@
+import { ConfigurationError } from '../core/errors.ts';
+import { HttpTransport } from '../core/http.ts';
+import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { pathParam, requireSecureUrl } from '../core/url.ts';
+import { VERSION } from '../version.ts';
+import { serializeBody } from './body.ts';
+import { eventIdOrNew } from './event-id.ts';
+import { DEFAULT_MAX_BODY_BYTES, LISTENER_PATH, WebhookHeader } from './limits.ts';
+import { type HmacAuth, hmacSigner, type JwtAuth, jwtSigner, type Signer } from './signers.ts';
+
+/** Where and how to deliver, shared by both authentication methods. */
+export interface WebhookSenderCommonOptions {
+  /**
+   * The full listener URL shown to the administrator,
+   * `https://<tenant>/api/v1/webhooks/incoming/<listener_id>`. Or give `baseUrl` and `listenerId`.
+   */
+  readonly url?: string | undefined;
+  /** The tenant base URL, with `listenerId`, instead of `url`. */
+  readonly baseUrl?: string | undefined;
+  /** The listener ID, with `baseUrl`, instead of `url`. */
+  readonly listenerId?: string | undefined;
+  /** Largest body in bytes of UTF-8. Default 65,536 (SPEC.md's 64 KB); some services apply 64,000. */
+  readonly maxBodyBytes?: number | undefined;
+  /** Retries after a connection failure, timeout, 429 or 5xx. Default 3. */
+  readonly maxRetries?: number | undefined;
+  /** Timeout of each attempt in ms. Default 30,000. */
+  readonly timeout?: number | undefined;
+  /** `fetch` to use. Default: the global one. */
+  readonly fetch?: typeof globalThis.fetch | undefined;
+  /** Where log lines go. Default `console`. */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `off`. */
+  readonly logLevel?: LogLevel | undefined;
+}
+
+/** Options of {@link WebhookSender}: where to deliver, and exactly one of `hmac` or `jwt`. */
+export type WebhookSenderOptions = WebhookSenderCommonOptions &
+  ({ readonly hmac: HmacAuth; readonly jwt?: never } | { readonly jwt: JwtAuth; readonly hmac?: never });
+
+/** Options of {@link WebhookSender.sign}. */
+export interface SignOptions {
+  /** The event ID (a lower-case UUID v4). Default: a new one. Reuse it to retry the same event. */
+  readonly eventId?: string | undefined;
+  /** Unix time in whole seconds. Default: now. */
+  readonly timestamp?: number | undefined;
+}
+
+/** Options of {@link WebhookSender.send}. */
+export interface SendOptions {
+  /** The event ID (a lower-case UUID v4). Default: a new one. Reuse it to resend an event safely. */
+  readonly eventId?: string | undefined;
+  /** Cancels the delivery, also while it waits to retry. */
+  readonly signal?: AbortSignal | undefined;
+  /** Per-attempt timeout in ms, overriding the sender's. */
+  readonly timeout?: number | undefined;
+  /** Retries, overriding the sender's. */
+  readonly maxRetries?: number | undefined;
+}
+
+/** A signed request, ready for any HTTP client: POST `body` with `headers` to the listener URL. */
+export interface SignedWebhook {
+  /** `Content-Type`, `Webhook-Timestamp`, `Webhook-Event-Id`, and `Webhook-Signature` or `Authorization`. */
+  readonly headers: Record<string, string>;
+  /** The JSON body; send exactly this text (as UTF-8), or the signature will not match. */
+  readonly body: string;
+  /** The event ID in the headers. */
+  readonly eventId: string;
+}
+
+/** The outcome of {@link WebhookSender.send}. */
+export interface WebhookDelivery {
+  /** `delivered` (2xx), or `duplicate` (409: the listener had already accepted this event ID; not a failure). */
+  readonly status: 'delivered' | 'duplicate';
+  /** The event ID delivered. */
+  readonly eventId: string;
+  /** Attempts made, 1 when the first succeeded. */
+  readonly attempts: number;
+  /** The listener's HTTP status. */
+  readonly httpStatus: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 3;
+
+const HINTS: Record<number, string> = {
+  400: 'The listener refused the request as invalid: a missing header, a timestamp more than 5 minutes from its clock, an event ID that is not a UUID v4, or a body that is not JSON.',
+  401: "Authentication failed: check the HMAC secret (the exact string, not base64-decoded), or for JWT the private key and that its kid is in the listener's JWKS; check this machine's clock.",
+  403: "This machine's source address is not in the listener's allowed CIDRs: ask the administrator to add it.",
+};
+
+function webhookHint(status: number): string | undefined {
+  if (status >= 300 && status < 400) {
+    return 'The listener URL redirected; redirects are not followed (they would drop the signature): use the URL shown for the listener.';
+  }
+  return HINTS[status];
+}
+
+function listenerUrl(options: WebhookSenderCommonOptions): { url: string; baseUrl: string } {
+  if (options.url !== undefined) {
+    const url = requireSecureUrl(options.url, 'url');
+    const at = new URL(url).pathname.indexOf(LISTENER_PATH);
+    if (at < 0 || new URL(url).pathname.length === at + LISTENER_PATH.length) {
+      throw new ConfigurationError(
+        `url must be a listener URL ending in ${LISTENER_PATH}<listener_id> (got ${url}); or pass baseUrl and listenerId.`,
+      );
+    }
+    const origin = new URL(url).origin;
+    return { url, baseUrl: origin + new URL(url).pathname.slice(0, at) };
+  }
+  if (options.baseUrl === undefined) {
+    throw new ConfigurationError('Pass url (the full listener URL), or baseUrl and listenerId.');
+  }
+  const baseUrl = requireSecureUrl(options.baseUrl, 'baseUrl');
+  let id: string;
+  try {
+    id = pathParam('listenerId', options.listenerId);
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message.replace(/^@idgov\/sdk: /, ''));
+  }
+  return { url: `${baseUrl}${LISTENER_PATH}${id}`, baseUrl };
+}
+
+function now(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/**
+ * Signs and delivers inbound webhook calls to a listener, with HMAC or a JWT.
+ *
+ * Each event is serialised once; the signed bytes are the sent bytes. Every attempt of one
+ * delivery carries the same event ID and body, and a fresh timestamp and signature. A 409 means
+ * the listener already had the event: {@link WebhookSender.send} reports it as `duplicate`.
+ *
+ * @example
+ * const sender = new WebhookSender({ url: process.env.IDGOV_WEBHOOK_URL!, hmac: { secret } });
+ * const result = await sender.send({ employee_id: '12345', status: 'terminated' });
+ * console.log(result.status, result.eventId);
+ */
+export class WebhookSender {
+  /** The listener URL requests go to (the JWT `aud`). */
+  readonly url: string;
+  /** The tenant base URL (the JWT `sub` by default). */
+  readonly baseUrl: string;
+  readonly #signer: Signer;
+  readonly #maxBodyBytes: number;
+  readonly #http: HttpTransport;
+  readonly #logger: Logger;
+
+  constructor(options: WebhookSenderOptions) {
+    ({ url: this.url, baseUrl: this.baseUrl } = listenerUrl(options));
+    if (options.hmac && options.jwt)
+      throw new ConfigurationError('Pass hmac or jwt, not both: a listener uses one.');
+    if (options.hmac) this.#signer = hmacSigner(options.hmac);
+    else if (options.jwt) this.#signer = jwtSigner(options.jwt, this.url, this.baseUrl);
+    else
+      throw new ConfigurationError(
+        'Pass hmac: { secret } or jwt: { privateKey, kid }, as the listener is configured.',
+      );
+    this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (!Number.isInteger(this.#maxBodyBytes) || this.#maxBodyBytes < 2) {
+      throw new ConfigurationError(
+        `maxBodyBytes must be a whole number of bytes (got ${options.maxBodyBytes}).`,
+      );
+    }
+    this.#logger = createLogger(options.logger, options.logLevel);
+    this.#http = new HttpTransport({
+      fetch: options.fetch,
+      timeout: options.timeout ?? DEFAULT_TIMEOUT_MS,
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      userAgent: `idgov-sdk-js/${VERSION}`,
+      logger: this.#logger,
+    });
+  }
+
+  async #headers(
+    body: Uint8Array<ArrayBuffer>,
+    eventId: string,
+    timestamp: number,
+  ): Promise<Record<string, string>> {
+    return {
+      [WebhookHeader.CONTENT_TYPE]: 'application/json',
+      [WebhookHeader.TIMESTAMP]: String(timestamp),
+      [WebhookHeader.EVENT_ID]: eventId,
+      ...(await this.#signer.sign(body, eventId, timestamp)),
+    };
+  }
+
+  /**
+   * Signs `payload` (any JSON value, or an already serialised JSON string) for your own HTTP client.
+   * Bad input (not JSON, too large, a malformed event ID) throws before anything is signed.
+   */
+  async sign(payload: unknown, options: SignOptions = {}): Promise<SignedWebhook> {
+    const body = serializeBody(payload, this.#maxBodyBytes);
+    const eventId = eventIdOrNew(options.eventId);
+    const timestamp = options.timestamp ?? now();
+    if (!Number.isInteger(timestamp) || timestamp < 0) {
+      throw new ConfigurationError(`timestamp must be whole Unix seconds (got ${timestamp}).`);
+    }
+    return { headers: await this.#headers(body.bytes, eventId, timestamp), body: body.text, eventId };
+  }
+
+  /**
+   * Delivers `payload`, retrying connection failures, timeouts, 429 and 5xx. Resolves with
+   * `delivered` or `duplicate`; throws a typed error for 400, 401 and 403 naming the likely cause.
+   */
+  async send(payload: unknown, options: SendOptions = {}): Promise<WebhookDelivery> {
+    const body = serializeBody(payload, this.#maxBodyBytes);
+    const eventId = eventIdOrNew(options.eventId);
+    const response = await this.#http.send({
+      method: 'POST',
+      url: this.url,
+      body: body.bytes,
+      signal: options.signal,
+      timeout: options.timeout,
+      maxRetries: options.maxRetries,
+      redirect: 'manual',
+      acceptStatuses: [409],
+      errorContext: { hint: webhookHint },
+      beforeAttempt: async (headers) => {
+        // A fresh timestamp and signature each attempt; the same event ID and bytes.
+        for (const [name, value] of Object.entries(await this.#headers(body.bytes, eventId, now()))) {
+          headers.set(name, value);
+        }
+      },
+    });
+    const status = response.status === 409 ? 'duplicate' : 'delivered';
+    this.#logger.info(`webhook ${eventId} ${status}`, { attempts: response.attempts });
+    return { status, eventId, attempts: response.attempts, httpStatus: response.status };
+  }
+
+  /** What `JSON.stringify(sender)` shows: the URL and the kind of authentication, never key material. */
+  toJSON(): { url: string; auth: string } {
+    return { url: this.url, auth: this.#signer.description };
+  }
+
+  /** What `console.log(sender)` shows in Node, Bun and Deno. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `WebhookSender { url: '${this.url}', auth: ${this.#signer.description} }`;
+  }
+}

@@ -1,0 +1,250 @@
+import { readFileSync } from 'node:fs';
+import { inspect } from 'node:util';
+import * as fc from 'fast-check';
+import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
+import { describe, expect, it } from 'vitest';
+import {
+  bodyHash,
+  ConfigurationError,
+  createHmacSecret,
+  generateWebhookKeyPair,
+  RequestValidationError,
+  verifyWebhook,
+  WebhookSender,
+} from '../src/index.ts';
+
+const BASE = 'https://tenant.test';
+const URL_ = `${BASE}/api/v1/webhooks/incoming/lst-1`;
+const vectors = (name: string) =>
+  readFileSync(new URL(`../../shared/vectors/${name}`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+
+describe('reference vectors', () => {
+  for (const v of vectors('hmac.jsonl')) {
+    it(`reproduces the HMAC signature of ${v.name}`, async () => {
+      const sender = new WebhookSender({ url: URL_, hmac: { secret: v.secret } });
+      const signed = await sender.sign(v.body, { eventId: v.eventId, timestamp: Number(v.timestamp) });
+      expect(signed.headers['Webhook-Signature']).toBe(v.signature);
+      expect(signed.body).toBe(v.body);
+      expect(new TextEncoder().encode(signed.body).byteLength).toBe(v.bodyByteLength);
+      expect(signed.headers['Webhook-Timestamp']).toBe(v.timestamp);
+      expect(signed.headers['Webhook-Event-Id']).toBe(v.eventId);
+    });
+  }
+  for (const v of vectors('htb_s256.jsonl')) {
+    it(`reproduces htb_s256 of ${v.name}`, async () => {
+      expect(await bodyHash(new TextEncoder().encode(v.body))).toBe(v.htb_s256);
+    });
+  }
+});
+
+const verifyHmac = (signed: { headers: Record<string, string>; body: string }, secret: string) =>
+  verifyWebhook(
+    { method: 'POST', url: URL_, headers: signed.headers, body: signed.body },
+    { hmacSecret: secret, baseUrl: BASE },
+  );
+
+describe('sign and verify', () => {
+  it('round-trips HMAC', async () => {
+    const secret = createHmacSecret();
+    const signed = await new WebhookSender({ url: URL_, hmac: { secret } }).sign({ hello: 'wörld' });
+    expect(signed.headers['Content-Type']).toBe('application/json');
+    expect(signed.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(await verifyHmac(signed, secret)).toMatchObject({ status: 200 });
+    expect(await verifyHmac(signed, createHmacSecret())).toMatchObject({
+      status: 401,
+      reason: 'HMAC signature mismatch',
+    });
+  });
+
+  for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
+    it(`round-trips a ${alg} JWT with the key as CryptoKey, JWK and PKCS#8 PEM`, async () => {
+      const pair = await generateWebhookKeyPair(alg);
+      expect(pair.publicJwk).toMatchObject({ kid: pair.kid, use: 'sig', alg });
+      const forms = [pair.privateKey, await exportJWK(pair.privateKey), await exportPKCS8(pair.privateKey)];
+      for (const privateKey of forms) {
+        const sender = new WebhookSender({ url: URL_, jwt: { privateKey, kid: pair.kid } });
+        const signed = await sender.sign({ n: 1 });
+        const token = signed.headers.Authorization?.replace('Bearer ', '') ?? '';
+        const [header, claims] = token
+          .split('.')
+          .slice(0, 2)
+          .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+        expect(header).toMatchObject({ alg, kid: pair.kid });
+        const now = Math.floor(Date.now() / 1000);
+        expect(claims).toMatchObject({
+          sub: BASE,
+          aud: URL_,
+          jti: signed.eventId,
+          htm: 'POST',
+          htb_s256: await bodyHash(new TextEncoder().encode(signed.body)),
+        });
+        expect(claims.exp - now).toBeGreaterThan(290);
+        expect(claims.exp - now).toBeLessThanOrEqual(300);
+        const verdict = await verifyWebhook(
+          { method: 'POST', url: URL_, headers: signed.headers, body: signed.body },
+          { jwks: pair.jwks, baseUrl: BASE },
+        );
+        expect(verdict).toMatchObject({ status: 200 });
+      }
+    });
+  }
+
+  it('fails JWT verification for a kid missing from the JWKS, a tampered body and a wrong audience', async () => {
+    const pair = await generateWebhookKeyPair('ES256');
+    const other = await generateWebhookKeyPair('ES256');
+    const signed = await new WebhookSender({
+      url: URL_,
+      jwt: { privateKey: pair.privateKey, kid: pair.kid },
+    }).sign({ a: 1 });
+    const check = (body: string, jwks = pair.jwks, url = URL_) =>
+      verifyWebhook({ method: 'POST', url, headers: signed.headers, body }, { jwks, baseUrl: BASE });
+    expect((await check(signed.body, other.jwks)).status).toBe(401);
+    expect(await check('{"a":2}')).toMatchObject({ status: 401, reason: expect.stringMatching(/htb_s256/) });
+    expect(await check(signed.body, pair.jwks, `${BASE}/api/v1/webhooks/incoming/lst-2`)).toMatchObject({
+      status: 401,
+      reason: expect.stringMatching(/aud/),
+    });
+  });
+
+  it('sends an already serialised JSON string byte for byte', async () => {
+    const text = '{ "b": 1,\n  "a": [ ] }\n';
+    const signed = await new WebhookSender({ url: URL_, hmac: { secret: 's' } }).sign(text);
+    expect(signed.body).toBe(text);
+  });
+});
+
+describe('bad input never reaches the network', () => {
+  const sender = new WebhookSender({ url: URL_, hmac: { secret: 'secret' } });
+  const rejects = async (payload: unknown, pattern: RegExp, options = {}) => {
+    await expect(sender.sign(payload, options)).rejects.toThrow(RequestValidationError);
+    await expect(sender.sign(payload, options)).rejects.toThrow(pattern);
+  };
+
+  it('refuses a body over 65,536 bytes of UTF-8, counting bytes not characters', async () => {
+    await rejects({ s: 'é'.repeat(32_768) }, /65544 bytes of UTF-8, over the listener's limit of 65536/);
+    await expect(sender.sign({ s: 'x'.repeat(65_536 - 8) })).resolves.toBeDefined();
+    const small = new WebhookSender({ url: URL_, hmac: { secret: 's' }, maxBodyBytes: 64_000 });
+    await expect(small.sign({ s: 'x'.repeat(64_000) })).rejects.toThrow(/limit of 64000/);
+  });
+
+  it('refuses what JSON would silently change or drop', async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    await rejects({ f: () => 1 }, /payload\.f is a function/);
+    await rejects({ n: 10n }, /payload\.n is a BigInt/);
+    await rejects(cycle, /payload\.self refers back to itself/);
+    await rejects(undefined, /payload is undefined/);
+    await rejects([1, undefined], /payload\[1\] is undefined/);
+    await rejects({ x: Number.NaN }, /payload\.x is NaN/);
+    await rejects({ m: new Map([[1, 2]]) }, /Map or Set/);
+    await rejects('{not json', /not valid JSON/);
+    await expect(sender.sign({ optional: undefined, when: new Date(0) })).resolves.toMatchObject({
+      body: '{"when":"1970-01-01T00:00:00.000Z"}',
+    });
+  });
+
+  it('refuses an event ID that is not a lower-case UUID v4', async () => {
+    await rejects({}, /eventId must be a UUID v4 such as/, { eventId: 'evt-1' });
+    await rejects({}, /in lower case/, { eventId: 'C9C09F18-C399-41FD-AE5B-124D4025F3A9' });
+    await rejects({}, /UUID v4/, { eventId: '6ba7b810-9dad-11d1-80b4-00c04fd430c8' }); // v1
+  });
+
+  it('refuses bad configuration at construction', async () => {
+    const pair = await generateWebhookKeyPair('ES256');
+    const make = (options: ConstructorParameters<typeof WebhookSender>[0]) => () =>
+      new WebhookSender(options);
+    expect(make({ url: 'http://tenant.test/api/v1/webhooks/incoming/l', hmac: { secret: 's' } })).toThrow(
+      /https/,
+    );
+    expect(
+      make({ url: 'http://127.0.0.1:8080/api/v1/webhooks/incoming/l', hmac: { secret: 's' } }),
+    ).not.toThrow();
+    expect(make({ url: `${BASE}/hooks/l`, hmac: { secret: 's' } })).toThrow(/listener URL/);
+    expect(make({ url: URL_, hmac: { secret: '' } })).toThrow(/empty/);
+    expect(make({ url: URL_, hmac: { secret: ' abc\n' } })).toThrow(/whitespace/);
+    expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', expiresIn: 601 } })).toThrow(
+      /1 to 600/,
+    );
+    expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', alg: 'RS256' } })).toThrow(
+      /alg is RS256 but the private key is a ES256 key/,
+    );
+    expect(make({ url: URL_, jwt: { privateKey: pair.publicJwk, kid: 'k' } })).toThrow(/public JWK/);
+    const rsa = await generateKeyPair('RS256', { extractable: true });
+    expect(
+      make({ url: URL_, jwt: { privateKey: await exportPKCS8(rsa.privateKey), kid: 'k', alg: 'EdDSA' } }),
+    ).toThrow(/alg is EdDSA but the private key is a RS256 key/);
+    expect(
+      make({
+        url: URL_,
+        jwt: { privateKey: '-----BEGIN RSA PRIVATE KEY-----\nAA==\n-----END RSA PRIVATE KEY-----', kid: 'k' },
+      }),
+    ).toThrow(/convert it to PKCS#8/);
+    expect(make({ baseUrl: BASE, listenerId: 'lst 1', hmac: { secret: 's' } })().url).toBe(
+      `${BASE}/api/v1/webhooks/incoming/lst%201`,
+    );
+    expect(make({ baseUrl: BASE, listenerId: '', hmac: { secret: 's' } })).toThrow(ConfigurationError);
+  });
+
+  it('never shows the secret or key material', async () => {
+    const secret = createHmacSecret();
+    const pair = await generateWebhookKeyPair('EdDSA');
+    const jwk = await exportJWK(pair.privateKey);
+    for (const sender of [
+      new WebhookSender({ url: URL_, hmac: { secret } }),
+      new WebhookSender({ url: URL_, jwt: { privateKey: jwk, kid: pair.kid } }),
+    ]) {
+      for (const shown of [inspect(sender, { depth: 9 }), JSON.stringify(sender), String(sender)]) {
+        expect(shown).not.toContain(secret);
+        expect(shown).not.toContain(jwk.d);
+      }
+    }
+  });
+});
+
+describe('properties', () => {
+  const secret = 'prop-secret';
+  const sender = new WebhookSender({ url: URL_, hmac: { secret } });
+  // A string payload is read as already serialised JSON, so a JSON string value is passed serialised.
+  const asPayload = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : value);
+
+  it('any JSON value signs and verifies', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (value) => {
+        const signed = await sender.sign(asPayload(value));
+        expect((await verifyHmac(signed, secret)).status).toBe(200);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('changing one byte of the body, timestamp or event ID fails verification', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.constantFrom('body', 'timestamp', 'eventId'),
+        fc.nat(),
+        async (value, part, at) => {
+          const signed = await sender.sign(asPayload(value));
+          const flip = (text: string, allowed: string) => {
+            const i = at % text.length;
+            const replacement = allowed.split('').find((c) => c !== text[i]) ?? '0';
+            return text.slice(0, i) + replacement + text.slice(i + 1);
+          };
+          const headers = { ...signed.headers };
+          let body = signed.body;
+          if (part === 'body') body = flip(body, ' 0');
+          if (part === 'timestamp')
+            headers['Webhook-Timestamp'] = flip(headers['Webhook-Timestamp'] ?? '', '0123456789');
+          if (part === 'eventId')
+            headers['Webhook-Event-Id'] = flip(headers['Webhook-Event-Id'] ?? '', '0123456789abcdef');
+          const verdict = await verifyHmac({ headers, body }, secret);
+          expect(verdict.status).not.toBe(200);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
