@@ -1,16 +1,21 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 // Kept deliberately small: entries, formats, declarations. Anything cleverer belongs in the code,
 // so a later move to another bundler is a copy of this list.
-export default defineConfig({
+const shared: Options = {
   entry: {
     index: 'src/index.ts',
     schemas: 'schemas/index.ts',
     webhooks: 'src/webhooks/index.ts',
   },
-  format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
-  clean: true,
   target: 'es2022',
-});
+};
+
+export default defineConfig([
+  { ...shared, format: 'esm' },
+  // ky is ESM-only, and `require(esm)` does not expose its default export as CommonJS interop
+  // expects; CommonJS consumers get ky bundled instead.
+  { ...shared, format: 'cjs', noExternal: ['ky'] },
+]);
