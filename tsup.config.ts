@@ -7,6 +7,7 @@ const shared: Options = {
     index: 'src/index.ts',
     schemas: 'schemas/index.ts',
     webhooks: 'src/webhooks/index.ts',
+    testing: 'src/testing/index.ts',
   },
   dts: true,
   sourcemap: true,
@@ -15,6 +16,12 @@ const shared: Options = {
 
 export default defineConfig([
   { ...shared, format: 'esm' },
+  {
+    entry: { bin: 'src/testing/bin.ts' },
+    format: 'esm',
+    target: 'node22',
+    banner: { js: '#!/usr/bin/env node' },
+  },
   // ky is ESM-only, and `require(esm)` does not expose its default export as CommonJS interop
   // expects; CommonJS consumers get ky bundled instead.
   { ...shared, format: 'cjs', noExternal: ['ky'] },

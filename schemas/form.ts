@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { loose, oneOf, opt } from './wire.ts';
 
 const str = () => opt(z.string());
-const anything = loose({});
+// Field kinds' own settings are not listed by the service: kept as sent, typed as an open record.
+const anything = z.looseObject({});
 
 /** A form field: common fields and exactly one of seven field kinds; switch on `kind`. */
 export const FormFieldSchema = oneOf(

@@ -54,7 +54,7 @@ export function oneOf<
     }),
   ) as unknown as z.ZodMiniType<
     OneOf<D, z.output<z.ZodMiniObject<B, z.core.$strip>>, { [K in keyof V]: z.output<V[K]> }>,
-    z.input<z.ZodMiniObject<B, z.core.$strip>> & { [K in keyof V]?: z.input<V[K]> | null }
+    { [K in keyof B]?: z.input<B[K]> } & { [K in keyof V]?: z.input<V[K]> | null }
   >;
 }
 

@@ -1,0 +1,33 @@
+/**
+ * `npm start`: the SDK end to end. Starts the fake tenant on 127.0.0.1 (or uses IDGOV_BASE_URL and
+ * credentials from the environment) and runs every example against it as a user would.
+ */
+import { lookUpRule } from './rule-lookup.ts';
+import { exampleEnvironment } from './support/environment.ts';
+import { pageThroughTasks } from './task-paging.ts';
+import { sendWithHmac } from './webhook-hmac.ts';
+import { sendWithJwt } from './webhook-jwt.ts';
+
+const env = await exampleEnvironment();
+console.log(
+  `@idgov/sdk demo against ${env.client.baseUrl}${env.fake ? ' (the embedded fake tenant)' : ''}\n`,
+);
+try {
+  for (const [title, run] of [
+    ['Task search', pageThroughTasks],
+    ['Finding rule lookup', lookUpRule],
+    ['Webhook with HMAC', sendWithHmac],
+    ['Webhook with JWT', sendWithJwt],
+  ] as const) {
+    console.log(`== ${title}`);
+    await run(env);
+    console.log();
+  }
+  if (env.fake) {
+    console.log(
+      `The fake tenant accepted ${env.fake.deliveries.length} webhook deliveries and refused ${env.fake.stats.duplicates} duplicate.`,
+    );
+  }
+} finally {
+  await env.close();
+}

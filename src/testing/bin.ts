@@ -1,0 +1,32 @@
+/**
+ * `idgov-fake-tenant`: serves a fake tenant on loopback for tests written in any language.
+ * Prints one JSON line (base URL, client credentials, an HMAC listener) and serves until stopped.
+ *
+ *   idgov-fake-tenant [--port 8080] [--tasks 100] [--seed 1]
+ *
+ * @internal
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { FakeTenant } from './fake-tenant.ts';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '0' },
+    tasks: { type: 'string', default: '100' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const tenant = new FakeTenant({ tasks: Number(values.tasks), seed: Number(values.seed) });
+const listener = tenant.addListener({ id: 'demo' });
+const { url, close } = await tenant.listen({ port: Number(values.port) });
+console.log(
+  JSON.stringify({
+    baseUrl: url,
+    ...tenant.client,
+    webhookUrl: tenant.listener(listener.id)?.url,
+    hmacSecret: listener.secret,
+  }),
+);
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => void close().then(() => process.exit(0)));

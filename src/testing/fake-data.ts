@@ -1,0 +1,272 @@
+import type { z } from 'zod/mini';
+import type { AppEntitlementSchema } from '../../schemas/app-entitlement.ts';
+import type { FindingTransformationRuleSchema } from '../../schemas/finding-rule.ts';
+import type { TaskSchema } from '../../schemas/task.ts';
+import { SeededRandom } from './random.ts';
+
+/** A task as the service sends it (wire form: no `kind` discriminators). */
+export type WireTask = z.input<typeof TaskSchema>;
+/** A finding transformation rule as the service sends it. */
+export type WireRule = z.input<typeof FindingTransformationRuleSchema>;
+/** An app entitlement as the service sends it. */
+export type WireEntitlement = z.input<typeof AppEntitlementSchema>;
+
+/** The task type variants the builders make. */
+export type FakeTaskVariant = 'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' | 'finding';
+
+/** What {@link FakeData.task} takes: any task field, plus which variant to build when `type` is not given. */
+export type FakeTaskInput = Partial<WireTask> & { variant?: FakeTaskVariant };
+
+const VARIANTS: readonly FakeTaskVariant[] = [
+  'grant',
+  'revoke',
+  'certify',
+  'offboarding',
+  'action',
+  'finding',
+];
+const APPS = ['app-github', 'app-okta', 'app-aws', 'app-salesforce', 'app-slack'];
+const USERS = ['user-ada', 'user-grace', 'user-alan', 'user-edsger', 'user-barbara', 'user-ken'];
+const EPOCH = Date.parse('2026-01-01T00:00:00Z');
+
+/**
+ * Seedable builders of realistic wire objects. The same seed and calls give the same data.
+ *
+ * @example
+ * const data = new FakeData(42);
+ * const tasks = [data.task({ variant: 'revoke' }), data.task({ state: 'TASK_STATE_CLOSED' })];
+ */
+export class FakeData {
+  readonly #random: SeededRandom;
+  #sequence = 0;
+
+  constructor(seed = 1) {
+    this.#random = new SeededRandom(seed);
+  }
+
+  #typeOf(variant: FakeTaskVariant, appId: string, userId: string, n: number): NonNullable<WireTask['type']> {
+    const r = this.#random;
+    const entitlement = `ent-${appId.slice(4)}-${r.int(20)}`;
+    const common = {
+      appId,
+      appEntitlementId: entitlement,
+      appUserId: `au-${userId}`,
+      identityUserId: userId,
+    };
+    switch (variant) {
+      case 'grant':
+        return {
+          grant: {
+            ...common,
+            grantDuration: `${3600 * (1 + r.int(72))}s`,
+            outcome: 'GRANT_OUTCOME_UNSPECIFIED',
+            outcomeTime: null,
+            source: {
+              requestId: `req-${n}`,
+              conversationId: '',
+              externalUrl: '',
+              integrationId: '',
+              isExtension: r.next() < 0.2,
+            },
+          },
+        };
+      case 'revoke':
+        return {
+          revoke: {
+            ...common,
+            outcome: r.pick(['REVOKE_OUTCOME_UNSPECIFIED', 'REVOKE_OUTCOME_REVOKED']),
+            outcomeTime: null,
+            resource: { appId, appResourceTypeId: 'repository', id: `res-${r.int(50)}` },
+            source:
+              r.next() < 0.5
+                ? { review: { accessReviewId: `ar-${r.int(5)}`, certTicketId: `t-${r.int(900)}` } }
+                : { nonUsage: { expiresAt: new Date(EPOCH + n * 60_000).toISOString(), lastLogin: null } },
+          },
+        };
+      case 'certify':
+        return {
+          certify: {
+            ...common,
+            accessReviewId: `ar-${r.int(5)}`,
+            accessReviewSelection: `sel-${r.int(100)}`,
+            outcome: 'CERTIFY_OUTCOME_UNSPECIFIED',
+            outcomeTime: null,
+            resource: null,
+          },
+        };
+      case 'offboarding':
+        return {
+          offboarding: {
+            subjectUserId: userId,
+            outcome: 'OFFBOARDING_OUTCOME_IN_PROGRESS',
+            outcomeTime: null,
+          },
+        };
+      case 'finding':
+        return {
+          finding: {
+            findingId: `fnd-${n}`,
+            findingType: 'FINDING_TYPE_UNUSED_SECRET',
+            outcome: 'FINDING_TASK_OUTCOME_UNSPECIFIED',
+          },
+        };
+      case 'action':
+        return {
+          action: {
+            actionId: `act-${r.int(10)}`,
+            displayName: 'Create repository',
+            type: 'TYPE_RESOURCE_ACTION',
+            outcome: 'ACTION_OUTCOME_UNSPECIFIED',
+            outcomeTime: null,
+            formValues: { name: `repo-${n}`, visibility: 'private' },
+            createdAppEntitlementIds: [],
+            actionInstance: {
+              displayName: 'Create repository',
+              connectorResourceActionRef: {
+                appId,
+                connectorId: `conn-${appId}`,
+                resourceTypeId: 'repository',
+                connectorActionName: 'create',
+                connectorActionDisplayName: 'Create',
+              },
+            },
+            scopeRole: {
+              appId,
+              roleResourceId: 'role-admin',
+              roleResourceTypeId: 'role',
+              scopeResourceId: `res-${r.int(50)}`,
+              scopeResourceTypeId: 'repository',
+              grantDuration: null,
+            },
+          },
+        };
+    }
+  }
+
+  /** A realistic task (2 to 4 KB of JSON, with a policy, form and annotations); `overrides` win. */
+  task(overrides: FakeTaskInput = {}): WireTask {
+    const r = this.#random;
+    const n = ++this.#sequence;
+    const { variant = VARIANTS[(n - 1) % VARIANTS.length] as FakeTaskVariant, ...fields } = overrides;
+    const appId = r.pick(APPS);
+    const userId = r.pick(USERS);
+    const opener = r.pick(USERS);
+    const createdAt = new Date(EPOCH + n * 60_000).toISOString();
+    return {
+      id: `task-${r.id(20)}`,
+      numericId: String(1000 + n),
+      displayName: `${variant[0]?.toUpperCase()}${variant.slice(1)} ${appId.slice(4)} access for ${userId.slice(5)}`,
+      description: `Ticket ${1000 + n}: ${r.pick(['on-call rotation', 'quarterly review', 'new project', 'offboarding', 'audit finding'])}`,
+      state: 'TASK_STATE_OPEN',
+      processing: 'TASK_PROCESSING_TYPE_WAITING',
+      origin: r.pick([
+        'TASK_ORIGIN_WEBAPP',
+        'TASK_ORIGIN_API',
+        'TASK_ORIGIN_AUTOMATION',
+        'TASK_ORIGIN_ACCESS_REVIEW',
+      ]),
+      type: this.#typeOf(variant, appId, userId, n),
+      actions: [
+        'TASK_ACTION_TYPE_APPROVE',
+        'TASK_ACTION_TYPE_DENY',
+        'TASK_ACTION_TYPE_COMMENT',
+        'TASK_ACTION_TYPE_REASSIGN',
+      ],
+      annotations: [
+        {
+          '@type': 'type.googleapis.com/svc.api.task.v1.RiskAnnotation',
+          score: r.int(100),
+          reasons: ['dormant account'],
+        },
+      ],
+      approverIds: [],
+      stepApproverIds: [r.pick(USERS)],
+      commentCount: r.int(5),
+      createdAt,
+      updatedAt: createdAt,
+      deletedAt: null,
+      createdByUserId: opener,
+      userId,
+      data: { source: 'fake-tenant', sequence: n },
+      emergencyAccess: false,
+      externalRefs: [],
+      insightIds: [`ins-${r.int(30)}`],
+      recommendation: r.pick(['INSIGHT_RECOMMENDATION_APPROVE', 'INSIGHT_RECOMMENDATION_REVIEW']),
+      policyGenerationId: `gen-${r.int(9)}`,
+      revocationTargets: [],
+      form: {
+        id: 'form-justification',
+        displayName: 'Justification',
+        fields: [{ name: 'reason', displayName: 'Reason', required: true, stringField: { multiline: true } }],
+        fieldGroups: [{ name: 'main', displayName: 'Main', default: true, fields: ['reason'] }],
+        fieldRelationships: [],
+      },
+      policy: {
+        current: {
+          id: `step-${n}-1`,
+          policyGenerationId: 'gen-1',
+          state: 'POLICY_STEP_STATE_ACTIVE',
+          approval: { state: 'OPEN', outcome: '' },
+        },
+        history: [],
+        next: [{ provision: { state: '' } }],
+        policy: {
+          id: 'policy-standard',
+          displayName: 'Standard access policy',
+          description: 'Manager approval, then app owner approval, then provisioning.',
+          policyType: 'POLICY_TYPE_GRANT',
+          policySteps: { grant: { steps: [{ approval: {} }, { approval: {} }, { provision: {} }] } },
+          createdAt: '2025-06-01T00:00:00Z',
+          updatedAt: '2025-06-01T00:00:00Z',
+        },
+      },
+      ...fields,
+    };
+  }
+
+  /** `count` tasks cycling through every variant. */
+  tasks(count: number, overrides: FakeTaskInput = {}): WireTask[] {
+    return Array.from({ length: count }, () => this.task(overrides));
+  }
+
+  /** A finding transformation rule; `overrides` win. */
+  rule(overrides: Partial<WireRule> = {}): WireRule {
+    const n = ++this.#sequence;
+    return {
+      id: `rule-${this.#random.id(12)}`,
+      appId: '',
+      templateId: '',
+      displayName: `Rule ${n}`,
+      description: 'Raise severity of exposed credentials',
+      condition: "finding.severity == 'FINDING_SEVERITY_LOW'",
+      enabled: true,
+      evaluationOrder: n,
+      findingType: 'FINDING_TYPE_UNSPECIFIED',
+      transforms: [
+        { setSeverity: { severity: 'FINDING_SEVERITY_HIGH' } },
+        { setTags: { tags: { triage: 'auto' } } },
+      ],
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-01T00:00:00Z',
+      ...overrides,
+    };
+  }
+
+  /** An app entitlement. */
+  entitlement(appId: string, overrides: Partial<WireEntitlement> = {}): WireEntitlement {
+    const n = ++this.#sequence;
+    return { id: `ent-${n}`, appId, displayName: `Entitlement ${n}`, slug: `role-${n}`, ...overrides };
+  }
+}
+
+const shared = new FakeData(1);
+
+/** A realistic task from a shared, seeded generator; see {@link FakeData} for your own seed. */
+export function fakeTask(overrides: FakeTaskInput = {}): WireTask {
+  return shared.task(overrides);
+}
+
+/** A finding transformation rule from a shared, seeded generator. */
+export function fakeRule(overrides: Partial<WireRule> = {}): WireRule {
+  return shared.rule(overrides);
+}

@@ -1,0 +1,345 @@
+import type { JSONWebKeySet } from 'jose';
+import type { ClientCredentials } from '../core/auth.ts';
+import { MemoryEventIdStore } from '../webhooks/event-store.ts';
+import { createHmacSecret } from '../webhooks/hmac.ts';
+import { LISTENER_PATH } from '../webhooks/limits.ts';
+import { verifyWebhook } from '../webhooks/verify.ts';
+import { expandPage } from './expand.ts';
+import { FakeData, type WireEntitlement, type WireRule, type WireTask } from './fake-data.ts';
+import { type FaultCounts, FaultInjector, type FaultOptions } from './faults.ts';
+import { decodePageToken, effectivePageSize, encodePageToken } from './page-token.ts';
+import { type SearchFilter, searchTasks } from './task-filter.ts';
+
+/** Options of {@link FakeTenant}. */
+export interface FakeTenantOptions {
+  /** Base URL for msw handlers. Default `https://fake-tenant.test`; {@link FakeTenant.listen} sets its own. */
+  readonly baseUrl?: string | undefined;
+  /** Seed of generated data and tokens. Default 1. */
+  readonly seed?: number | undefined;
+  /** Stored tasks, or how many realistic ones to generate. Default 0. */
+  readonly tasks?: readonly WireTask[] | number | undefined;
+  /** Stored finding transformation rules. */
+  readonly rules?: readonly WireRule[] | undefined;
+  /** Stored entitlements by app ID. */
+  readonly entitlements?: Readonly<Record<string, readonly WireEntitlement[]>> | undefined;
+  /** Lifetime of issued access tokens, in seconds. Default 600. */
+  readonly tokenLifetimeSeconds?: number | undefined;
+  /** Faults to inject into every request. */
+  readonly faults?: FaultOptions | undefined;
+  /** Latency added to every API answer, in ms (for benchmarks). Default 0. */
+  readonly latencyMs?: number | undefined;
+  /** The tenant's clock in ms. Default `Date.now`. */
+  readonly now?: (() => number) | undefined;
+}
+
+/** How a fake listener authenticates. */
+export interface FakeListenerOptions {
+  /** Listener ID. Default: generated. */
+  readonly id?: string | undefined;
+  /** The HMAC signing secret; a fresh one by default (when `jwks` is not given). */
+  readonly secret?: string | undefined;
+  /** The JWKS of a JWT listener (instead of a secret). */
+  readonly jwks?: JSONWebKeySet | undefined;
+  /** Allowed source CIDRs; others get 403. */
+  readonly allowedCidrs?: readonly string[] | undefined;
+}
+
+/** A listener registered on the fake tenant. */
+export interface FakeListener {
+  /** Listener ID. */
+  readonly id: string;
+  /** The full listener URL. */
+  readonly url: string;
+  /** The HMAC secret (HMAC listeners). */
+  readonly secret?: string | undefined;
+  /** The JWKS (JWT listeners). */
+  readonly jwks?: JSONWebKeySet | undefined;
+  /** Allowed source CIDRs. */
+  readonly allowedCidrs?: readonly string[] | undefined;
+}
+
+/** One webhook delivery the fake tenant accepted (status 200). */
+export interface Delivery {
+  /** Listener ID. */
+  readonly listenerId: string;
+  /** Event ID. */
+  readonly eventId: string;
+  /** The parsed JSON body (the automation's context data). */
+  readonly body: unknown;
+  /** When it was accepted, in ms. */
+  readonly receivedAt: number;
+}
+
+/** Counters of what the fake tenant saw, for assertions and soak reports. */
+export interface FakeTenantStats {
+  /** Requests received, faulted ones included. */
+  requests: number;
+  /** Access tokens issued. */
+  tokensIssued: number;
+  /** Task search requests answered with a page. */
+  searchPages: number;
+  /** Webhook requests answered 409. */
+  duplicates: number;
+  /** Faults injected, by kind. */
+  readonly faults: FaultCounts;
+}
+
+/** An answer, or the instruction to drop the connection without one. */
+export type FakeAnswer = Response | 'drop';
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers':
+    'authorization, content-type, webhook-timestamp, webhook-event-id, webhook-signature',
+  'access-control-expose-headers': 'retry-after, x-request-id',
+};
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...CORS, ...headers },
+  });
+const problem = (status: number, message: string) => json({ message }, status);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * An in-memory tenant that follows SPEC.md: the token endpoint, task search (filters, paging,
+ * expand masks), rule lookup, entitlement listing and webhook listeners. One core
+ * ({@link FakeTenant.handle}) is served two ways: as msw handlers and as a real loopback server.
+ *
+ * @example
+ * const tenant = new FakeTenant({ tasks: 120 });
+ * const { url, close } = await tenant.listen();
+ * const client = new IdGovClient({ baseUrl: url, credentials: tenant.client });
+ * for await (const view of client.tasks.search()) console.log(view.task?.displayName);
+ * await close();
+ */
+export class FakeTenant {
+  /** The base URL requests are served under. */
+  baseUrl: string;
+  /** Client credentials the token endpoint accepts. */
+  readonly client: ClientCredentials;
+  /** Stored tasks (wire form); change them freely between requests. */
+  readonly tasks: WireTask[];
+  /** Stored rules by ID. */
+  readonly rules = new Map<string, WireRule>();
+  /** Stored entitlements by app ID. */
+  readonly entitlements = new Map<string, WireEntitlement[]>();
+  /** Accepted webhook deliveries, in order. */
+  readonly deliveries: Delivery[] = [];
+  /** What the tenant saw. */
+  readonly stats: FakeTenantStats;
+  /** The data builders, seeded like the tenant. */
+  readonly data: FakeData;
+  readonly #listeners = new Map<string, FakeListener>();
+  readonly #tokens = new Map<string, number>();
+  readonly #events = new MemoryEventIdStore();
+  readonly #faults: FaultInjector;
+  readonly #options: FakeTenantOptions;
+  readonly #now: () => number;
+
+  constructor(options: FakeTenantOptions = {}) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.baseUrl = (options.baseUrl ?? 'https://fake-tenant.test').replace(/\/+$/, '');
+    this.data = new FakeData(options.seed ?? 1);
+    this.tasks =
+      typeof options.tasks === 'number' ? this.data.tasks(options.tasks) : [...(options.tasks ?? [])];
+    for (const rule of options.rules ?? []) this.rules.set(rule.id ?? '', rule);
+    for (const [app, list] of Object.entries(options.entitlements ?? {}))
+      this.entitlements.set(app, [...list]);
+    this.client = { clientId: 'sdk-tests@fake-tenant.invalid/pcc', clientSecret: createHmacSecret() };
+    this.#faults = new FaultInjector(options.faults);
+    this.stats = { requests: 0, tokensIssued: 0, searchPages: 0, duplicates: 0, faults: this.#faults.counts };
+  }
+
+  /** Registers a webhook listener: HMAC with a fresh secret unless `jwks` or `secret` is given. */
+  addListener(options: FakeListenerOptions = {}): FakeListener {
+    const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
+    const secret = options.jwks ? undefined : (options.secret ?? createHmacSecret());
+    const listener = {
+      id,
+      url: `${this.baseUrl}${LISTENER_PATH}${id}`,
+      secret,
+      jwks: options.jwks,
+      allowedCidrs: options.allowedCidrs,
+    };
+    this.#listeners.set(id, listener);
+    return listener;
+  }
+
+  /** Answers one request. The msw handlers and the loopback server both call this. */
+  async handle(request: Request, context: { remoteAddress?: string | undefined } = {}): Promise<FakeAnswer> {
+    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
+    this.stats.requests += 1;
+    const fault = this.#faults.next();
+    if (fault === 'serverError') return problem(503, 'injected fault: service unavailable');
+    if (fault === 'rateLimit') {
+      return json({ message: 'injected fault: rate limited' }, 429, {
+        'retry-after': String(this.#faults.options.retryAfterSeconds ?? 1),
+      });
+    }
+    if (fault === 'slow') await sleep(this.#faults.options.slowMs ?? 200);
+    const path = new URL(request.url).pathname.slice(
+      new URL(this.baseUrl).pathname.replace(/\/$/, '').length,
+    );
+    if (path.startsWith(LISTENER_PATH) && request.method === 'POST') {
+      // A dropped webhook is dropped before or after it is processed: the second case makes the
+      // sender retry an event that was accepted, which must then come back as 409.
+      if (fault === 'drop' && this.#faults.coin()) return 'drop';
+      const answer = await this.#webhook(request, path.slice(LISTENER_PATH.length), context.remoteAddress);
+      return fault === 'drop' ? 'drop' : answer;
+    }
+    if (fault === 'drop') return 'drop';
+    if (path === '/auth/v1/token' && request.method === 'POST') return this.#token(request);
+    if (!this.#authorized(request)) return problem(401, 'missing, unknown or expired access token');
+    if (this.#options.latencyMs) await sleep(this.#options.latencyMs);
+    if (path === '/api/v1/search/tasks' && request.method === 'POST') return this.#search(request);
+    const rule = /^\/api\/v1\/findings\/transformation-rules\/([^/]+)$/.exec(path);
+    if (rule?.[1] && request.method === 'GET') return this.#rule(decodeURIComponent(rule[1]));
+    const app = /^\/api\/v1\/apps\/([^/]+)\/entitlements$/.exec(path);
+    if (app?.[1] && request.method === 'GET')
+      return this.#entitlements(decodeURIComponent(app[1]), new URL(request.url));
+    return problem(404, `no route for ${request.method} ${path}`);
+  }
+
+  async #token(request: Request): Promise<Response> {
+    const form = new URLSearchParams(await request.text());
+    if (form.get('grant_type') !== 'client_credentials') {
+      return json({ error: 'unsupported_grant_type', error_description: 'use client_credentials' }, 400);
+    }
+    if (
+      form.get('client_id') !== this.client.clientId ||
+      form.get('client_secret') !== this.client.clientSecret
+    ) {
+      return json({ error: 'invalid_client', error_description: 'unknown client or wrong secret' }, 401);
+    }
+    const lifetime = this.#options.tokenLifetimeSeconds ?? 600;
+    const token = `fake-at-${createHmacSecret()}`;
+    const now = this.#now();
+    for (const [old, expiry] of this.#tokens) if (expiry <= now) this.#tokens.delete(old);
+    this.#tokens.set(token, now + lifetime * 1000);
+    this.stats.tokensIssued += 1;
+    return json({ access_token: token, token_type: 'Bearer', expires_in: lifetime });
+  }
+
+  #authorized(request: Request): boolean {
+    const token = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
+    const expiry = token ? this.#tokens.get(token) : undefined;
+    return expiry !== undefined && expiry > this.#now();
+  }
+
+  async #search(request: Request): Promise<Response> {
+    const text = await request.text();
+    let body: SearchFilter & {
+      pageSize?: number;
+      pageToken?: string;
+      expandMask?: { paths?: string[] | null } | null;
+    };
+    try {
+      body = text.trim() ? JSON.parse(text) : {};
+    } catch {
+      return problem(400, 'request body is not valid JSON');
+    }
+    const { pageToken, ...bound } = body;
+    const offset = pageToken ? decodePageToken(pageToken, bound) : 0;
+    if (offset === undefined) return problem(400, 'invalid page token: it belongs to another request');
+    const found = searchTasks(this.tasks, body);
+    const size = effectivePageSize(body.pageSize);
+    const page = found.slice(offset, offset + size);
+    const { list, expanded } = expandPage(page, body.expandMask?.paths ?? []);
+    this.stats.searchPages += 1;
+    const next = offset + size < found.length ? encodePageToken(offset + size, bound) : '';
+    return json({ list, expanded, nextPageToken: next });
+  }
+
+  #rule(id: string): Response {
+    const rule = this.rules.get(id);
+    return rule ? json({ transformationRule: rule }) : problem(404, `no finding transformation rule ${id}`);
+  }
+
+  #entitlements(appId: string, url: URL): Response {
+    const all = this.entitlements.get(appId) ?? [];
+    const bound = { appId, pageSize: url.searchParams.get('page_size') ?? '' };
+    const token = url.searchParams.get('page_token');
+    const offset = token ? decodePageToken(token, bound) : 0;
+    if (offset === undefined) return problem(400, 'invalid page token');
+    const size = effectivePageSize(url.searchParams.get('page_size'));
+    const next = offset + size < all.length ? encodePageToken(offset + size, bound) : '';
+    return json({
+      list: all.slice(offset, offset + size).map((appEntitlement) => ({ appEntitlement })),
+      nextPageToken: next,
+    });
+  }
+
+  async #webhook(request: Request, listenerId: string, remoteAddress: string | undefined): Promise<Response> {
+    const listener = this.#listeners.get(decodeURIComponent(listenerId));
+    if (!listener) return problem(404, `no listener ${listenerId}`);
+    const body = new Uint8Array(await request.arrayBuffer());
+    const now = this.#now();
+    const verdict = await verifyWebhook(
+      { method: request.method, url: request.url, headers: request.headers, body, remoteAddress },
+      {
+        hmacSecret: listener.secret,
+        jwks: listener.jwks,
+        allowedCidrs: listener.allowedCidrs,
+        baseUrl: this.baseUrl,
+        seen: this.#events,
+        now,
+      },
+    );
+    if (verdict.status === 200) {
+      const parsed = JSON.parse(new TextDecoder().decode(body));
+      this.deliveries.push({
+        listenerId: listener.id,
+        eventId: verdict.eventId ?? '',
+        body: parsed,
+        receivedAt: now,
+      });
+    }
+    if (verdict.status === 409) this.stats.duplicates += 1;
+    return problem(verdict.status, verdict.reason);
+  }
+
+  /**
+   * msw request handlers serving this tenant at {@link FakeTenant.baseUrl}. msw is an optional peer
+   * dependency, loaded only here.
+   *
+   * @example
+   * const server = setupServer(...(await tenant.mswHandlers()));
+   */
+  async mswHandlers() {
+    const { http, HttpResponse } = await import('msw');
+    return [
+      http.all(`${this.baseUrl}/*`, async ({ request }) => {
+        const answer = await this.handle(request, { remoteAddress: '127.0.0.1' });
+        return answer === 'drop' ? HttpResponse.error() : answer;
+      }),
+    ];
+  }
+
+  /**
+   * Serves the tenant on a real loopback port (127.0.0.1 by default, a free port unless given) and
+   * points {@link FakeTenant.baseUrl} and existing listener URLs at it.
+   */
+  async listen(
+    options: { port?: number; host?: string } = {},
+  ): Promise<{ url: string; close(): Promise<void> }> {
+    const { serveOnLoopback } = await import('./loopback-server.ts');
+    const server = await serveOnLoopback(
+      (request, remoteAddress) => this.handle(request, { remoteAddress }),
+      options,
+    );
+    this.baseUrl = server.url;
+    for (const [id, listener] of this.#listeners) {
+      this.#listeners.set(id, { ...listener, url: `${server.url}${LISTENER_PATH}${id}` });
+    }
+    return server;
+  }
+
+  /** The listener with `id`. */
+  listener(id: string): FakeListener | undefined {
+    return this.#listeners.get(id);
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The testing kit: a fake tenant for your tests, served through msw or on a loopback port.
+ *
+ * @module testing
+ */
+export {
+  FakeData,
+  type FakeTaskInput,
+  type FakeTaskVariant,
+  fakeRule,
+  fakeTask,
+  type WireEntitlement,
+  type WireRule,
+  type WireTask,
+} from './fake-data.ts';
+export {
+  type Delivery,
+  type FakeAnswer,
+  type FakeListener,
+  type FakeListenerOptions,
+  FakeTenant,
+  type FakeTenantOptions,
+  type FakeTenantStats,
+} from './fake-tenant.ts';
+export type { FaultCounts, FaultOptions } from './faults.ts';

@@ -1,0 +1,54 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FakeAnswer } from './fake-tenant.ts';
+
+// The only module of the SDK that uses `node:` APIs: a real HTTP server for the testing kit.
+
+async function toRequest(message: IncomingMessage, origin: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of message) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(message.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const hasBody = message.method !== 'GET' && message.method !== 'HEAD';
+  return new Request(new URL(message.url ?? '/', origin), {
+    method: message.method,
+    headers,
+    body: hasBody ? Buffer.concat(chunks) : undefined,
+  });
+}
+
+/** Serves `handle` on loopback. Closing also ends kept-alive connections, so nothing holds the process open. */
+export async function serveOnLoopback(
+  handle: (request: Request, remoteAddress: string | undefined) => Promise<FakeAnswer>,
+  options: { port?: number; host?: string } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const host = options.host ?? '127.0.0.1';
+  let origin = '';
+  const server = createServer(async (message, response) => {
+    try {
+      const answer = await handle(await toRequest(message, origin), message.socket.remoteAddress);
+      if (answer === 'drop') {
+        message.socket.destroy();
+        return;
+      }
+      response.writeHead(answer.status, Object.fromEntries(answer.headers));
+      response.end(Buffer.from(await answer.arrayBuffer()));
+    } catch (error) {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ message: `fake tenant failed: ${(error as Error).message}` }));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url: origin,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
