@@ -18,4 +18,4 @@ export * from './task.ts';
 export * from './task-search.ts';
 export * from './task-type.ts';
 export * from './token.ts';
-export { dateTimeInput, durationInput, type OneOf, type Prettify } from './wire.ts';
+export { dateTimeInput, durationInput, type OneOf, type Prettify, type VariantMember } from './wire.ts';

@@ -33,7 +33,8 @@ export const TaskRefSchema = z.strictObject({ id: z.string() });
 /** A task reference in a search. */
 export type TaskRef = z.input<typeof TaskRefSchema>;
 
-type KnownTaskTypeKind = Exclude<TaskTypeKind, 'unknown'>;
+/** The task type variants this SDK knows. */
+export type KnownTaskTypeKind = Exclude<TaskTypeKind, 'unknown'>;
 /**
  * A task type filter: exactly one variant, usually empty, e.g. `{ grant: {} }`. A variant this SDK
  * does not know is sent as given (the service may know it).

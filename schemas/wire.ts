@@ -20,7 +20,7 @@ export function map<V extends z.core.SomeType>(value: V) {
 }
 
 /** One member of a parsed "exactly one variant" union: the discriminator names the variant that is set. */
-type VariantMember<D extends string, B, K extends PropertyKey, V> = Prettify<
+export type VariantMember<D extends string, B, K extends PropertyKey, V> = Prettify<
   B & { readonly [P in D]: K } & { [P in K]: V }
 >;
 

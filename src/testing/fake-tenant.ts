@@ -7,6 +7,7 @@ import { verifyWebhook } from '../webhooks/verify.ts';
 import { expandPage } from './expand.ts';
 import { FakeData, type WireEntitlement, type WireRule, type WireTask } from './fake-data.ts';
 import { type FaultCounts, FaultInjector, type FaultOptions } from './faults.ts';
+import type { LoopbackServer } from './loopback-server.ts';
 import { decodePageToken, effectivePageSize, encodePageToken } from './page-token.ts';
 import { type SearchFilter, searchTasks } from './task-filter.ts';
 
@@ -323,9 +324,7 @@ export class FakeTenant {
    * Serves the tenant on a real loopback port (127.0.0.1 by default, a free port unless given) and
    * points {@link FakeTenant.baseUrl} and existing listener URLs at it.
    */
-  async listen(
-    options: { port?: number; host?: string } = {},
-  ): Promise<{ url: string; close(): Promise<void> }> {
+  async listen(options: { port?: number; host?: string } = {}): Promise<LoopbackServer> {
     const { serveOnLoopback } = await import('./loopback-server.ts');
     const server = await serveOnLoopback(
       (request, remoteAddress) => this.handle(request, { remoteAddress }),

@@ -22,4 +22,5 @@ export {
   type FakeTenantOptions,
   type FakeTenantStats,
 } from './fake-tenant.ts';
-export type { FaultCounts, FaultOptions } from './faults.ts';
+export type { Fault, FaultCounts, FaultOptions } from './faults.ts';
+export type { LoopbackServer } from './loopback-server.ts';

@@ -19,11 +19,19 @@ async function toRequest(message: IncomingMessage, origin: string): Promise<Requ
   });
 }
 
+/** A running loopback server. */
+export interface LoopbackServer {
+  /** Its base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Stops it, ending kept-alive connections too. */
+  close(): Promise<void>;
+}
+
 /** Serves `handle` on loopback. Closing also ends kept-alive connections, so nothing holds the process open. */
 export async function serveOnLoopback(
   handle: (request: Request, remoteAddress: string | undefined) => Promise<FakeAnswer>,
   options: { port?: number; host?: string } = {},
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<LoopbackServer> {
   const host = options.host ?? '127.0.0.1';
   let origin = '';
   const server = createServer(async (message, response) => {
