@@ -2,6 +2,7 @@
  * `npm start`: the SDK end to end. Starts the fake tenant on 127.0.0.1 (or uses IDGOV_BASE_URL and
  * credentials from the environment) and runs every example against it as a user would.
  */
+import { previewRules } from './finding-rules-preview.ts';
 import { lookUpRule } from './rule-lookup.ts';
 import { exampleEnvironment } from './support/environment.ts';
 import { pageThroughTasks } from './task-paging.ts';
@@ -16,6 +17,7 @@ try {
   for (const [title, run] of [
     ['Task search', pageThroughTasks],
     ['Finding rule lookup', lookUpRule],
+    ['Finding rules preview', previewRules],
     ['Webhook with HMAC', sendWithHmac],
     ['Webhook with JWT', sendWithJwt],
   ] as const) {

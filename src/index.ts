@@ -40,6 +40,14 @@ export {
   resolveExpanded,
   type SingleExpandedField,
 } from './resources/expanded.ts';
+export {
+  type FieldChange,
+  type FindingRulesPreview,
+  type PreviewFinding,
+  type PreviewRule,
+  previewFindingRules,
+  type RuleTrace,
+} from './resources/finding-rule-preview.ts';
 export { FindingRules } from './resources/finding-rules.ts';
 export { TaskSearch, type TaskSearchOptions } from './resources/task-search.ts';
 export { VERSION } from './version.ts';

@@ -3,7 +3,9 @@ import {
   GetFindingTransformationRuleResponseSchema,
 } from '../../schemas/finding-rule.ts';
 import type { APIClient, RequestOptions } from '../core/api-client.ts';
+import { RequestValidationError } from '../core/errors.ts';
 import { pathParam } from '../core/url.ts';
+import type { FindingRulesPreview, PreviewFinding, PreviewRule } from './finding-rule-preview.ts';
 
 /** Finding transformation rules: `GET /api/v1/findings/transformation-rules/{id}`. Reach it as `client.findingRules`. */
 export class FindingRules {
@@ -30,5 +32,34 @@ export class FindingRules {
       options,
     });
     return response.transformationRule ?? null;
+  }
+
+  /**
+   * Previews what rules will do to `finding` (see {@link previewFindingRules}); rules given by ID
+   * are fetched first. The CEL engine is loaded on first use, so clients that never preview do not
+   * carry it.
+   *
+   * @example
+   * const { finding, trace } = await client.findingRules.preview(
+   *   { severity: 'FINDING_SEVERITY_LOW', tags: {} },
+   *   ['rule-1', 'rule-2'],
+   * );
+   */
+  async preview<F extends PreviewFinding>(
+    finding: F,
+    rules: readonly string[] | readonly PreviewRule[],
+    options: RequestOptions = {},
+  ): Promise<FindingRulesPreview<F>> {
+    const resolved = await Promise.all(
+      rules.map(async (rule, i) => {
+        if (typeof rule !== 'string') return rule;
+        const fetched = await this.get(rule, options);
+        if (!fetched)
+          throw new RequestValidationError(`rules[${i}]: the service has no rule "${rule}".`, `rules.${i}`);
+        return fetched;
+      }),
+    );
+    const { previewFindingRules } = await import('./finding-rule-preview.ts');
+    return previewFindingRules(finding, resolved);
   }
 }

@@ -1,0 +1,194 @@
+import { parse } from '@marcbachmann/cel-js';
+import type { z } from 'zod/mini';
+import { FindingType } from '../../schemas/enums.ts';
+import {
+  type FindingTransformationRule,
+  FindingTransformationRuleSchema,
+} from '../../schemas/finding-rule.ts';
+import { parseRequest } from '../core/validation.ts';
+
+/**
+ * A finding as the preview sees it. Keys may be camelCase (as in JSON) or snake_case (as CEL
+ * conditions name them: `finding.risk_score`); both spellings are visible to conditions.
+ */
+export interface PreviewFinding {
+  /** Severity, e.g. `FINDING_SEVERITY_LOW`; written by `setSeverity`. */
+  severity?: string | undefined;
+  /** Tags; merged by `setTags`, pruned by `removeTags`. */
+  tags?: Record<string, string> | undefined;
+  /** The finding type, for rules scoped by `findingType` (also read from `finding_type`). */
+  findingType?: string | undefined;
+  /** The app, for rules scoped by `appId` (also read from `app_id`). */
+  appId?: string | undefined;
+  /** Any other field, visible to conditions. */
+  [field: string]: unknown;
+}
+
+/** A rule to preview: a parsed rule, or one written by hand in wire form. */
+export type PreviewRule = FindingTransformationRule | z.input<typeof FindingTransformationRuleSchema>;
+
+/** One field a transform wrote or removed. */
+export interface FieldChange {
+  /** `severity` or `tags.<key>`. */
+  readonly field: string;
+  /** The transform kind that made the change. */
+  readonly transform: 'setSeverity' | 'setTags' | 'removeTags';
+  /** The value before. */
+  readonly from: unknown;
+  /** The value after; `undefined` when removed. */
+  readonly to: unknown;
+}
+
+/** What happened to one rule, in evaluation order. */
+export interface RuleTrace {
+  /** The rule's ID. */
+  readonly ruleId: string;
+  /** The rule's evaluation order. */
+  readonly evaluationOrder: number;
+  /**
+   * `applied`: matched, transforms ran; `not-matched`: the condition was false; `disabled`;
+   * `out-of-scope`: another finding type or app; `condition-error`: the condition did not compile,
+   * failed, or did not yield a boolean (treated as not matching).
+   */
+  readonly outcome: 'applied' | 'not-matched' | 'disabled' | 'out-of-scope' | 'condition-error';
+  /** Why, for `out-of-scope` and `condition-error`. */
+  readonly reason?: string | undefined;
+  /** Fields written or removed, in order (for `applied`). */
+  readonly changes: readonly FieldChange[];
+  /** Transforms of kinds this SDK does not know, skipped (for `applied`). */
+  readonly skippedTransforms: readonly string[];
+}
+
+/** The result of a preview: the transformed finding and the trace. */
+export interface FindingRulesPreview<F extends PreviewFinding = PreviewFinding> {
+  /** A transformed copy; the input is not modified. */
+  readonly finding: F;
+  /** One entry per rule, in evaluation order. */
+  readonly trace: readonly RuleTrace[];
+}
+
+const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The condition's view of the finding: both key spellings, and integers as CEL ints. */
+function celContext(finding: PreviewFinding): Record<string, unknown> {
+  const toCel = (value: unknown): unknown => {
+    if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
+    if (Array.isArray(value)) return value.map(toCel);
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [key, v] of Object.entries(value)) {
+        out[key] = toCel(v);
+        out[snake(key)] ??= out[key];
+      }
+      return out;
+    }
+    return value;
+  };
+  return { finding: toCel(finding) };
+}
+
+function evaluateCondition(condition: string, context: Record<string, unknown>): boolean | string {
+  if (!condition.trim()) return true; // an empty condition matches every finding
+  try {
+    const result = parse(condition)(context);
+    return typeof result === 'boolean' ? result : `condition yields ${typeof result}, not a boolean`;
+  } catch (error) {
+    return `condition failed: ${(error as Error).message.split('\n')[0]}`;
+  }
+}
+
+function scopeMismatch(rule: FindingTransformationRule, finding: PreviewFinding): string | undefined {
+  const type = finding.findingType ?? (finding.finding_type as string | undefined);
+  const app = finding.appId ?? (finding.app_id as string | undefined);
+  if (rule.findingType && rule.findingType !== FindingType.UNSPECIFIED && rule.findingType !== type) {
+    return `rule applies to ${rule.findingType}, the finding is ${type ?? 'untyped'}`;
+  }
+  if (rule.appId && rule.appId !== app)
+    return `rule applies to app ${rule.appId}, the finding is of ${app ?? 'no app'}`;
+  return undefined;
+}
+
+/** Evaluation order: ascending `evaluationOrder` (missing counts as 0), ties by rule ID, then input order. */
+function inEvaluationOrder(rules: readonly FindingTransformationRule[]): FindingTransformationRule[] {
+  return rules
+    .map((rule, index) => ({ rule, index }))
+    .sort(
+      (a, b) =>
+        (a.rule.evaluationOrder ?? 0) - (b.rule.evaluationOrder ?? 0) ||
+        (a.rule.id ?? '').localeCompare(b.rule.id ?? '') ||
+        a.index - b.index,
+    )
+    .map(({ rule }) => rule);
+}
+
+/**
+ * Previews what finding transformation rules will do to a finding, as the service would: every
+ * enabled rule in scope whose CEL condition matches applies its transforms, rules in ascending
+ * `evaluationOrder` (ties by rule ID), so when several write the same field the last one wins.
+ *
+ * Conditions are evaluated against the finding as given, before any rule changes it. A condition
+ * that does not compile, fails, or is not boolean is reported in the trace and does not match;
+ * an unknown transform kind is skipped and reported. Nothing is thrown for a bad rule.
+ *
+ * @example
+ * const { finding, trace } = previewFindingRules(
+ *   { severity: 'FINDING_SEVERITY_LOW', tags: {}, risk_score: 90 },
+ *   [{ id: 'r1', enabled: true, condition: 'finding.risk_score > 80', transforms: [{ setSeverity: { severity: 'FINDING_SEVERITY_HIGH' } }] }],
+ * );
+ * finding.severity; // 'FINDING_SEVERITY_HIGH'
+ */
+export function previewFindingRules<F extends PreviewFinding>(
+  finding: F,
+  rules: readonly PreviewRule[],
+): FindingRulesPreview<F> {
+  const parsed = rules.map((rule, i) => parseRequest(FindingTransformationRuleSchema, rule, `rule ${i}`));
+  const context = celContext(finding);
+  const result: F = { ...finding, tags: { ...(finding.tags ?? {}) } };
+  const tags = result.tags as Record<string, string>;
+  const trace = inEvaluationOrder(parsed).map((rule): RuleTrace => {
+    const base = {
+      ruleId: rule.id ?? '',
+      evaluationOrder: rule.evaluationOrder ?? 0,
+      changes: [],
+      skippedTransforms: [],
+    };
+    if (rule.enabled === false) return { ...base, outcome: 'disabled' };
+    const outOfScope = scopeMismatch(rule, finding);
+    if (outOfScope) return { ...base, outcome: 'out-of-scope', reason: outOfScope };
+    const matched = evaluateCondition(rule.condition ?? '', context);
+    if (typeof matched === 'string') return { ...base, outcome: 'condition-error', reason: matched };
+    if (!matched) return { ...base, outcome: 'not-matched' };
+    const changes: FieldChange[] = [];
+    const skipped: string[] = [];
+    for (const transform of rule.transforms ?? []) {
+      switch (transform.kind) {
+        case 'setSeverity':
+          changes.push({
+            field: 'severity',
+            transform: 'setSeverity',
+            from: result.severity,
+            to: transform.setSeverity.severity,
+          });
+          result.severity = transform.setSeverity.severity ?? undefined;
+          break;
+        case 'setTags':
+          for (const [key, value] of Object.entries(transform.setTags.tags ?? {})) {
+            changes.push({ field: `tags.${key}`, transform: 'setTags', from: tags[key], to: value });
+            tags[key] = value;
+          }
+          break;
+        case 'removeTags':
+          for (const key of transform.removeTags.keys ?? []) {
+            if (!(key in tags)) continue;
+            changes.push({ field: `tags.${key}`, transform: 'removeTags', from: tags[key], to: undefined });
+            delete tags[key];
+          }
+          break;
+        default:
+          skipped.push(Object.keys(transform).find((key) => key !== 'kind') ?? 'unknown');
+      }
+    }
+    return { ...base, outcome: 'applied', changes, skippedTransforms: skipped };
+  });
+  return { finding: result, trace };
+}
