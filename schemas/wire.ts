@@ -64,7 +64,16 @@ const RFC3339 = 'expected an RFC 3339 date-time such as "2026-01-01T00:00:00Z", 
 
 /** A date-time request field: a `Date` or an RFC 3339 string, sent as an RFC 3339 string. */
 export const dateTimeInput = z.pipe(
-  z.union([z.date(), z.iso.datetime({ offset: true, error: RFC3339 })], { error: RFC3339 }),
+  z.union(
+    [
+      // RFC 3339 has four-digit years; toISOString() would write "+010000-..." past 9999.
+      z
+        .date()
+        .check(z.refine((d) => d.getUTCFullYear() >= 0 && d.getUTCFullYear() <= 9999, { error: RFC3339 })),
+      z.iso.datetime({ offset: true, error: RFC3339 }),
+    ],
+    { error: RFC3339 },
+  ),
   z.transform((value: Date | string) => (typeof value === 'string' ? value : value.toISOString())),
 );
 

@@ -167,6 +167,7 @@ describe('task search request', () => {
     expect(fail({ olderThanDuration: '1h' })?.path).toEqual(['olderThanDuration']);
     expect(fail({ taskTypes: [{ grant: {}, revoke: {} }] })?.path).toEqual(['taskTypes', 0]);
     expect(fail({ pagesize: 10 })?.code).toBe('unrecognized_keys');
+    expect(fail({ createdAfter: new Date('+010000-01-01T00:00:00Z') })?.path).toEqual(['createdAfter']);
   });
 
   it('serialises dates and durations, and keeps unknown enum strings', () => {

@@ -1,9 +1,9 @@
 import type * as z from 'zod/mini';
 import type { Authenticator } from './auth.ts';
-import { AuthenticationError } from './errors.ts';
+import { AuthenticationError, ResponseValidationError } from './errors.ts';
 import type { HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
-import { type Page, PagePromise, type PagingOptions } from './paging.ts';
+import { notAPage, type Page, PagePromise, type PagingOptions } from './paging.ts';
 import { parseResponse } from './validation.ts';
 
 /** Options every call takes. */
@@ -36,6 +36,8 @@ interface Call<S extends z.core.$ZodType> {
   readonly query?: Record<string, string | undefined> | undefined;
   readonly body?: unknown;
   readonly options?: RequestOptions | undefined;
+  /** A further check of the parsed body; a returned message fails the call with the raw body kept. */
+  readonly check?: ((body: z.output<S>) => string | undefined) | undefined;
 }
 
 /**
@@ -93,7 +95,27 @@ export class APIClient {
       this.#logger.info(`401 on ${call.method} ${call.path}: retrying once with a new token`);
       response = await send();
     }
-    return parseResponse(call.schema, response.text, call.what);
+    const parsed = parseResponse(call.schema, response.text, call.what);
+    const problem = call.check?.(parsed);
+    if (problem)
+      throw new ResponseValidationError(
+        `The ${call.what} response ${problem}; see error.rawBody.`,
+        '',
+        [],
+        response.text,
+      );
+    return parsed;
+  }
+
+  /** One page of a listing: validated as a page, with a warning when it is larger than the API allows. */
+  async #page<S extends z.core.$ZodType<Page<unknown>>>(call: Call<S>): Promise<z.output<S>> {
+    const page = await this.request({ ...call, check: notAPage });
+    const size = (page as Page<unknown>).list?.length ?? 0;
+    if (size > MAX_PAGE_SIZE)
+      this.#logger.warn(
+        `${call.what}: a page of ${size} items, more than the ${MAX_PAGE_SIZE} the API allows`,
+      );
+    return page;
   }
 
   #pageSize(requested: number | undefined): number | undefined {
@@ -120,7 +142,7 @@ export class APIClient {
     const size = this.#pageSize(pageSize);
     return new PagePromise<z.output<S>, Item>(
       (pageToken, signal) =>
-        this.request({
+        this.#page({
           method: 'GET',
           path,
           schema,
@@ -150,7 +172,7 @@ export class APIClient {
     const template = { ...rest, pageSize: this.#pageSize(rest.pageSize) };
     return new PagePromise<z.output<S>, Item>(
       async (pageToken, signal) => {
-        const page = await this.request({
+        const page = await this.#page({
           method: 'POST',
           path,
           schema,

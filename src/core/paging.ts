@@ -8,6 +8,21 @@ export interface Page<Item> {
   readonly nextPageToken?: string | null | undefined;
 }
 
+/**
+ * Why a 2xx body is not a page, if it is not: it has neither `list` nor `nextPageToken` but looks
+ * like an error (`error`, `code` or `message`). Such a body must not pass for an empty last page.
+ * A bare `{}` is a valid empty last page (services may omit empty fields).
+ */
+export function notAPage(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const fields = body as Record<string, unknown>;
+  if ('list' in fields || 'nextPageToken' in fields) return undefined;
+  const errorish = ['error', 'code', 'message'].filter((key) => key in fields);
+  return errorish.length
+    ? `has no list and no nextPageToken but ${errorish.join(', ')}: an error body with status 200`
+    : undefined;
+}
+
 /** Fetches the page after `pageToken` (the first page for `undefined`). */
 export type FetchPage<P> = (pageToken: string | undefined, signal: AbortSignal | undefined) => Promise<P>;
 
@@ -50,6 +65,11 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     this.#startToken = startToken || undefined;
     this.#signal = signal;
     this.#prefetch = options.prefetch ?? false;
+  }
+
+  /** Makes a PagePromise usable wherever a `Promise` of its first page is expected. */
+  get [Symbol.toStringTag](): string {
+    return 'PagePromise';
   }
 
   #firstPage(): Promise<P> {

@@ -102,7 +102,10 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
     headers: { 'content-type': 'application/json', ...CORS, ...headers },
   });
 const problem = (status: number, message: string) => json({ message }, status);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Unref'd where the runtime allows: an answer still being delayed for a client that gave up must not
+// keep a test process alive once the server is closed.
+const sleep = (ms: number) =>
+  new Promise((resolve) => (setTimeout(resolve, ms) as { unref?: () => void }).unref?.());
 
 /**
  * An in-memory tenant that follows SPEC.md: the token endpoint, task search (filters, paging,
