@@ -10,7 +10,7 @@ export async function previewRules({ client, ruleId }: ExampleEnvironment): Prom
   const finding = { severity: FindingSeverity.LOW, tags: { team: 'security', temp: 'yes' }, risk_score: 87 };
 
   // Draft rules, not yet saved on the tenant: evaluated locally with the same CEL conditions.
-  const { finding: after, trace } = previewFindingRules(finding, [
+  const { finding: after, trace } = await previewFindingRules(finding, [
     {
       id: 'escalate-risky',
       enabled: true,

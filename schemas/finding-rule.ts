@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { FindingSeverity, FindingType } from './enums.ts';
 import { openEnum } from './open-enum.ts';
-import { loose, map, oneOf, opt } from './wire.ts';
+import { loose, map, nullishBoolean, nullishNumber, nullishString, oneOf, opt } from './wire.ts';
 
-const str = () => opt(z.string());
+const str = () => nullishString;
 
 /** Transform: set the finding's severity. */
 export const SetSeverityTransformSchema = loose({ severity: opt(openEnum(FindingSeverity)) });
@@ -39,8 +39,8 @@ export const FindingTransformationRuleSchema = loose({
   displayName: str(),
   description: str(),
   condition: str(),
-  enabled: opt(z.boolean()),
-  evaluationOrder: opt(z.number()),
+  enabled: nullishBoolean,
+  evaluationOrder: nullishNumber,
   findingType: opt(openEnum(FindingType)),
   transforms: opt(z.array(FindingTransformSchema)),
   createdAt: str(),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { loose, oneOf, opt } from './wire.ts';
+import { loose, nullishBoolean, nullishString, oneOf, opt } from './wire.ts';
 
-const str = () => opt(z.string());
+const str = () => nullishString;
 // Field kinds' own settings are not listed by the service: kept as sent, typed as an open record.
 const anything = z.looseObject({});
 
@@ -12,8 +12,8 @@ export const FormFieldSchema = oneOf(
     name: str(),
     displayName: str(),
     description: str(),
-    required: opt(z.boolean()),
-    readOnly: opt(z.boolean()),
+    required: nullishBoolean,
+    readOnly: nullishBoolean,
   },
   {
     stringField: anything,
@@ -30,7 +30,7 @@ export type FormField = z.output<typeof FormFieldSchema>;
 
 /** A group of form fields. */
 export const FieldGroupSchema = loose({
-  default: opt(z.boolean()),
+  default: nullishBoolean,
   displayName: str(),
   helpText: str(),
   name: str(),

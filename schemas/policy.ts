@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { PolicyStepState, PolicyType } from './enums.ts';
 import { openEnum } from './open-enum.ts';
-import { loose, map, oneOf, opt } from './wire.ts';
+import { loose, map, nullishString, oneOf, opt } from './wire.ts';
 
-const str = () => opt(z.string());
+const str = () => nullishString;
 
 /** A policy step kind's own payload: its state and outcome (values not listed by the service). */
 export const PolicyStepKindSchema = loose({ state: str(), outcome: str() });

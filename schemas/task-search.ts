@@ -16,7 +16,16 @@ import {
 import { openEnum } from './open-enum.ts';
 import { TaskSchema } from './task.ts';
 import type { TaskTypeKind } from './task-type.ts';
-import { dateTimeInput, durationInput, loose, map, opt, pageSizeInput } from './wire.ts';
+import {
+  dateTimeInput,
+  durationInput,
+  loose,
+  map,
+  nullishBoolean,
+  nullishString,
+  opt,
+  pageSizeInput,
+} from './wire.ts';
 
 // ---- request (strict: unknown keys and wrong types are errors naming the field) --------------
 
@@ -107,13 +116,13 @@ export type TaskSearchRequestBody = z.output<typeof TaskSearchRequestSchema>;
 
 // ---- response (lenient: nulls accepted, unknown fields and values kept) ----------------------
 
-const str = () => opt(z.string());
+const str = () => nullishString;
 
 /** What the calling user may do to an object. */
 export const ActorObjectPermissionsSchema = loose({
-  read: opt(z.boolean()),
-  edit: opt(z.boolean()),
-  delete: opt(z.boolean()),
+  read: nullishBoolean,
+  edit: nullishBoolean,
+  delete: nullishBoolean,
   extra: opt(map(z.boolean())),
 });
 /** What the calling user may do to an object. */

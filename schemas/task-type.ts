@@ -11,9 +11,9 @@ import {
 } from './enums.ts';
 import { openEnum } from './open-enum.ts';
 import { AppResourceRefSchema } from './refs.ts';
-import { loose, map, oneOf, opt } from './wire.ts';
+import { loose, map, nullishBoolean, nullishNumber, nullishString, oneOf, opt } from './wire.ts';
 
-const str = () => opt(z.string());
+const str = () => nullishString;
 
 /** Where a grant task came from. */
 export const TaskGrantSourceSchema = loose({
@@ -21,7 +21,7 @@ export const TaskGrantSourceSchema = loose({
   externalUrl: str(),
   integrationId: str(),
   requestId: str(),
-  isExtension: opt(z.boolean()),
+  isExtension: nullishBoolean,
 });
 /** Where a grant task came from. */
 export type TaskGrantSource = z.output<typeof TaskGrantSourceSchema>;
@@ -161,7 +161,7 @@ export const GatedToolCallTargetSchema = loose({
   toolId: str(),
   toolKind: str(),
   toolName: str(),
-  inputSizeBytes: opt(z.number()),
+  inputSizeBytes: nullishNumber,
   toolInput: opt(map(z.unknown())),
   toolOutput: z.unknown(),
 });

@@ -12,10 +12,10 @@ import { openEnum } from './open-enum.ts';
 import { PolicyInstanceSchema } from './policy.ts';
 import { AppEntitlementRefSchema } from './refs.ts';
 import { TaskTypeSchema } from './task-type.ts';
-import { loose, map, opt } from './wire.ts';
+import { loose, map, nullishBoolean, nullishNumber, nullishString, nullishStrings, opt } from './wire.ts';
 
-const str = () => opt(z.string());
-const strings = () => opt(z.array(z.string()));
+const str = () => nullishString;
+const strings = () => nullishStrings;
 
 /** A reference to an external system (read-only, currently unused by the service). */
 export const ExternalRefSchema = loose({
@@ -54,14 +54,14 @@ export const TaskSchema = loose({
   annotations: opt(z.array(AnnotationSchema)),
   approverIds: strings(),
   stepApproverIds: strings(),
-  commentCount: opt(z.number()),
+  commentCount: nullishNumber,
   createdAt: str(),
   updatedAt: str(),
   deletedAt: str(),
   createdByUserId: str(),
   userId: str(),
   data: opt(map(z.unknown())),
-  emergencyAccess: opt(z.boolean()),
+  emergencyAccess: nullishBoolean,
   externalRefs: opt(z.array(ExternalRefSchema)),
   form: opt(FormSchema),
   insightIds: strings(),

@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
-import { loose, opt } from './wire.ts';
+import { loose, nullishNumber, opt } from './wire.ts';
 
 /** The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds. */
 export const TokenResponseSchema = loose({
   access_token: z.string().check(z.minLength(1, { error: 'expected a non-empty access token' })),
   token_type: opt(z.string()),
-  expires_in: opt(z.number()),
+  expires_in: nullishNumber,
 });
 /** The token endpoint's answer. */
 export type TokenResponse = z.output<typeof TokenResponseSchema>;

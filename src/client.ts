@@ -121,9 +121,4 @@ export class IdGovClient {
   toJSON(): { baseUrl: string; credentials: string } {
     return { baseUrl: this.baseUrl, credentials: this.#describeAuth };
   }
-
-  /** What `console.log(client)` shows in Node, Bun and Deno. */
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `IdGovClient { baseUrl: '${this.baseUrl}', credentials: ${this.#describeAuth} }`;
-  }
 }

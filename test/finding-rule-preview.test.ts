@@ -26,8 +26,8 @@ const rule = (
 });
 
 describe('previewFindingRules', () => {
-  it('applies matching rules in ascending evaluationOrder; the last writer of a field wins', () => {
-    const { finding, trace } = previewFindingRules(LOW, [
+  it('applies matching rules in ascending evaluationOrder; the last writer of a field wins', async () => {
+    const { finding, trace } = await previewFindingRules(LOW, [
       rule('c', 30, [{ setSeverity: { severity: 'FINDING_SEVERITY_CRITICAL' } }]),
       rule('a', 10, [
         { setSeverity: { severity: 'FINDING_SEVERITY_MEDIUM' } },
@@ -42,18 +42,18 @@ describe('previewFindingRules', () => {
     expect(LOW.tags).toEqual({ team: 'sec' }); // the input is not modified
   });
 
-  it('orders ties by rule ID, whatever the input order', () => {
+  it('orders ties by rule ID, whatever the input order', async () => {
     const rules = [rule('z', 5, []), rule('m', 5, []), rule('a', 5, [])];
-    expect(previewFindingRules(LOW, rules).trace.map((t) => t.ruleId)).toEqual(['a', 'm', 'z']);
-    expect(previewFindingRules(LOW, [...rules].reverse()).trace.map((t) => t.ruleId)).toEqual([
+    expect((await previewFindingRules(LOW, rules)).trace.map((t) => t.ruleId)).toEqual(['a', 'm', 'z']);
+    expect((await previewFindingRules(LOW, [...rules].reverse())).trace.map((t) => t.ruleId)).toEqual([
       'a',
       'm',
       'z',
     ]);
   });
 
-  it('set then remove of the same tag removes it; remove then set leaves it set', () => {
-    const setThenRemove = previewFindingRules(LOW, [
+  it('set then remove of the same tag removes it; remove then set leaves it set', async () => {
+    const setThenRemove = await previewFindingRules(LOW, [
       rule('1', 1, [{ setTags: { tags: { temp: 'x' } } }]),
       rule('2', 2, [{ removeTags: { keys: ['temp'] } }]),
     ]);
@@ -61,16 +61,16 @@ describe('previewFindingRules', () => {
     expect(setThenRemove.trace[1]?.changes).toEqual([
       { field: 'tags.temp', transform: 'removeTags', from: 'x', to: undefined },
     ]);
-    const removeThenSet = previewFindingRules(LOW, [
+    const removeThenSet = await previewFindingRules(LOW, [
       rule('1', 1, [{ removeTags: { keys: ['team'] } }]),
       rule('2', 2, [{ setTags: { tags: { team: 'platform' } } }]),
     ]);
     expect(removeThenSet.finding.tags).toEqual({ team: 'platform' });
   });
 
-  it('evaluates CEL conditions on the finding, with snake_case and camelCase fields', () => {
+  it('evaluates CEL conditions on the finding, with snake_case and camelCase fields', async () => {
     const raise = [{ setSeverity: { severity: 'FINDING_SEVERITY_HIGH' } }];
-    const { trace, finding } = previewFindingRules({ ...LOW, riskScore: 42 }, [
+    const { trace, finding } = await previewFindingRules({ ...LOW, riskScore: 42 }, [
       rule('hit', 1, raise, {
         condition: "finding.risk_score > 80 && finding.severity == 'FINDING_SEVERITY_LOW'",
       }),
@@ -83,8 +83,8 @@ describe('previewFindingRules', () => {
     expect(finding.tags).toEqual({ team: 'sec' });
   });
 
-  it('reports an invalid or non-boolean condition in the trace, not as a crash, and does not match', () => {
-    const { trace, finding } = previewFindingRules(LOW, [
+  it('reports an invalid or non-boolean condition in the trace, not as a crash, and does not match', async () => {
+    const { trace, finding } = await previewFindingRules(LOW, [
       rule('syntax', 1, [{ setTags: { tags: { a: '1' } } }], { condition: 'finding.severity ==' }),
       rule('type', 2, [{ setTags: { tags: { b: '1' } } }], { condition: 'finding.severity' }),
       rule('missing', 3, [{ setTags: { tags: { c: '1' } } }], { condition: "finding.nope == 'x'" }),
@@ -94,9 +94,9 @@ describe('previewFindingRules', () => {
     expect(finding.tags).toEqual({ team: 'sec' });
   });
 
-  it('skips disabled rules and rules scoped to another finding type or app', () => {
+  it('skips disabled rules and rules scoped to another finding type or app', async () => {
     const tag = (k: string) => [{ setTags: { tags: { [k]: '1' } } }];
-    const { trace, finding } = previewFindingRules(LOW, [
+    const { trace, finding } = await previewFindingRules(LOW, [
       rule('off', 1, tag('off'), { enabled: false }),
       rule('type', 2, tag('type'), { findingType: 'FINDING_TYPE_NHI_UNOWNED' }),
       rule('app', 3, tag('app'), { appId: 'app-2' }),
@@ -113,8 +113,8 @@ describe('previewFindingRules', () => {
     expect(Object.keys(finding.tags ?? {}).sort()).toEqual(['any', 'same', 'team']);
   });
 
-  it('skips and reports a transform kind it does not know', () => {
-    const { trace, finding } = previewFindingRules(LOW, [
+  it('skips and reports a transform kind it does not know', async () => {
+    const { trace, finding } = await previewFindingRules(LOW, [
       rule('new', 1, [
         { setAssignee: { userId: 'u-1' } } as never,
         { setSeverity: { severity: 'FINDING_SEVERITY_INFO' } },

@@ -214,8 +214,9 @@ describe('errors', () => {
       expect(shown).not.toContain('tok-1');
       expect(shown).not.toContain(CLIENT_SECRET);
     }
-    expect(inspect(client)).toBe(
-      "IdGovClient { baseUrl: 'https://tenant.test', credentials: client credentials (client_id sync@tenant.test/pcc) }",
+    expect(inspect(client)).toContain("baseUrl: 'https://tenant.test'");
+    expect(JSON.stringify(client)).toBe(
+      '{"baseUrl":"https://tenant.test","credentials":"client credentials (client_id sync@tenant.test/pcc)"}',
     );
   });
 

@@ -1,4 +1,3 @@
-import { parse } from '@marcbachmann/cel-js';
 import type { z } from 'zod/mini';
 import { FindingType } from '../../schemas/enums.ts';
 import {
@@ -87,8 +86,11 @@ function celContext(finding: PreviewFinding): Record<string, unknown> {
   return { finding: toCel(finding) };
 }
 
-function evaluateCondition(condition: string, context: Record<string, unknown>): boolean | string {
+type Cel = typeof import('@marcbachmann/cel-js');
+
+function evaluateCondition(cel: Cel, condition: string, context: Record<string, unknown>): boolean | string {
   if (!condition.trim()) return true; // an empty condition matches every finding
+  const { parse } = cel;
   try {
     const result = parse(condition)(context);
     return typeof result === 'boolean' ? result : `condition yields ${typeof result}, not a boolean`;
@@ -131,16 +133,19 @@ function inEvaluationOrder(rules: readonly FindingTransformationRule[]): Finding
  * an unknown transform kind is skipped and reported. Nothing is thrown for a bad rule.
  *
  * @example
- * const { finding, trace } = previewFindingRules(
+ * const { finding, trace } = await previewFindingRules(
  *   { severity: 'FINDING_SEVERITY_LOW', tags: {}, risk_score: 90 },
  *   [{ id: 'r1', enabled: true, condition: 'finding.risk_score > 80', transforms: [{ setSeverity: { severity: 'FINDING_SEVERITY_HIGH' } }] }],
  * );
  * finding.severity; // 'FINDING_SEVERITY_HIGH'
  */
-export function previewFindingRules<F extends PreviewFinding>(
+export async function previewFindingRules<F extends PreviewFinding>(
   finding: F,
   rules: readonly PreviewRule[],
-): FindingRulesPreview<F> {
+): Promise<FindingRulesPreview<F>> {
+  // Loaded on first use: the CEL engine is larger than the rest of the client, and declares no
+  // sideEffects, so a static import would ride along in every bundle that imports the SDK.
+  const cel = await import('@marcbachmann/cel-js');
   const parsed = rules.map((rule, i) => parseRequest(FindingTransformationRuleSchema, rule, `rule ${i}`));
   const context = celContext(finding);
   const result: F = { ...finding, tags: { ...(finding.tags ?? {}) } };
@@ -155,7 +160,7 @@ export function previewFindingRules<F extends PreviewFinding>(
     if (rule.enabled === false) return { ...base, outcome: 'disabled' };
     const outOfScope = scopeMismatch(rule, finding);
     if (outOfScope) return { ...base, outcome: 'out-of-scope', reason: outOfScope };
-    const matched = evaluateCondition(rule.condition ?? '', context);
+    const matched = evaluateCondition(cel, rule.condition ?? '', context);
     if (typeof matched === 'string') return { ...base, outcome: 'condition-error', reason: matched };
     if (!matched) return { ...base, outcome: 'not-matched' };
     const changes: FieldChange[] = [];

@@ -5,7 +5,12 @@ import {
 import type { APIClient, RequestOptions } from '../core/api-client.ts';
 import { RequestValidationError } from '../core/errors.ts';
 import { pathParam } from '../core/url.ts';
-import type { FindingRulesPreview, PreviewFinding, PreviewRule } from './finding-rule-preview.ts';
+import {
+  type FindingRulesPreview,
+  type PreviewFinding,
+  type PreviewRule,
+  previewFindingRules,
+} from './finding-rule-preview.ts';
 
 /** Finding transformation rules: `GET /api/v1/findings/transformation-rules/{id}`. Reach it as `client.findingRules`. */
 export class FindingRules {
@@ -36,8 +41,7 @@ export class FindingRules {
 
   /**
    * Previews what rules will do to `finding` (see {@link previewFindingRules}); rules given by ID
-   * are fetched first. The CEL engine is loaded on first use, so clients that never preview do not
-   * carry it.
+   * are fetched first.
    *
    * @example
    * const { finding, trace } = await client.findingRules.preview(
@@ -59,7 +63,6 @@ export class FindingRules {
         return fetched;
       }),
     );
-    const { previewFindingRules } = await import('./finding-rule-preview.ts');
     return previewFindingRules(finding, resolved);
   }
 }

@@ -2,7 +2,7 @@
  * `idgov-fake-tenant`: serves a fake tenant on loopback for tests written in any language.
  * Prints one JSON line (base URL, client credentials, an HMAC listener) and serves until stopped.
  *
- *   idgov-fake-tenant [--port 8080] [--tasks 100] [--seed 1]
+ *   idgov-fake-tenant [--port 8080] [--tasks 100] [--seed 1] [--latency 0]
  *
  * @internal
  * @module
@@ -15,9 +15,14 @@ const { values } = parseArgs({
     port: { type: 'string', default: '0' },
     tasks: { type: 'string', default: '100' },
     seed: { type: 'string', default: '1' },
+    latency: { type: 'string', default: '0' },
   },
 });
-const tenant = new FakeTenant({ tasks: Number(values.tasks), seed: Number(values.seed) });
+const tenant = new FakeTenant({
+  tasks: Number(values.tasks),
+  seed: Number(values.seed),
+  latencyMs: Number(values.latency),
+});
 const listener = tenant.addListener({ id: 'demo' });
 const { url, close } = await tenant.listen({ port: Number(values.port) });
 console.log(

@@ -1,4 +1,4 @@
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JSONWebKeySet, type JWK } from 'jose';
+import type { JSONWebKeySet, JWK } from 'jose';
 import type { JwtAlgorithm } from './key-inspect.ts';
 
 /** A signing key pair for a JWT listener, with the JWKS document to host. */
@@ -28,6 +28,8 @@ export async function generateWebhookKeyPair(
   alg: JwtAlgorithm = 'ES256',
   options: { kid?: string } = {},
 ): Promise<WebhookKeyPair> {
+  // Loaded here, not at the top: a static jose import would put jose in every webhooks bundle.
+  const { calculateJwkThumbprint, exportJWK, generateKeyPair } = await import('jose');
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   const exported = await exportJWK(publicKey);
   const kid = options.kid ?? (await calculateJwkThumbprint(exported));

@@ -232,9 +232,4 @@ export class WebhookSender {
   toJSON(): { url: string; auth: string } {
     return { url: this.url, auth: this.#signer.description };
   }
-
-  /** What `console.log(sender)` shows in Node, Bun and Deno. */
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `WebhookSender { url: '${this.url}', auth: ${this.#signer.description} }`;
-  }
 }

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.ts';
-import { bodyHash, hmacSignature, importHmacKey } from './hmac.ts';
+import { bodyHash, hmacSignature } from './hmac.ts';
 import { inferAlgorithm, type JwtAlgorithm, type PrivateKeyInput } from './key-inspect.ts';
 import { DEFAULT_JWT_LIFETIME_SECONDS, MAX_JWT_LIFETIME_SECONDS, WebhookHeader } from './limits.ts';
 
@@ -44,12 +44,11 @@ export function hmacSigner(auth: HmacAuth): Signer {
       'hmac.secret has surrounding whitespace (a copy-paste slip?): trim it; the secret is used byte for byte.',
     );
   }
-  let key: Promise<CryptoKey> | undefined;
+  const key = { secret };
   return {
     description: 'hmac',
     async sign(body, eventId, timestamp) {
-      key ??= importHmacKey(secret);
-      return { [WebhookHeader.SIGNATURE]: await hmacSignature(await key, String(timestamp), eventId, body) };
+      return { [WebhookHeader.SIGNATURE]: await hmacSignature(key, String(timestamp), eventId, body) };
     },
   };
 }

@@ -1,0 +1,183 @@
+/** Paging benchmarks: throughput, prefetch, memory over 100,000 tasks, token requests under concurrency. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { IdGovClient } from '@idgov/sdk';
+import { FakeTenant } from '@idgov/sdk/testing';
+import { interleaved, type Result, SMALL } from './support.ts';
+
+interface Served {
+  readonly baseUrl: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly child: ChildProcess;
+}
+
+/** The fake tenant in its own process, so its work does not share the measured event loop. */
+async function serve(tasks: number, latencyMs = 0): Promise<Served> {
+  const bin = new URL('../dist/bin.js', import.meta.url).pathname;
+  const child = spawn(process.execPath, [bin, '--tasks', String(tasks), '--latency', String(latencyMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve) =>
+    createInterface({ input: child.stdout! }).once('line', resolve),
+  );
+  return { ...JSON.parse(line), child };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function viewsPerSecondSdk(served: Served, prefetch: boolean): Promise<number> {
+  const client = new IdGovClient({ baseUrl: served.baseUrl, credentials: served });
+  const started = performance.now();
+  let views = 0;
+  for await (const view of client.tasks.search({ pageSize: 100 }, { prefetch })) if (view.task) views += 1;
+  return views / ((performance.now() - started) / 1000);
+}
+
+/** The limit: what a hand-written loop of fetch and JSON.parse does over the same server. */
+async function viewsPerSecondRaw(served: Served): Promise<number> {
+  const started = performance.now();
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: served.clientId,
+    client_secret: served.clientSecret,
+  });
+  const { access_token } = (await (
+    await fetch(`${served.baseUrl}/auth/v1/token`, { method: 'POST', body: form })
+  ).json()) as {
+    access_token: string;
+  };
+  let views = 0;
+  let pageToken = '';
+  do {
+    const response = await fetch(`${served.baseUrl}/api/v1/search/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(pageToken ? { pageSize: 100, pageToken } : { pageSize: 100 }),
+    });
+    const page = JSON.parse(await response.text()) as { list: unknown[]; nextPageToken: string };
+    views += page.list.length;
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return views / ((performance.now() - started) / 1000);
+}
+
+export async function pagingBenchmarks(): Promise<Result[]> {
+  const results: Result[] = [];
+  const tasks = SMALL ? 1_000 : 10_000;
+  const served = await serve(tasks);
+  try {
+    const rounds = SMALL ? 1 : 5;
+    const plain = await interleaved(
+      rounds,
+      () => viewsPerSecondSdk(served, false),
+      () => viewsPerSecondRaw(served),
+    );
+    results.push({
+      name: `paging: views/s, for await over ${tasks} views (pages of 100)`,
+      value: plain.subject,
+      reference: plain.reference,
+      unit: 'views/s',
+      ratio: plain.subject / plain.reference,
+      goal: '>= 0.9 of fetch + JSON.parse',
+      met: plain.subject / plain.reference >= 0.9,
+    });
+    const ahead = await interleaved(
+      rounds,
+      () => viewsPerSecondSdk(served, true),
+      () => viewsPerSecondRaw(served),
+    );
+    results.push({
+      name: 'paging: the same with prefetch',
+      value: ahead.subject,
+      reference: ahead.reference,
+      unit: 'views/s',
+      ratio: ahead.subject / ahead.reference,
+      goal: '(informative)',
+      met: true,
+    });
+  } finally {
+    served.child.kill();
+  }
+
+  // Prefetch: 20 ms of server latency and 20 ms of caller work per page, 20 pages.
+  const slow = await serve(2_000, 20);
+  try {
+    const timed = (prefetch: boolean) => async () => {
+      const client = new IdGovClient({ baseUrl: slow.baseUrl, credentials: slow });
+      await client.tasks.search({ pageSize: 10 }); // token, warm connection
+      const started = performance.now();
+      let pages = 0;
+      for await (const _ of client.tasks.search({ pageSize: 100 }, { prefetch }).pages()) {
+        await sleep(20); // the caller's own work on the page
+        if (++pages === 20) break;
+      }
+      return performance.now() - started;
+    };
+    const { subject, reference } = await interleaved(SMALL ? 1 : 3, timed(true), timed(false));
+    results.push({
+      name: 'prefetch: 20 pages, 20 ms latency + 20 ms work',
+      value: subject,
+      reference,
+      unit: 'ms',
+      ratio: subject / reference,
+      goal: '<= 0.6 of no prefetch',
+      met: subject / reference <= 0.6,
+    });
+  } finally {
+    slow.child.kill();
+  }
+
+  // Memory: heap after 100,000 tasks against heap after the first page.
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    const count = SMALL ? 5_000 : 100_000;
+    const big = await serve(count);
+    try {
+      const client = new IdGovClient({ baseUrl: big.baseUrl, credentials: big });
+      let seen = 0;
+      let afterFirst = 0;
+      for await (const view of client.tasks.search({ pageSize: 100 })) {
+        if (view.task) seen += 1;
+        if (seen === 100) {
+          gc();
+          afterFirst = process.memoryUsage().heapUsed;
+        }
+      }
+      gc();
+      const afterAll = process.memoryUsage().heapUsed;
+      results.push({
+        name: `memory: heap after ${seen} tasks`,
+        value: afterAll / 2 ** 20,
+        reference: afterFirst / 2 ** 20,
+        unit: 'MiB',
+        ratio: afterAll / afterFirst,
+        goal: '<= 2x heap after the first page',
+        met: afterAll / afterFirst <= 2,
+      });
+    } finally {
+      big.child.kill();
+    }
+  }
+
+  // Token: 1,000 concurrent searches on a fresh client.
+  const tenant = new FakeTenant({ tasks: 10 });
+  const server = await tenant.listen();
+  try {
+    const client = new IdGovClient({ baseUrl: server.url, credentials: tenant.client });
+    await Promise.all(
+      Array.from({ length: SMALL ? 100 : 1_000 }, () => client.tasks.search({ pageSize: 10 })),
+    );
+    results.push({
+      name: `token: token requests for ${SMALL ? 100 : 1_000} concurrent searches`,
+      value: tenant.stats.tokensIssued,
+      unit: 'requests',
+      ratio: tenant.stats.tokensIssued,
+      goal: 'exactly 1',
+      met: tenant.stats.tokensIssued === 1,
+    });
+  } finally {
+    await server.close();
+  }
+  return results;
+}

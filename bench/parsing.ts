@@ -1,0 +1,45 @@
+/** Parsing: our response schema against JSON.parse alone, on a page of 100 realistic views. */
+import { TaskSearchResponseSchema } from '@idgov/sdk/schemas';
+import { FakeTenant } from '@idgov/sdk/testing';
+import { interleaved, msPerCall, type Result, SMALL } from './support.ts';
+
+export async function parsingBenchmarks(): Promise<Result[]> {
+  const tenant = new FakeTenant({ tasks: 100, seed: 3 });
+  const server = await tenant.listen();
+  let text: string;
+  try {
+    // A real page as the service would send it, with expanded objects.
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      ...{ client_id: tenant.client.clientId, client_secret: tenant.client.clientSecret },
+    });
+    const { access_token } = (await (
+      await fetch(`${server.url}/auth/v1/token`, { method: 'POST', body: form })
+    ).json()) as { access_token: string };
+    const response = await fetch(`${server.url}/api/v1/search/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}` },
+      body: JSON.stringify({ pageSize: 100, expandMask: { paths: ['app_id', 'user_id'] } }),
+    });
+    text = await response.text();
+  } finally {
+    await server.close();
+  }
+  const iterations = SMALL ? 20 : 200;
+  const { subject, reference } = await interleaved(
+    SMALL ? 1 : 7,
+    () => msPerCall(() => TaskSearchResponseSchema.parse(JSON.parse(text)), iterations),
+    () => msPerCall(() => JSON.parse(text), iterations),
+  );
+  return [
+    {
+      name: `parsing: a 100-view page (${Math.round(text.length / 1024)} KiB), JSON.parse + schema`,
+      value: subject,
+      reference,
+      unit: 'ms',
+      ratio: subject / reference,
+      goal: '<= 2.0 of JSON.parse alone',
+      met: subject / reference <= 2,
+    },
+  ];
+}
