@@ -3,22 +3,42 @@ import { defineEnum, type OpenEnum } from './open-enum.ts';
 // Every enum of SPEC.md (and FACTS.md for findingType, severity and the policy enums), written as
 // SPEC.md writes them: a prefix and the suffixes. Each is open: `type X` also admits new strings.
 
-/** Task state (`Task.state`, `TaskSearchRequest.taskStates`). */
+/**
+ * Task state (`Task.state`, `TaskSearchRequest.taskStates`).
+ *
+ * @group Schemas
+ */
 export const TaskState = defineEnum('TASK_STATE_', ['UNSPECIFIED', 'OPEN', 'CLOSED']);
-/** Task state; unknown values from the service pass through. */
+/**
+ * Task state; unknown values from the service pass through.
+ *
+ * @group Schemas
+ */
 export type TaskState = OpenEnum<typeof TaskState>;
 
-/** Processing state of a task (`Task.processing`). */
+/**
+ * Processing state of a task (`Task.processing`).
+ *
+ * @group Schemas
+ */
 export const TaskProcessingType = defineEnum('TASK_PROCESSING_TYPE_', [
   'UNSPECIFIED',
   'PROCESSING',
   'WAITING',
   'DONE',
 ]);
-/** Processing state; unknown values pass through. */
+/**
+ * Processing state; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type TaskProcessingType = OpenEnum<typeof TaskProcessingType>;
 
-/** Where a task came from (`Task.origin`). */
+/**
+ * Where a task came from (`Task.origin`).
+ *
+ * @group Schemas
+ */
 export const TaskOrigin = defineEnum('TASK_ORIGIN_', [
   'UNSPECIFIED',
   'PROFILE_MEMBERSHIP_AUTOMATION',
@@ -35,10 +55,18 @@ export const TaskOrigin = defineEnum('TASK_ORIGIN_', [
   'ACCESS_REVIEW',
   'CASCADE_DELETE',
 ]);
-/** Task origin; unknown values pass through. */
+/**
+ * Task origin; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type TaskOrigin = OpenEnum<typeof TaskOrigin>;
 
-/** Actions the calling user may perform on a task (`Task.actions`). */
+/**
+ * Actions the calling user may perform on a task (`Task.actions`).
+ *
+ * @group Schemas
+ */
 export const TaskActionType = defineEnum('TASK_ACTION_TYPE_', [
   'UNSPECIFIED',
   'CLOSE',
@@ -69,25 +97,49 @@ export const TaskActionType = defineEnum('TASK_ACTION_TYPE_', [
   'UPDATE_GRANT_DURATION',
   'RETRY_PROVISIONING',
 ]);
-/** Task action; unknown values pass through. */
+/**
+ * Task action; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type TaskActionType = OpenEnum<typeof TaskActionType>;
 
-/** Insight recommendation on a task (`Task.recommendation`). */
+/**
+ * Insight recommendation on a task (`Task.recommendation`).
+ *
+ * @group Schemas
+ */
 export const InsightRecommendation = defineEnum('INSIGHT_RECOMMENDATION_', [
   'UNSPECIFIED',
   'APPROVE',
   'DENY',
   'REVIEW',
 ]);
-/** Insight recommendation; unknown values pass through. */
+/**
+ * Insight recommendation; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type InsightRecommendation = OpenEnum<typeof InsightRecommendation>;
 
-/** Source of an external reference (`ExternalRef.externalRefSource`). */
+/**
+ * Source of an external reference (`ExternalRef.externalRefSource`).
+ *
+ * @group Schemas
+ */
 export const ExternalRefSource = defineEnum('', ['UNSPECIFIED', 'TICKETING']);
-/** External reference source; unknown values pass through. */
+/**
+ * External reference source; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type ExternalRefSource = OpenEnum<typeof ExternalRefSource>;
 
-/** Outcome of a grant task. */
+/**
+ * Outcome of a grant task.
+ *
+ * @group Schemas
+ */
 export const GrantOutcome = defineEnum('GRANT_OUTCOME_', [
   'UNSPECIFIED',
   'GRANTED',
@@ -96,10 +148,18 @@ export const GrantOutcome = defineEnum('GRANT_OUTCOME_', [
   'CANCELLED',
   'WAIT_TIMED_OUT',
 ]);
-/** Grant outcome; unknown values pass through. */
+/**
+ * Grant outcome; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type GrantOutcome = OpenEnum<typeof GrantOutcome>;
 
-/** Outcome of a revoke task. */
+/**
+ * Outcome of a revoke task.
+ *
+ * @group Schemas
+ */
 export const RevokeOutcome = defineEnum('REVOKE_OUTCOME_', [
   'UNSPECIFIED',
   'REVOKED',
@@ -108,10 +168,18 @@ export const RevokeOutcome = defineEnum('REVOKE_OUTCOME_', [
   'CANCELLED',
   'WAIT_TIMED_OUT',
 ]);
-/** Revoke outcome; unknown values pass through. */
+/**
+ * Revoke outcome; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type RevokeOutcome = OpenEnum<typeof RevokeOutcome>;
 
-/** Outcome of a certify task. */
+/**
+ * Outcome of a certify task.
+ *
+ * @group Schemas
+ */
 export const CertifyOutcome = defineEnum('CERTIFY_OUTCOME_', [
   'UNSPECIFIED',
   'CERTIFIED',
@@ -120,10 +188,18 @@ export const CertifyOutcome = defineEnum('CERTIFY_OUTCOME_', [
   'CANCELLED',
   'WAIT_TIMED_OUT',
 ]);
-/** Certify outcome; unknown values pass through. */
+/**
+ * Certify outcome; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type CertifyOutcome = OpenEnum<typeof CertifyOutcome>;
 
-/** Outcome of an offboarding task. */
+/**
+ * Outcome of an offboarding task.
+ *
+ * @group Schemas
+ */
 export const OffboardingOutcome = defineEnum('OFFBOARDING_OUTCOME_', [
   'UNSPECIFIED',
   'IN_PROGRESS',
@@ -131,20 +207,36 @@ export const OffboardingOutcome = defineEnum('OFFBOARDING_OUTCOME_', [
   'ERROR',
   'CANCELLED',
 ]);
-/** Offboarding outcome; unknown values pass through. */
+/**
+ * Offboarding outcome; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type OffboardingOutcome = OpenEnum<typeof OffboardingOutcome>;
 
-/** Outcome of a finding task. */
+/**
+ * Outcome of a finding task.
+ *
+ * @group Schemas
+ */
 export const FindingTaskOutcome = defineEnum('FINDING_TASK_OUTCOME_', [
   'UNSPECIFIED',
   'REMEDIATED',
   'RISK_ACCEPTED',
   'CANCELLED',
 ]);
-/** Finding task outcome; unknown values pass through. */
+/**
+ * Finding task outcome; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type FindingTaskOutcome = OpenEnum<typeof FindingTaskOutcome>;
 
-/** Kind of an action task (`TaskTypeAction.type`). */
+/**
+ * Kind of an action task (`TaskTypeAction.type`).
+ *
+ * @group Schemas
+ */
 export const ActionType = defineEnum('TYPE_', [
   'UNSPECIFIED',
   'GRANT',
@@ -153,10 +245,18 @@ export const ActionType = defineEnum('TYPE_', [
   'TOOL_CALL',
   'MANUAL',
 ]);
-/** Action kind; unknown values pass through. */
+/**
+ * Action kind; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type ActionType = OpenEnum<typeof ActionType>;
 
-/** Outcome of an action task. */
+/**
+ * Outcome of an action task.
+ *
+ * @group Schemas
+ */
 export const ActionOutcome = defineEnum('ACTION_OUTCOME_', [
   'UNSPECIFIED',
   'SUCCESS',
@@ -164,53 +264,109 @@ export const ActionOutcome = defineEnum('ACTION_OUTCOME_', [
   'ERROR',
   'CANCELLED',
 ]);
-/** Action outcome; unknown values pass through. */
+/**
+ * Action outcome; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type ActionOutcome = OpenEnum<typeof ActionOutcome>;
 
-/** Operation of a connector action reference. */
+/**
+ * Operation of a connector action reference.
+ *
+ * @group Schemas
+ */
 export const ConnectorActionOperation = defineEnum('OPERATION_', ['UNSPECIFIED', 'GRANT']);
-/** Connector action operation; unknown values pass through. */
+/**
+ * Connector action operation; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type ConnectorActionOperation = OpenEnum<typeof ConnectorActionOperation>;
 
-/** Account status of the app user subject (`TaskSearchRequest.accountStatuses`). */
+/**
+ * Account status of the app user subject (`TaskSearchRequest.accountStatuses`).
+ *
+ * @group Schemas
+ */
 export const AccountStatus = defineEnum('STATUS_', ['UNSPECIFIED', 'ENABLED', 'DISABLED', 'DELETED']);
-/** Account status; unknown values pass through. */
+/**
+ * Account status; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type AccountStatus = OpenEnum<typeof AccountStatus>;
 
-/** App user type (`TaskSearchRequest.accountTypes`). */
+/**
+ * App user type (`TaskSearchRequest.accountTypes`).
+ *
+ * @group Schemas
+ */
 export const AppUserType = defineEnum('APP_USER_TYPE_', [
   'UNSPECIFIED',
   'USER',
   'SERVICE_ACCOUNT',
   'SYSTEM_ACCOUNT',
 ]);
-/** App user type; unknown values pass through. */
+/**
+ * App user type; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type AppUserType = OpenEnum<typeof AppUserType>;
 
-/** Current step filter (`TaskSearchRequest.currentStep`). */
+/**
+ * Current step filter (`TaskSearchRequest.currentStep`).
+ *
+ * @group Schemas
+ */
 export const TaskSearchCurrentStep = defineEnum('TASK_SEARCH_CURRENT_STEP_', [
   'UNSPECIFIED',
   'APPROVAL',
   'PROVISION',
 ]);
-/** Current step filter; unknown values pass through. */
+/**
+ * Current step filter; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type TaskSearchCurrentStep = OpenEnum<typeof TaskSearchCurrentStep>;
 
-/** Emergency access filter (`TaskSearchRequest.emergencyStatus`). */
+/**
+ * Emergency access filter (`TaskSearchRequest.emergencyStatus`).
+ *
+ * @group Schemas
+ */
 export const EmergencyStatus = defineEnum('', ['UNSPECIFIED', 'ALL', 'NON_EMERGENCY', 'EMERGENCY']);
-/** Emergency access filter; unknown values pass through. */
+/**
+ * Emergency access filter; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type EmergencyStatus = OpenEnum<typeof EmergencyStatus>;
 
-/** Pending action filter (`TaskSearchRequest.pendingActionFilter`). */
+/**
+ * Pending action filter (`TaskSearchRequest.pendingActionFilter`).
+ *
+ * @group Schemas
+ */
 export const PendingActionFilter = defineEnum('PENDING_ACTION_FILTER_', [
   'UNSPECIFIED',
   'WITH_PENDING',
   'WITHOUT_PENDING',
 ]);
-/** Pending action filter; unknown values pass through. */
+/**
+ * Pending action filter; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type PendingActionFilter = OpenEnum<typeof PendingActionFilter>;
 
-/** Sort order of task search (`TaskSearchRequest.sortBy`). */
+/**
+ * Sort order of task search (`TaskSearchRequest.sortBy`).
+ *
+ * @group Schemas
+ */
 export const TaskSearchSortBy = defineEnum('TASK_SEARCH_SORT_BY_', [
   'UNSPECIFIED',
   'ACCOUNT',
@@ -222,10 +378,18 @@ export const TaskSearchSortBy = defineEnum('TASK_SEARCH_SORT_BY_', [
   'REVERSE_CREATED_AT',
   'APP_RESOURCE_ID_AND_APP_ENTITLEMENT',
 ]);
-/** Task search sort order; unknown values pass through. */
+/**
+ * Task search sort order; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type TaskSearchSortBy = OpenEnum<typeof TaskSearchSortBy>;
 
-/** Type of the current policy step (`TaskSearchRequest.stepApprovalTypes`). */
+/**
+ * Type of the current policy step (`TaskSearchRequest.stepApprovalTypes`).
+ *
+ * @group Schemas
+ */
 export const StepApprovalType = defineEnum('STEP_APPROVAL_TYPE_', [
   'UNSPECIFIED',
   'USERS',
@@ -239,10 +403,18 @@ export const StepApprovalType = defineEnum('STEP_APPROVAL_TYPE_', [
   'RESOURCE_OWNERS',
   'AGENT',
 ]);
-/** Step approval type; unknown values pass through. */
+/**
+ * Step approval type; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type StepApprovalType = OpenEnum<typeof StepApprovalType>;
 
-/** Type of finding a transformation rule applies to (FACTS.md; newer services add more). */
+/**
+ * Type of finding a transformation rule applies to (FACTS.md; newer services add more).
+ *
+ * @group Schemas
+ */
 export const FindingType = defineEnum('FINDING_TYPE_', [
   'UNSPECIFIED',
   'SIMILAR_USERNAME_MATCH',
@@ -258,10 +430,18 @@ export const FindingType = defineEnum('FINDING_TYPE_', [
   'DECOY_PUBLICLY_EXPOSED',
   'CREDENTIAL_EXPIRING',
 ]);
-/** Finding type; unknown values pass through. */
+/**
+ * Finding type; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type FindingType = OpenEnum<typeof FindingType>;
 
-/** Finding severity (`setSeverity.severity`). */
+/**
+ * Finding severity (`setSeverity.severity`).
+ *
+ * @group Schemas
+ */
 export const FindingSeverity = defineEnum('FINDING_SEVERITY_', [
   'UNSPECIFIED',
   'INFO',
@@ -270,15 +450,31 @@ export const FindingSeverity = defineEnum('FINDING_SEVERITY_', [
   'HIGH',
   'CRITICAL',
 ]);
-/** Finding severity; unknown values pass through. */
+/**
+ * Finding severity; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type FindingSeverity = OpenEnum<typeof FindingSeverity>;
 
-/** State of a policy step instance (FACTS.md). */
+/**
+ * State of a policy step instance (FACTS.md).
+ *
+ * @group Schemas
+ */
 export const PolicyStepState = defineEnum('POLICY_STEP_STATE_', ['UNSPECIFIED', 'ACTIVE', 'DONE']);
-/** Policy step state; unknown values pass through. */
+/**
+ * Policy step state; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type PolicyStepState = OpenEnum<typeof PolicyStepState>;
 
-/** Kind of policy (FACTS.md). */
+/**
+ * Kind of policy (FACTS.md).
+ *
+ * @group Schemas
+ */
 export const PolicyType = defineEnum('POLICY_TYPE_', [
   'UNSPECIFIED',
   'GRANT',
@@ -287,10 +483,18 @@ export const PolicyType = defineEnum('POLICY_TYPE_', [
   'ACCESS_REQUEST',
   'PROVISION',
 ]);
-/** Policy kind; unknown values pass through. */
+/**
+ * Policy kind; unknown values pass through.
+ *
+ * @group Schemas
+ */
 export type PolicyType = OpenEnum<typeof PolicyType>;
 
-/** Allowed `TaskExpandMask.paths` values (SPEC.md 2.1); `ALL` (`*`) expands everything. */
+/**
+ * Allowed `TaskExpandMask.paths` values (SPEC.md 2.1); `ALL` (`*`) expands everything.
+ *
+ * @group Schemas
+ */
 export const TaskExpandPath = Object.freeze({
   ALL: '*',
   ACCESS_REVIEW_ID: 'access_review_id',
@@ -308,5 +512,9 @@ export const TaskExpandPath = Object.freeze({
   SCOPE_ROLE_RESOURCES: 'scope_role_resources',
   RESOURCE: 'resource',
 } as const);
-/** An expand mask path; paths the service adds later are accepted too. */
+/**
+ * An expand mask path; paths the service adds later are accepted too.
+ *
+ * @group Schemas
+ */
 export type TaskExpandPath = OpenEnum<typeof TaskExpandPath>;

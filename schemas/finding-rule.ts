@@ -5,16 +5,30 @@ import { loose, map, nullishBoolean, nullishNumber, nullishString, oneOf, opt } 
 
 const str = () => nullishString;
 
-/** Transform: set the finding's severity. */
+/**
+ * Transform: set the finding's severity.
+ *
+ * @group Schemas
+ */
 export const SetSeverityTransformSchema = loose({ severity: opt(openEnum(FindingSeverity)) });
-/** Transform: merge these tags into the finding's tags. */
+/**
+ * Transform: merge these tags into the finding's tags.
+ *
+ * @group Schemas
+ */
 export const SetTagsTransformSchema = loose({ tags: opt(map(z.string())) });
-/** Transform: remove the tags with these keys. */
+/**
+ * Transform: remove the tags with these keys.
+ *
+ * @group Schemas
+ */
 export const RemoveTagsTransformSchema = loose({ keys: opt(z.array(z.string())) });
 
 /**
  * One transform of a rule: exactly one of `setSeverity`, `setTags`, `removeTags`; switch on `kind`.
  * Kinds the service adds later (e.g. `setAssignee`) parse as `kind: 'unknown'` with their data kept.
+ *
+ * @group Schemas
  */
 export const FindingTransformSchema = oneOf(
   'kind',
@@ -25,12 +39,18 @@ export const FindingTransformSchema = oneOf(
     removeTags: RemoveTagsTransformSchema,
   },
 );
-/** One transform of a rule; switch on `kind`. */
+/**
+ * One transform of a rule; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export type FindingTransform = z.output<typeof FindingTransformSchema>;
 
 /**
  * A finding transformation rule: when `condition` (a CEL expression) matches a finding, its
  * `transforms` apply, rules in ascending `evaluationOrder`, the last writer of a field winning.
+ *
+ * @group Schemas
  */
 export const FindingTransformationRuleSchema = loose({
   id: str(),
@@ -46,14 +66,26 @@ export const FindingTransformationRuleSchema = loose({
   createdAt: str(),
   updatedAt: str(),
 });
-/** A finding transformation rule. */
+/**
+ * A finding transformation rule.
+ *
+ * @group Schemas
+ */
 export type FindingTransformationRule = z.output<typeof FindingTransformationRuleSchema>;
 
-/** The answer of the rule lookup. */
+/**
+ * The answer of the rule lookup.
+ *
+ * @group Schemas
+ */
 export const GetFindingTransformationRuleResponseSchema = loose({
   transformationRule: opt(FindingTransformationRuleSchema),
 });
-/** The answer of the rule lookup. */
+/**
+ * The answer of the rule lookup.
+ *
+ * @group Schemas
+ */
 export type GetFindingTransformationRuleResponse = z.output<
   typeof GetFindingTransformationRuleResponseSchema
 >;

@@ -5,7 +5,11 @@ const str = () => nullishString;
 // Field kinds' own settings are not listed by the service: kept as sent, typed as an open record.
 const anything = z.looseObject({});
 
-/** A form field: common fields and exactly one of seven field kinds; switch on `kind`. */
+/**
+ * A form field: common fields and exactly one of seven field kinds; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export const FormFieldSchema = oneOf(
   'kind',
   {
@@ -25,10 +29,18 @@ export const FormFieldSchema = oneOf(
     stringMapField: anything,
   },
 );
-/** A form field; switch on `kind`. */
+/**
+ * A form field; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export type FormField = z.output<typeof FormFieldSchema>;
 
-/** A group of form fields. */
+/**
+ * A group of form fields.
+ *
+ * @group Schemas
+ */
 export const FieldGroupSchema = loose({
   default: nullishBoolean,
   displayName: str(),
@@ -36,10 +48,18 @@ export const FieldGroupSchema = loose({
   name: str(),
   fields: opt(z.array(z.string())),
 });
-/** A group of form fields. */
+/**
+ * A group of form fields.
+ *
+ * @group Schemas
+ */
 export type FieldGroup = z.output<typeof FieldGroupSchema>;
 
-/** A rule between form fields: exactly one of four kinds; switch on `kind`. */
+/**
+ * A rule between form fields: exactly one of four kinds; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export const FieldRelationshipSchema = oneOf(
   'kind',
   { fieldNames: opt(z.array(z.string())) },
@@ -50,10 +70,18 @@ export const FieldRelationshipSchema = oneOf(
     dependentOn: loose({ dependencyFieldNames: opt(z.array(z.string())) }),
   },
 );
-/** A rule between form fields; switch on `kind`. */
+/**
+ * A rule between form fields; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export type FieldRelationship = z.output<typeof FieldRelationshipSchema>;
 
-/** A request form. */
+/**
+ * A request form.
+ *
+ * @group Schemas
+ */
 export const FormSchema = loose({
   id: str(),
   displayName: str(),
@@ -62,5 +90,9 @@ export const FormSchema = loose({
   fieldGroups: opt(z.array(FieldGroupSchema)),
   fieldRelationships: opt(z.array(FieldRelationshipSchema)),
 });
-/** A request form. */
+/**
+ * A request form.
+ *
+ * @group Schemas
+ */
 export type Form = z.output<typeof FormSchema>;

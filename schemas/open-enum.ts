@@ -3,6 +3,8 @@ import * as z from 'zod/mini';
 /**
  * The type of an enum the service may extend: its known values, plus any other string.
  * `(string & {})` keeps editor completion for the known values while accepting new ones.
+ *
+ * @group Schemas
  */
 export type OpenEnum<E extends Record<string, string>> = E[keyof E] | (string & {});
 
@@ -12,6 +14,8 @@ export type OpenEnum<E extends Record<string, string>> = E[keyof E] | (string & 
  * @example
  * const TaskState = defineEnum('TASK_STATE_', ['UNSPECIFIED', 'OPEN', 'CLOSED']);
  * TaskState.OPEN; // 'TASK_STATE_OPEN'
+ *
+ * @group Schemas
  */
 export function defineEnum<const P extends string, const K extends readonly string[]>(
   prefix: P,
@@ -28,6 +32,8 @@ export function defineEnum<const P extends string, const K extends readonly stri
  *
  * @example
  * if (!isKnownEnumValue(TaskState, task.state)) console.warn(`new task state ${task.state}`);
+ *
+ * @group Schemas
  */
 export function isKnownEnumValue<E extends Record<string, string>>(
   enumObject: E,
@@ -39,6 +45,8 @@ export function isKnownEnumValue<E extends Record<string, string>>(
 /**
  * The schema of an open enum: any string parses (unknown values pass through unchanged),
  * and the inferred type still lists the known values.
+ *
+ * @group Schemas
  */
 export function openEnum<E extends Record<string, string>>(
   _enumObject: E,

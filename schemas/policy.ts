@@ -5,7 +5,11 @@ import { loose, map, nullishString, oneOf, opt } from './wire.ts';
 
 const str = () => nullishString;
 
-/** A policy step kind's own payload: its state and outcome (values not listed by the service). */
+/**
+ * A policy step kind's own payload: its state and outcome (values not listed by the service).
+ *
+ * @group Schemas
+ */
 export const PolicyStepKindSchema = loose({ state: str(), outcome: str() });
 
 const stepKinds = {
@@ -18,21 +22,41 @@ const stepKinds = {
   action: PolicyStepKindSchema,
 };
 
-/** A step still to process: exactly one of seven kinds; switch on `kind`. */
+/**
+ * A step still to process: exactly one of seven kinds; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export const PolicyStepSchema = oneOf('kind', {}, stepKinds);
-/** A step still to process; switch on `kind`. */
+/**
+ * A step still to process; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export type PolicyStep = z.output<typeof PolicyStepSchema>;
 
-/** A step instance: common fields and exactly one of seven kinds; switch on `kind`. */
+/**
+ * A step instance: common fields and exactly one of seven kinds; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export const PolicyStepInstanceSchema = oneOf(
   'kind',
   { id: str(), policyGenerationId: str(), state: opt(openEnum(PolicyStepState)) },
   stepKinds,
 );
-/** A step instance; switch on `kind`. */
+/**
+ * A step instance; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export type PolicyStepInstance = z.output<typeof PolicyStepInstanceSchema>;
 
-/** A policy (FACTS.md). */
+/**
+ * A policy (FACTS.md).
+ *
+ * @group Schemas
+ */
 export const PolicySchema = loose({
   id: str(),
   displayName: str(),
@@ -42,15 +66,27 @@ export const PolicySchema = loose({
   createdAt: str(),
   updatedAt: str(),
 });
-/** A policy. */
+/**
+ * A policy.
+ *
+ * @group Schemas
+ */
 export type Policy = z.output<typeof PolicySchema>;
 
-/** The policy attached to a task: the current step, the completed ones and those still to come. */
+/**
+ * The policy attached to a task: the current step, the completed ones and those still to come.
+ *
+ * @group Schemas
+ */
 export const PolicyInstanceSchema = loose({
   current: opt(PolicyStepInstanceSchema),
   history: opt(z.array(PolicyStepInstanceSchema)),
   next: opt(z.array(PolicyStepSchema)),
   policy: opt(PolicySchema),
 });
-/** The policy attached to a task. */
+/**
+ * The policy attached to a task.
+ *
+ * @group Schemas
+ */
 export type PolicyInstance = z.output<typeof PolicyInstanceSchema>;

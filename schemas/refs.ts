@@ -1,19 +1,35 @@
 import * as z from 'zod/mini';
 import { loose, opt } from './wire.ts';
 
-/** Reference to an app resource. */
+/**
+ * Reference to an app resource.
+ *
+ * @group Schemas
+ */
 export const AppResourceRefSchema = loose({
   appId: opt(z.string()),
   appResourceTypeId: opt(z.string()),
   id: opt(z.string()),
 });
-/** Reference to an app resource. */
+/**
+ * Reference to an app resource.
+ *
+ * @group Schemas
+ */
 export type AppResourceRef = z.output<typeof AppResourceRefSchema>;
 
-/** Reference to an app entitlement (FACTS.md). */
+/**
+ * Reference to an app entitlement (FACTS.md).
+ *
+ * @group Schemas
+ */
 export const AppEntitlementRefSchema = loose({
   appId: opt(z.string()),
   id: opt(z.string()),
 });
-/** Reference to an app entitlement. */
+/**
+ * Reference to an app entitlement.
+ *
+ * @group Schemas
+ */
 export type AppEntitlementRef = z.output<typeof AppEntitlementRefSchema>;

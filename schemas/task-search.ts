@@ -32,35 +32,65 @@ import {
 const ids = () => z.nullish(z.array(z.string()));
 const enums = <E extends Record<string, string>>(e: E) => z.nullish(z.array(openEnum(e)));
 
-/** What to inline in `expanded`; paths the service adds later are accepted too. */
+/**
+ * What to inline in `expanded`; paths the service adds later are accepted too.
+ *
+ * @group Schemas
+ */
 export const TaskExpandMaskSchema = z.strictObject({ paths: z.nullish(z.array(openEnum(TaskExpandPath))) });
-/** What to inline in `expanded`, e.g. `{ paths: ['app_id', 'user_id'] }`. */
+/**
+ * What to inline in `expanded`, e.g. `{ paths: ['app_id', 'user_id'] }`.
+ *
+ * @group Schemas
+ */
 export type TaskExpandMask = z.input<typeof TaskExpandMaskSchema>;
 
-/** A task reference in a search: the task ID. */
+/**
+ * A task reference in a search: the task ID.
+ *
+ * @group Schemas
+ */
 export const TaskRefSchema = z.strictObject({ id: z.string() });
-/** A task reference in a search. */
+/**
+ * A task reference in a search.
+ *
+ * @group Schemas
+ */
 export type TaskRef = z.input<typeof TaskRefSchema>;
 
-/** The task type variants this SDK knows. */
+/**
+ * The task type variants this SDK knows.
+ *
+ * @group Schemas
+ */
 export type KnownTaskTypeKind = Exclude<TaskTypeKind, 'unknown'>;
 /**
  * A task type filter: exactly one variant, usually empty, e.g. `{ grant: {} }`. A variant this SDK
  * does not know is sent as given (the service may know it).
+ *
+ * @group Schemas
  */
 export type TaskTypeFilter =
   | { [K in KnownTaskTypeKind]: { [P in K]: Record<string, unknown> } }[KnownTaskTypeKind]
   | Record<string, Record<string, unknown>>;
 
 const TASK_TYPE_FILTER = 'expected an object with exactly one task type variant, such as { grant: {} }';
-/** A task type filter: an object with exactly one key whose value is an object. */
+/**
+ * A task type filter: an object with exactly one key whose value is an object.
+ *
+ * @group Schemas
+ */
 export const TaskTypeFilterSchema = z
   .record(z.string(), z.record(z.string(), z.unknown()))
   .check(
     z.refine((value) => Object.keys(value).length === 1, { error: TASK_TYPE_FILTER }),
   ) as unknown as z.ZodMiniType<TaskTypeFilter, TaskTypeFilter>;
 
-/** The body of a task search. Every field is optional; an empty request searches all tasks. */
+/**
+ * The body of a task search. Every field is optional; an empty request searches all tasks.
+ *
+ * @group Schemas
+ */
 export const TaskSearchRequestSchema = z.strictObject({
   accessReviewIds: ids(),
   accountOwnerIds: ids(),
@@ -109,28 +139,46 @@ export const TaskSearchRequestSchema = z.strictObject({
   taskTypes: z.nullish(z.array(TaskTypeFilterSchema)),
   userEmploymentStatuses: ids(),
 });
-/** A task search as you write it: dates may be `Date`s, durations numbers of seconds. */
+/**
+ * A task search as you write it: dates may be `Date`s, durations numbers of seconds.
+ *
+ * @group Schemas
+ */
 export type TaskSearchRequest = z.input<typeof TaskSearchRequestSchema>;
-/** A task search as sent on the wire (dates and durations serialised). */
+/**
+ * A task search as sent on the wire (dates and durations serialised).
+ *
+ * @group Schemas
+ */
 export type TaskSearchRequestBody = z.output<typeof TaskSearchRequestSchema>;
 
 // ---- response (lenient: nulls accepted, unknown fields and values kept) ----------------------
 
 const str = () => nullishString;
 
-/** What the calling user may do to an object. */
+/**
+ * What the calling user may do to an object.
+ *
+ * @group Schemas
+ */
 export const ActorObjectPermissionsSchema = loose({
   read: nullishBoolean,
   edit: nullishBoolean,
   delete: nullishBoolean,
   extra: opt(map(z.boolean())),
 });
-/** What the calling user may do to an object. */
+/**
+ * What the calling user may do to an object.
+ *
+ * @group Schemas
+ */
 export type ActorObjectPermissions = z.output<typeof ActorObjectPermissionsSchema>;
 
 /**
  * One search result: the task, the caller's permissions on it, and JSONPATH strings
  * (`"$.expanded[0]"`) locating related objects in the page's `expanded` array.
+ *
+ * @group Schemas
  */
 export const TaskViewSchema = loose({
   task: opt(TaskSchema),
@@ -151,22 +199,40 @@ export const TaskViewSchema = loose({
   stepApproversPath: str(),
   userPath: str(),
 });
-/** One search result. */
+/**
+ * One search result.
+ *
+ * @group Schemas
+ */
 export type TaskView = z.output<typeof TaskViewSchema>;
 
 /**
  * A related object inlined by the expand mask. `@type` names its serialized type
  * (e.g. `"type.googleapis.com/svc.api.app.v1.App"`); its fields are the service's and kept as sent.
+ *
+ * @group Schemas
  */
 export const ExpandedObjectSchema = z.looseObject({ '@type': str() });
-/** A related object inlined by the expand mask. */
+/**
+ * A related object inlined by the expand mask.
+ *
+ * @group Schemas
+ */
 export type ExpandedObject = z.output<typeof ExpandedObjectSchema>;
 
-/** One page of task search results. */
+/**
+ * One page of task search results.
+ *
+ * @group Schemas
+ */
 export const TaskSearchResponseSchema = loose({
   list: opt(z.array(TaskViewSchema)),
   expanded: opt(z.array(ExpandedObjectSchema)),
   nextPageToken: str(),
 });
-/** One page of task search results. `nextPageToken` is empty on the last page. */
+/**
+ * One page of task search results. `nextPageToken` is empty on the last page.
+ *
+ * @group Schemas
+ */
 export type TaskSearchResponse = z.output<typeof TaskSearchResponseSchema>;

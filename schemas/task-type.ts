@@ -15,7 +15,11 @@ import { loose, map, nullishBoolean, nullishNumber, nullishString, oneOf, opt } 
 
 const str = () => nullishString;
 
-/** Where a grant task came from. */
+/**
+ * Where a grant task came from.
+ *
+ * @group Schemas
+ */
 export const TaskGrantSourceSchema = loose({
   conversationId: str(),
   externalUrl: str(),
@@ -23,19 +27,43 @@ export const TaskGrantSourceSchema = loose({
   requestId: str(),
   isExtension: nullishBoolean,
 });
-/** Where a grant task came from. */
+/**
+ * Where a grant task came from.
+ *
+ * @group Schemas
+ */
 export type TaskGrantSource = z.output<typeof TaskGrantSourceSchema>;
 
-/** Revoke source variant: created by a denied certify ticket of an access review. */
+/**
+ * Revoke source variant: created by a denied certify ticket of an access review.
+ *
+ * @group Schemas
+ */
 export const TaskRevokeSourceReviewSchema = loose({ accessReviewId: str(), certTicketId: str() });
-/** Revoke source variant: requested by a user. */
+/**
+ * Revoke source variant: requested by a user.
+ *
+ * @group Schemas
+ */
 export const TaskRevokeSourceRequestSchema = loose({ requestUserId: str() });
-/** Revoke source variant: the grant expired. */
+/**
+ * Revoke source variant: the grant expired.
+ *
+ * @group Schemas
+ */
 export const TaskRevokeSourceExpiredSchema = loose({ expiredAt: str() });
-/** Revoke source variant: revoked for non-usage. */
+/**
+ * Revoke source variant: revoked for non-usage.
+ *
+ * @group Schemas
+ */
 export const TaskRevokeSourceNonUsageSchema = loose({ expiresAt: str(), lastLogin: str() });
 
-/** Why a revoke task exists: exactly one of `review`, `request`, `expired`, `nonUsage`; switch on `kind`. */
+/**
+ * Why a revoke task exists: exactly one of `review`, `request`, `expired`, `nonUsage`; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export const TaskRevokeSourceSchema = oneOf(
   'kind',
   {},
@@ -46,10 +74,18 @@ export const TaskRevokeSourceSchema = oneOf(
     nonUsage: TaskRevokeSourceNonUsageSchema,
   },
 );
-/** Why a revoke task exists; switch on `kind`. */
+/**
+ * Why a revoke task exists; switch on `kind`.
+ *
+ * @group Schemas
+ */
 export type TaskRevokeSource = z.output<typeof TaskRevokeSourceSchema>;
 
-/** The grant variant of a task type. */
+/**
+ * The grant variant of a task type.
+ *
+ * @group Schemas
+ */
 export const TaskTypeGrantSchema = loose({
   appEntitlementId: str(),
   appId: str(),
@@ -60,10 +96,18 @@ export const TaskTypeGrantSchema = loose({
   outcomeTime: str(),
   source: opt(TaskGrantSourceSchema),
 });
-/** The grant variant of a task type. */
+/**
+ * The grant variant of a task type.
+ *
+ * @group Schemas
+ */
 export type TaskTypeGrant = z.output<typeof TaskTypeGrantSchema>;
 
-/** The revoke variant of a task type. */
+/**
+ * The revoke variant of a task type.
+ *
+ * @group Schemas
+ */
 export const TaskTypeRevokeSchema = loose({
   appEntitlementId: str(),
   appId: str(),
@@ -74,10 +118,18 @@ export const TaskTypeRevokeSchema = loose({
   resource: opt(AppResourceRefSchema),
   source: opt(TaskRevokeSourceSchema),
 });
-/** The revoke variant of a task type. */
+/**
+ * The revoke variant of a task type.
+ *
+ * @group Schemas
+ */
 export type TaskTypeRevoke = z.output<typeof TaskTypeRevokeSchema>;
 
-/** The certify variant of a task type. */
+/**
+ * The certify variant of a task type.
+ *
+ * @group Schemas
+ */
 export const TaskTypeCertifySchema = loose({
   accessReviewId: str(),
   accessReviewSelection: str(),
@@ -89,29 +141,53 @@ export const TaskTypeCertifySchema = loose({
   outcomeTime: str(),
   resource: opt(AppResourceRefSchema),
 });
-/** The certify variant of a task type. */
+/**
+ * The certify variant of a task type.
+ *
+ * @group Schemas
+ */
 export type TaskTypeCertify = z.output<typeof TaskTypeCertifySchema>;
 
-/** The offboarding variant of a task type. */
+/**
+ * The offboarding variant of a task type.
+ *
+ * @group Schemas
+ */
 export const TaskTypeOffboardingSchema = loose({
   subjectUserId: str(),
   outcome: opt(openEnum(OffboardingOutcome)),
   outcomeTime: str(),
 });
-/** The offboarding variant of a task type. */
+/**
+ * The offboarding variant of a task type.
+ *
+ * @group Schemas
+ */
 export type TaskTypeOffboarding = z.output<typeof TaskTypeOffboardingSchema>;
 
-/** The finding variant of a task type. */
+/**
+ * The finding variant of a task type.
+ *
+ * @group Schemas
+ */
 export const TaskTypeFindingSchema = loose({
   findingId: str(),
   findingType: str(),
   outcome: opt(openEnum(FindingTaskOutcome)),
   outcomeTime: str(),
 });
-/** The finding variant of a task type. */
+/**
+ * The finding variant of a task type.
+ *
+ * @group Schemas
+ */
 export type TaskTypeFinding = z.output<typeof TaskTypeFindingSchema>;
 
-/** Reference to a connector resource action. */
+/**
+ * Reference to a connector resource action.
+ *
+ * @group Schemas
+ */
 export const ConnectorResourceActionRefSchema = loose({
   appId: str(),
   connectorActionDisplayName: str(),
@@ -119,14 +195,22 @@ export const ConnectorResourceActionRefSchema = loose({
   connectorId: str(),
   resourceTypeId: str(),
 });
-/** Reference to a connector action. */
+/**
+ * Reference to a connector action.
+ *
+ * @group Schemas
+ */
 export const ConnectorActionRefSchema = loose({
   appId: str(),
   connectorId: str(),
   operation: opt(openEnum(ConnectorActionOperation)),
 });
 
-/** The action an action task runs: exactly one target reference; switch on `targetKind`. */
+/**
+ * The action an action task runs: exactly one target reference; switch on `targetKind`.
+ *
+ * @group Schemas
+ */
 export const ActionInstanceSchema = oneOf(
   'targetKind',
   { displayName: str() },
@@ -135,10 +219,18 @@ export const ActionInstanceSchema = oneOf(
     connectorActionRef: ConnectorActionRefSchema,
   },
 );
-/** The action an action task runs; switch on `targetKind`. */
+/**
+ * The action an action task runs; switch on `targetKind`.
+ *
+ * @group Schemas
+ */
 export type ActionInstance = z.output<typeof ActionInstanceSchema>;
 
-/** Scope-role target of an action task. */
+/**
+ * Scope-role target of an action task.
+ *
+ * @group Schemas
+ */
 export const ScopeRoleSchema = loose({
   appId: str(),
   roleResourceId: str(),
@@ -147,10 +239,18 @@ export const ScopeRoleSchema = loose({
   scopeResourceTypeId: str(),
   grantDuration: str(),
 });
-/** Scope-role target of an action task. */
+/**
+ * Scope-role target of an action task.
+ *
+ * @group Schemas
+ */
 export type ScopeRole = z.output<typeof ScopeRoleSchema>;
 
-/** Gated tool call target of an action task. */
+/**
+ * Gated tool call target of an action task.
+ *
+ * @group Schemas
+ */
 export const GatedToolCallTargetSchema = loose({
   appEntitlementId: str(),
   appId: str(),
@@ -165,15 +265,31 @@ export const GatedToolCallTargetSchema = loose({
   toolInput: opt(map(z.unknown())),
   toolOutput: z.unknown(),
 });
-/** Gated tool call target of an action task. */
+/**
+ * Gated tool call target of an action task.
+ *
+ * @group Schemas
+ */
 export type GatedToolCallTarget = z.output<typeof GatedToolCallTargetSchema>;
 
-/** Finding target of an action task. */
+/**
+ * Finding target of an action task.
+ *
+ * @group Schemas
+ */
 export const FindingTargetSchema = loose({ findingId: str(), findingType: str() });
-/** Finding target of an action task. */
+/**
+ * Finding target of an action task.
+ *
+ * @group Schemas
+ */
 export type FindingTarget = z.output<typeof FindingTargetSchema>;
 
-/** The action variant of a task type; its target is exactly one of three, switch on `targetKind`. */
+/**
+ * The action variant of a task type; its target is exactly one of three, switch on `targetKind`.
+ *
+ * @group Schemas
+ */
 export const TaskTypeActionSchema = oneOf(
   'targetKind',
   {
@@ -190,10 +306,18 @@ export const TaskTypeActionSchema = oneOf(
   },
   { scopeRole: ScopeRoleSchema, toolCall: GatedToolCallTargetSchema, finding: FindingTargetSchema },
 );
-/** The action variant of a task type. */
+/**
+ * The action variant of a task type.
+ *
+ * @group Schemas
+ */
 export type TaskTypeAction = z.output<typeof TaskTypeActionSchema>;
 
-/** The type of a task: exactly one of six variants; switch on `kind` to narrow. */
+/**
+ * The type of a task: exactly one of six variants; switch on `kind` to narrow.
+ *
+ * @group Schemas
+ */
 export const TaskTypeSchema = oneOf(
   'kind',
   {},
@@ -209,7 +333,13 @@ export const TaskTypeSchema = oneOf(
 /**
  * The type of a task; switch on `kind` (`'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' |
  * 'finding' | 'unknown'`) to narrow to the variant.
+ *
+ * @group Schemas
  */
 export type TaskType = z.output<typeof TaskTypeSchema>;
-/** The name of a task type variant. */
+/**
+ * The name of a task type variant.
+ *
+ * @group Schemas
+ */
 export type TaskTypeKind = TaskType['kind'];

@@ -17,28 +17,54 @@ import { loose, map, nullishBoolean, nullishNumber, nullishString, nullishString
 const str = () => nullishString;
 const strings = () => nullishStrings;
 
-/** A reference to an external system (read-only, currently unused by the service). */
+/**
+ * A reference to an external system (read-only, currently unused by the service).
+ *
+ * @group Schemas
+ */
 export const ExternalRefSchema = loose({
   externalRefSource: opt(openEnum(ExternalRefSource)),
   name: str(),
   url: str(),
 });
-/** A reference to an external system. */
+/**
+ * A reference to an external system.
+ *
+ * @group Schemas
+ */
 export type ExternalRef = z.output<typeof ExternalRefSchema>;
 
-/** An ancestor entitlement also revoked when a revoke task is approved. */
+/**
+ * An ancestor entitlement also revoked when a revoke task is approved.
+ *
+ * @group Schemas
+ */
 export const TaskRevocationTargetSchema = loose({ entitlementRef: opt(AppEntitlementRefSchema) });
-/** An ancestor entitlement also revoked when a revoke task is approved. */
+/**
+ * An ancestor entitlement also revoked when a revoke task is approved.
+ *
+ * @group Schemas
+ */
 export type TaskRevocationTarget = z.output<typeof TaskRevocationTargetSchema>;
 
-/** A typed annotation: `@type` names its serialized type; its other fields are kept as sent. */
+/**
+ * A typed annotation: `@type` names its serialized type; its other fields are kept as sent.
+ *
+ * @group Schemas
+ */
 export const AnnotationSchema = z.looseObject({ '@type': str() });
-/** A typed annotation. */
+/**
+ * A typed annotation.
+ *
+ * @group Schemas
+ */
 export type Annotation = z.output<typeof AnnotationSchema>;
 
 /**
  * An access task. `numericId` is an int64 carried as a string (never parse it to a number);
  * date-times are RFC 3339 strings and durations `"3600s"` strings, as the service sends them.
+ *
+ * @group Schemas
  */
 export const TaskSchema = loose({
   id: str(),
@@ -70,5 +96,9 @@ export const TaskSchema = loose({
   policyGenerationId: str(),
   revocationTargets: opt(z.array(TaskRevocationTargetSchema)),
 });
-/** An access task. */
+/**
+ * An access task.
+ *
+ * @group Schemas
+ */
 export type Task = z.output<typeof TaskSchema>;

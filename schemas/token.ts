@@ -1,19 +1,35 @@
 import * as z from 'zod/mini';
 import { loose, nullishNumber, opt } from './wire.ts';
 
-/** The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds. */
+/**
+ * The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds.
+ *
+ * @group Schemas
+ */
 export const TokenResponseSchema = loose({
   access_token: z.string().check(z.minLength(1, { error: 'expected a non-empty access token' })),
   token_type: opt(z.string()),
   expires_in: nullishNumber,
 });
-/** The token endpoint's answer. */
+/**
+ * The token endpoint's answer.
+ *
+ * @group Schemas
+ */
 export type TokenResponse = z.output<typeof TokenResponseSchema>;
 
-/** The token endpoint's error answer (RFC 6749 section 5.2). */
+/**
+ * The token endpoint's error answer (RFC 6749 section 5.2).
+ *
+ * @group Schemas
+ */
 export const TokenErrorResponseSchema = loose({
   error: opt(z.string()),
   error_description: opt(z.string()),
 });
-/** The token endpoint's error answer. */
+/**
+ * The token endpoint's error answer.
+ *
+ * @group Schemas
+ */
 export type TokenErrorResponse = z.output<typeof TokenErrorResponseSchema>;

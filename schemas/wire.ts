@@ -1,36 +1,70 @@
 import * as z from 'zod/mini';
 
-/** Flattens intersections so editors show one object type. */
+/**
+ * Flattens intersections so editors show one object type.
+ *
+ * @group Schemas
+ */
 export type Prettify<T> = { [K in keyof T]: T[K] } & {};
 
 /**
  * A response object: unknown fields are kept at run time (the service grows), but the static
  * type lists only the known fields, so a typo such as `task.dispalyName` is a compile error.
+ *
+ * @group Schemas
  */
 export function loose<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, z.core.$strip> {
   return z.looseObject(shape) as unknown as z.ZodMiniObject<S, z.core.$strip>;
 }
 
-/** A response field: any of them may be missing or `null` (FACTS.md), and is kept as sent. */
+/**
+ * A response field: any of them may be missing or `null` (FACTS.md), and is kept as sent.
+ *
+ * @group Schemas
+ */
 export const opt = z.nullish;
 
 // One shared instance per common field type: parsing is measurably faster when every string field
 // runs the same schema object (monomorphic call sites), and nothing is lost since they are immutable.
-/** A string response field, possibly missing or `null`. */
+/**
+ * A string response field, possibly missing or `null`.
+ *
+ * @group Schemas
+ */
 export const nullishString = opt(z.string());
-/** A string-array response field, possibly missing or `null`. */
+/**
+ * A string-array response field, possibly missing or `null`.
+ *
+ * @group Schemas
+ */
 export const nullishStrings = opt(z.array(z.string()));
-/** A boolean response field, possibly missing or `null`. */
+/**
+ * A boolean response field, possibly missing or `null`.
+ *
+ * @group Schemas
+ */
 export const nullishBoolean = opt(z.boolean());
-/** A number response field, possibly missing or `null`. */
+/**
+ * A number response field, possibly missing or `null`.
+ *
+ * @group Schemas
+ */
 export const nullishNumber = opt(z.number());
 
-/** A string-to-value map. */
+/**
+ * A string-to-value map.
+ *
+ * @group Schemas
+ */
 export function map<V extends z.core.SomeType>(value: V) {
   return z.record(z.string(), value);
 }
 
-/** One member of a parsed "exactly one variant" union: the discriminator names the variant that is set. */
+/**
+ * One member of a parsed "exactly one variant" union: the discriminator names the variant that is set.
+ *
+ * @group Schemas
+ */
 export type VariantMember<D extends string, B, K extends PropertyKey, V> = Prettify<
   B & { readonly [P in D]: K } & { [P in K]: V }
 >;
@@ -39,6 +73,8 @@ export type VariantMember<D extends string, B, K extends PropertyKey, V> = Prett
  * The parsed shape of an "exactly one variant" object: switch on the discriminator (`kind` or
  * `targetKind`) and TypeScript narrows to the variant. A variant this SDK does not know yet parses
  * as `'unknown'` with its data kept on the object.
+ *
+ * @group Schemas
  */
 export type OneOf<D extends string, B, V extends Record<string, unknown>> =
   | { [K in keyof V]: VariantMember<D, B, K, V[K]> }[keyof V]
@@ -48,6 +84,8 @@ export type OneOf<D extends string, B, V extends Record<string, unknown>> =
  * Schema of an object with common fields `base` and exactly one of `variants` set.
  * The variant that is set is written to `discriminator`; when several are set (a service bug),
  * the first in declaration order wins, and the others are still kept.
+ *
+ * @group Schemas
  */
 export function oneOf<
   const D extends string,
@@ -73,7 +111,11 @@ export function oneOf<
 
 const RFC3339 = 'expected an RFC 3339 date-time such as "2026-01-01T00:00:00Z", or a Date';
 
-/** A date-time request field: a `Date` or an RFC 3339 string, sent as an RFC 3339 string. */
+/**
+ * A date-time request field: a `Date` or an RFC 3339 string, sent as an RFC 3339 string.
+ *
+ * @group Schemas
+ */
 export const dateTimeInput = z.pipe(
   z.union(
     [
@@ -92,7 +134,11 @@ const DURATION = 'expected a duration such as "3600s" or "1.5s", or a number of 
 // protobuf's Duration range, in seconds.
 const MAX_DURATION_SECONDS = 315_576_000_000;
 
-/** A duration request field: `"3600s"` (protobuf JSON form) or a number of seconds. */
+/**
+ * A duration request field: `"3600s"` (protobuf JSON form) or a number of seconds.
+ *
+ * @group Schemas
+ */
 export const durationInput = z.pipe(
   z.union(
     [
@@ -112,5 +158,9 @@ export const durationInput = z.pipe(
 );
 
 const PAGE_SIZE = 'expected an integer: 10 to 100, or 0 for the service default (25)';
-/** A page size: a non-negative integer (the client clamps it to 10..100; 0 means the service default). */
+/**
+ * A page size: a non-negative integer (the client clamps it to 10..100; 0 means the service default).
+ *
+ * @group Schemas
+ */
 export const pageSizeInput = z.int32({ error: PAGE_SIZE }).check(z.nonnegative({ error: PAGE_SIZE }));

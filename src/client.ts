@@ -10,7 +10,11 @@ import { FindingRules } from './resources/finding-rules.ts';
 import { TaskSearch } from './resources/task-search.ts';
 import { VERSION } from './version.ts';
 
-/** Options of {@link IdGovClient}. Every one has a default or an environment variable. */
+/**
+ * Options of {@link IdGovClient}. Every one has a default or an environment variable.
+ *
+ * @group Client
+ */
 export interface ClientOptions {
   /**
    * The tenant base URL, e.g. `https://acme.example.com`. https is required except for loopback
@@ -75,6 +79,8 @@ function nonNegativeInteger(value: number | undefined, name: string, fallback: n
  * for await (const view of client.tasks.search({ taskStates: ['TASK_STATE_OPEN'] })) {
  *   console.log(view.task?.displayName);
  * }
+ *
+ * @group Client
  */
 export class IdGovClient {
   /** Task search. */

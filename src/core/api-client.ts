@@ -6,7 +6,11 @@ import type { Logger } from './logger.ts';
 import { notAPage, type Page, PagePromise, type PagingOptions } from './paging.ts';
 import { parseResponse } from './validation.ts';
 
-/** Options every call takes. */
+/**
+ * Options every call takes.
+ *
+ * @group Client
+ */
 export interface RequestOptions {
   /** Cancels the call at once, also while it waits to retry. */
   readonly signal?: AbortSignal | undefined;
@@ -22,7 +26,11 @@ export interface RequestOptions {
 const MIN_PAGE_SIZE = 10;
 const MAX_PAGE_SIZE = 100;
 
-/** The page size to send: 0 or missing leaves the service default; the rest is clamped to 10..100. */
+/**
+ * The page size to send: 0 or missing leaves the service default; the rest is clamped to 10..100.
+ *
+ * @group Client
+ */
 export function clampPageSize(pageSize: number | undefined): number | undefined {
   if (!pageSize) return undefined;
   return Math.min(MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, pageSize));
@@ -43,6 +51,8 @@ interface Call<S extends z.core.$ZodType> {
 /**
  * The resource-agnostic core of the client: authenticates every attempt, re-sends once after a
  * 401 with a new token, validates answers with the given schema, and builds paginators.
+ *
+ * @group Client
  */
 export class APIClient {
   readonly #baseUrl: string;

@@ -5,7 +5,11 @@ import { type ClientCredentials, TokenCache } from './token-cache.ts';
 
 export type { ClientCredentials } from './token-cache.ts';
 
-/** A static bearer token, sent as is (without a `Bearer ` prefix). */
+/**
+ * A static bearer token, sent as is (without a `Bearer ` prefix).
+ *
+ * @group Client
+ */
 export interface BearerToken {
   /** The access token. */
   readonly token: string;
@@ -14,13 +18,23 @@ export interface BearerToken {
 /**
  * Supplies tokens from your own source (a vault, another OAuth library). Called before every
  * request; after a 401 it is called once more with `forceRefresh: true`, and the request re-sent.
+ *
+ * @group Client
  */
 export type TokenProvider = (context: { forceRefresh: boolean; signal?: AbortSignal }) => Promise<string>;
 
-/** How the client authenticates: one of a static token, client credentials, or a provider. */
+/**
+ * How the client authenticates: one of a static token, client credentials, or a provider.
+ *
+ * @group Client
+ */
 export type Credentials = BearerToken | ClientCredentials | TokenProvider;
 
-/** Produces the `Authorization` value for each request and reacts to a 401. */
+/**
+ * Produces the `Authorization` value for each request and reacts to a 401.
+ *
+ * @group Client
+ */
 export interface Authenticator {
   /** The token to send now. */
   token(signal?: AbortSignal): Promise<string>;
@@ -45,7 +59,11 @@ function checkToken(token: unknown, what: string): string {
   return token;
 }
 
-/** Builds the authenticator for `credentials`; `tokenUrl` is the tenant's `/auth/v1/token`. */
+/**
+ * Builds the authenticator for `credentials`; `tokenUrl` is the tenant's `/auth/v1/token`.
+ *
+ * @group Client
+ */
 export function createAuthenticator(
   credentials: Credentials,
   tokenUrl: string,

@@ -9,7 +9,11 @@ import type { ValidationIssue } from './validation.ts';
 
 const PREFIX = '@idgov/sdk: ';
 
-/** Base class of every error thrown by this SDK. */
+/**
+ * Base class of every error thrown by this SDK.
+ *
+ * @group Errors
+ */
 export class IdGovError extends Error {
   override name = 'IdGovError';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -17,12 +21,20 @@ export class IdGovError extends Error {
   }
 }
 
-/** Options were wrong when a client, resource or sender was created: fix the code or the environment. */
+/**
+ * Options were wrong when a client, resource or sender was created: fix the code or the environment.
+ *
+ * @group Errors
+ */
 export class ConfigurationError extends IdGovError {
   override name = 'ConfigurationError';
 }
 
-/** A request was not sent because an argument is invalid; `field` names it. Nothing reached the network. */
+/**
+ * A request was not sent because an argument is invalid; `field` names it. Nothing reached the network.
+ *
+ * @group Errors
+ */
 export class RequestValidationError extends IdGovError {
   override name = 'RequestValidationError';
   /** The path of the first invalid field, e.g. `pageSize` or `taskTypes.0`. */
@@ -36,7 +48,11 @@ export class RequestValidationError extends IdGovError {
   }
 }
 
-/** The service answered 2xx but the body is not what the schema says; `rawBody` keeps what was received. */
+/**
+ * The service answered 2xx but the body is not what the schema says; `rawBody` keeps what was received.
+ *
+ * @group Errors
+ */
 export class ResponseValidationError extends IdGovError {
   override name = 'ResponseValidationError';
   /** The path of the first unexpected field (empty for a body that is not JSON at all). */
@@ -53,27 +69,47 @@ export class ResponseValidationError extends IdGovError {
   }
 }
 
-/** The service repeated a page token: paging stopped rather than loop or return tasks twice. */
+/**
+ * The service repeated a page token: paging stopped rather than loop or return tasks twice.
+ *
+ * @group Errors
+ */
 export class PaginationError extends IdGovError {
   override name = 'PaginationError';
 }
 
-/** No answer: the connection failed (DNS, refused, reset). Retried already, up to `maxRetries`. */
+/**
+ * No answer: the connection failed (DNS, refused, reset). Retried already, up to `maxRetries`.
+ *
+ * @group Errors
+ */
 export class ConnectionError extends IdGovError {
   override name = 'ConnectionError';
 }
 
-/** An attempt took longer than `timeout`. Retried already, up to `maxRetries`. */
+/**
+ * An attempt took longer than `timeout`. Retried already, up to `maxRetries`.
+ *
+ * @group Errors
+ */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
 }
 
-/** The caller's `AbortSignal` fired; `cause` is the signal's reason. */
+/**
+ * The caller's `AbortSignal` fired; `cause` is the signal's reason.
+ *
+ * @group Errors
+ */
 export class AbortError extends IdGovError {
   override name = 'AbortError';
 }
 
-/** What the failed request was, for messages and logs (never its headers). */
+/**
+ * What the failed request was, for messages and logs (never its headers).
+ *
+ * @group Errors
+ */
 export interface RequestSummary {
   /** HTTP method. */
   readonly method: string;
@@ -81,7 +117,11 @@ export interface RequestSummary {
   readonly path: string;
 }
 
-/** Fields of every {@link APIError}. */
+/**
+ * Fields of every {@link APIError}.
+ *
+ * @group Errors
+ */
 export interface APIErrorInit {
   /** HTTP status. */
   readonly status: number;
@@ -93,7 +133,11 @@ export interface APIErrorInit {
   readonly request: RequestSummary;
 }
 
-/** The service answered with a non-2xx status. A subclass per status family narrows it. */
+/**
+ * The service answered with a non-2xx status. A subclass per status family narrows it.
+ *
+ * @group Errors
+ */
 export class APIError extends IdGovError {
   override name = 'APIError';
   /** HTTP status. */
@@ -116,7 +160,11 @@ export class APIError extends IdGovError {
   }
 }
 
-/** 400: the service rejected the request as invalid. */
+/**
+ * 400: the service rejected the request as invalid.
+ *
+ * @group Errors
+ */
 export class BadRequestError extends APIError {
   override name = 'BadRequestError';
 }
@@ -124,6 +172,8 @@ export class BadRequestError extends APIError {
 /**
  * 401 (or a 400 from the token endpoint): the credentials were refused. `oauthError` and
  * `oauthErrorDescription` carry the token endpoint's RFC 6749 `error` and `error_description`.
+ *
+ * @group Errors
  */
 export class AuthenticationError extends APIError {
   override name = 'AuthenticationError';
@@ -140,37 +190,65 @@ export class AuthenticationError extends APIError {
   }
 }
 
-/** 403: authenticated, but not allowed. */
+/**
+ * 403: authenticated, but not allowed.
+ *
+ * @group Errors
+ */
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
 }
 
-/** 404: no such resource. */
+/**
+ * 404: no such resource.
+ *
+ * @group Errors
+ */
 export class NotFoundError extends APIError {
   override name = 'NotFoundError';
 }
 
-/** 409: conflicts with the current state (for webhooks: the event was already delivered). */
+/**
+ * 409: conflicts with the current state (for webhooks: the event was already delivered).
+ *
+ * @group Errors
+ */
 export class ConflictError extends APIError {
   override name = 'ConflictError';
 }
 
-/** 422: well-formed but semantically invalid. */
+/**
+ * 422: well-formed but semantically invalid.
+ *
+ * @group Errors
+ */
 export class UnprocessableEntityError extends APIError {
   override name = 'UnprocessableEntityError';
 }
 
-/** 429: rate limited after every retry, or asked to wait longer than the SDK will sleep. */
+/**
+ * 429: rate limited after every retry, or asked to wait longer than the SDK will sleep.
+ *
+ * @group Errors
+ */
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
 }
 
-/** 5xx: the service failed after every retry. */
+/**
+ * 5xx: the service failed after every retry.
+ *
+ * @group Errors
+ */
 export class InternalServerError extends APIError {
   override name = 'InternalServerError';
 }
 
-/** Which endpoint answered, where it changes the error class or the advice. */
+/**
+ * Which endpoint answered, where it changes the error class or the advice.
+ *
+ * @group Errors
+ */
 export type ErrorContext = {
   /** The token endpoint: its 400 and 401 are both authentication failures. */
   readonly tokenEndpoint?: boolean;
@@ -197,7 +275,11 @@ function serviceMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-/** Builds the {@link APIError} subclass for a status. The one place that maps statuses to classes. */
+/**
+ * Builds the {@link APIError} subclass for a status. The one place that maps statuses to classes.
+ *
+ * @group Errors
+ */
 export function makeAPIError(init: APIErrorInit, context: ErrorContext = {}, note?: string): APIError {
   const { status, request } = init;
   const said = serviceMessage(init.body);

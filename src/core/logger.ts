@@ -1,9 +1,17 @@
 import { readEnv } from './env.ts';
 
-/** How much the SDK logs: `off` (the default), or everything at and above a level. */
+/**
+ * How much the SDK logs: `off` (the default), or everything at and above a level.
+ *
+ * @group Client
+ */
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 
-/** Where log lines go; `console` fits. Lines never carry tokens, secrets or `Authorization` headers. */
+/**
+ * Where log lines go; `console` fits. Lines never carry tokens, secrets or `Authorization` headers.
+ *
+ * @group Client
+ */
 export interface Logger {
   /** Failures the caller will also see as errors. */
   error(message: string, data?: Record<string, unknown>): void;
@@ -24,6 +32,8 @@ function isLogLevel(value: string | undefined): value is LogLevel {
 
 /**
  * Builds the SDK's logger: `level` (else `IDGOV_LOG`, else `off`) filters what reaches `sink`.
+ *
+ * @group Client
  */
 export function createLogger(sink: Logger = console, level?: LogLevel): Logger {
   const env = readEnv('IDGOV_LOG');

@@ -1,6 +1,10 @@
 import { PaginationError } from './errors.ts';
 
-/** A page as SPEC.md section 8 defines it: results in `list`, and a `nextPageToken` that is empty on the last page. */
+/**
+ * A page as SPEC.md section 8 defines it: results in `list`, and a `nextPageToken` that is empty on the last page.
+ *
+ * @group Task search
+ */
 export interface Page<Item> {
   /** Up to page-size results; `null` or missing reads as none. */
   readonly list?: readonly Item[] | null | undefined;
@@ -12,6 +16,8 @@ export interface Page<Item> {
  * Why a 2xx body is not a page, if it is not: it has neither `list` nor `nextPageToken` but looks
  * like an error (`error`, `code` or `message`). Such a body must not pass for an empty last page.
  * A bare `{}` is a valid empty last page (services may omit empty fields).
+ *
+ * @group Task search
  */
 export function notAPage(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
@@ -23,10 +29,18 @@ export function notAPage(body: unknown): string | undefined {
     : undefined;
 }
 
-/** Fetches the page after `pageToken` (the first page for `undefined`). */
+/**
+ * Fetches the page after `pageToken` (the first page for `undefined`).
+ *
+ * @group Task search
+ */
 export type FetchPage<P> = (pageToken: string | undefined, signal: AbortSignal | undefined) => Promise<P>;
 
-/** Paging options of a list or search call. */
+/**
+ * Paging options of a list or search call.
+ *
+ * @group Task search
+ */
 export interface PagingOptions {
   /**
    * Request the next page while your loop works on the current one. At most one request runs
@@ -46,6 +60,8 @@ export interface PagingOptions {
  * for await (const view of client.tasks.search({ taskStates: [TaskState.OPEN] })) {
  *   console.log(view.task?.displayName);
  * }
+ *
+ * @group Task search
  */
 export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, AsyncIterable<Item> {
   readonly #fetchPage: FetchPage<P>;

@@ -28,7 +28,11 @@ function lifetimes(response: TokenResponse, now: number): { hardExpiry: number; 
   return { hardExpiry: now + lifetime - skew, softExpiry: now + lifetime - 2 * skew };
 }
 
-/** Client credentials for the token endpoint. Held privately; never logged or inspected. */
+/**
+ * Client credentials for the token endpoint. Held privately; never logged or inspected.
+ *
+ * @group Client
+ */
 export interface ClientCredentials {
   /** OAuth client ID, e.g. `name@tenant.example.com/pcc`. */
   readonly clientId: string;
@@ -46,6 +50,8 @@ export interface ClientCredentials {
  * - a caller whose token is past the hard expiry waits for the refresh;
  * - a refresh that completes late never replaces a token obtained after it started;
  * - {@link invalidate} drops the token only if it is still the one that was refused.
+ *
+ * @group Client
  */
 export class TokenCache {
   readonly #credentials: ClientCredentials;

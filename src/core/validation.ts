@@ -1,7 +1,11 @@
 import type * as z from 'zod/mini';
 import { RequestValidationError, ResponseValidationError } from './errors.ts';
 
-/** One problem found by a schema: where, and what was expected. */
+/**
+ * One problem found by a schema: where, and what was expected.
+ *
+ * @group Errors
+ */
 export interface ValidationIssue {
   /** Dotted path of the field, e.g. `list.3.task.type`. */
   readonly path: string;
@@ -46,6 +50,8 @@ function describe(issues: readonly ValidationIssue[]): string {
 /**
  * Validates an argument before anything is sent. Throws {@link RequestValidationError} naming the
  * field, e.g. `Invalid task search: pageSize: expected integer, received string`.
+ *
+ * @group Errors
  */
 export function parseRequest<S extends z.core.$ZodType>(
   schema: S,
@@ -58,9 +64,37 @@ export function parseRequest<S extends z.core.$ZodType>(
   throw new RequestValidationError(`Invalid ${what}: ${describe(issues)}`, issues[0]?.path ?? '', issues);
 }
 
+// Response schemas run through zod's compiler (generated code, about twice as fast on a page of
+// tasks), compiled once per schema. The compiler is loaded lazily, so it is a separate chunk that
+// bundles never load up front; until it is there, and wherever it refuses (no eval under a strict
+// CSP, a feature it cannot model), the runtime parser is used, with identical results and errors.
+type Compile = (schema: z.core.$ZodType) => z.core.$ZodType;
+let compiler: Promise<Compile | undefined> | undefined;
+const compiled = new WeakMap<z.core.$ZodType, z.core.$ZodType>();
+
+function fastest<S extends z.core.$ZodType>(schema: S): S {
+  const fast = compiled.get(schema);
+  if (fast) return fast as S;
+  compiler ??= import('../internal/zod-compiler.ts').then(
+    (module) => module.compile as unknown as Compile,
+    () => undefined,
+  );
+  void compiler.then((compile) => {
+    if (!compile || compiled.has(schema)) return;
+    try {
+      compiled.set(schema, compile(schema));
+    } catch {
+      compiled.set(schema, schema);
+    }
+  });
+  return schema;
+}
+
 /**
  * Validates a response body. Throws {@link ResponseValidationError} keeping the raw body, e.g.
  * when the service sends `nextPageToken: 5` or an HTML page with status 200.
+ *
+ * @group Errors
  */
 export function parseResponse<S extends z.core.$ZodType>(
   schema: S,
@@ -80,7 +114,7 @@ export function parseResponse<S extends z.core.$ZodType>(
       rawBody,
     );
   }
-  const result = (schema as unknown as z.ZodMiniType).safeParse(json);
+  const result = (fastest(schema) as unknown as z.ZodMiniType).safeParse(json);
   if (result.success) return result.data as z.output<S>;
   const issues = toIssues(result.error, json);
   throw new ResponseValidationError(

@@ -10,7 +10,11 @@ import type { PagePromise, PagingOptions } from '../core/paging.ts';
 import { pathParam } from '../core/url.ts';
 import { parseRequest } from '../core/validation.ts';
 
-/** App entitlements: `GET /api/v1/apps/{app_id}/entitlements`. Reach it as `client.appEntitlements`. */
+/**
+ * App entitlements: `GET /api/v1/apps/{app_id}/entitlements`. Reach it as `client.appEntitlements`.
+ *
+ * @group Client
+ */
 export class AppEntitlements {
   readonly #api: APIClient;
 

@@ -1,6 +1,10 @@
 import type { ExpandedObject, TaskSearchResponse, TaskView } from '../../schemas/task-search.ts';
 
-/** TaskView fields that locate one related object. */
+/**
+ * TaskView fields that locate one related object.
+ *
+ * @group Task search
+ */
 export type SingleExpandedField =
   | 'accessReviewPath'
   | 'appPath'
@@ -13,7 +17,11 @@ export type SingleExpandedField =
   | 'scopeResourcePath'
   | 'userPath';
 
-/** TaskView fields that locate a list of related objects. */
+/**
+ * TaskView fields that locate a list of related objects.
+ *
+ * @group Task search
+ */
 export type ListExpandedField =
   | 'approversPath'
   | 'entitlementsPath'
@@ -21,10 +29,18 @@ export type ListExpandedField =
   | 'resourceBindingsPath'
   | 'stepApproversPath';
 
-/** Any JSONPATH field of a TaskView. */
+/**
+ * Any JSONPATH field of a TaskView.
+ *
+ * @group Task search
+ */
 export type ExpandedField = SingleExpandedField | ListExpandedField;
 
-/** What {@link resolveExpanded} returns for a field: one object (or undefined), or a list. */
+/**
+ * What {@link resolveExpanded} returns for a field: one object (or undefined), or a list.
+ *
+ * @group Task search
+ */
 export type ExpandedResult<F extends ExpandedField> = F extends ListExpandedField
   ? ExpandedObject[]
   : ExpandedObject | undefined;
@@ -40,7 +56,11 @@ const LIST_FIELDS = new Set<string>([
 // Views handed out by task search remember their page's `expanded`, without being modified.
 const pageOf = new WeakMap<TaskView, readonly ExpandedObject[]>();
 
-/** @internal Links each view of a page to the page's `expanded` array. */
+/**
+ * @internal Links each view of a page to the page's `expanded` array.
+ *
+ * @group Task search
+ */
 export function linkExpanded(page: TaskSearchResponse): void {
   const expanded = page.expanded ?? [];
   for (const view of page.list ?? []) pageOf.set(view, expanded);
@@ -64,6 +84,8 @@ const JSONPATH = /^\$\.expanded\[(\d+(?:\s*,\s*\d+)*)\]$/;
  *   const app = resolveExpanded(view, 'appPath');
  *   console.log(app?.['@type'], app?.displayName);
  * }
+ *
+ * @group Task search
  */
 export function resolveExpanded<F extends ExpandedField>(
   view: TaskView,

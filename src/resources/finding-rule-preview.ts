@@ -9,6 +9,8 @@ import { parseRequest } from '../core/validation.ts';
 /**
  * A finding as the preview sees it. Keys may be camelCase (as in JSON) or snake_case (as CEL
  * conditions name them: `finding.risk_score`); both spellings are visible to conditions.
+ *
+ * @group Finding rules
  */
 export interface PreviewFinding {
   /** Severity, e.g. `FINDING_SEVERITY_LOW`; written by `setSeverity`. */
@@ -23,10 +25,18 @@ export interface PreviewFinding {
   [field: string]: unknown;
 }
 
-/** A rule to preview: a parsed rule, or one written by hand in wire form. */
+/**
+ * A rule to preview: a parsed rule, or one written by hand in wire form.
+ *
+ * @group Finding rules
+ */
 export type PreviewRule = FindingTransformationRule | z.input<typeof FindingTransformationRuleSchema>;
 
-/** One field a transform wrote or removed. */
+/**
+ * One field a transform wrote or removed.
+ *
+ * @group Finding rules
+ */
 export interface FieldChange {
   /** `severity` or `tags.<key>`. */
   readonly field: string;
@@ -38,7 +48,11 @@ export interface FieldChange {
   readonly to: unknown;
 }
 
-/** What happened to one rule, in evaluation order. */
+/**
+ * What happened to one rule, in evaluation order.
+ *
+ * @group Finding rules
+ */
 export interface RuleTrace {
   /** The rule's ID. */
   readonly ruleId: string;
@@ -58,7 +72,11 @@ export interface RuleTrace {
   readonly skippedTransforms: readonly string[];
 }
 
-/** The result of a preview: the transformed finding and the trace. */
+/**
+ * The result of a preview: the transformed finding and the trace.
+ *
+ * @group Finding rules
+ */
 export interface FindingRulesPreview<F extends PreviewFinding = PreviewFinding> {
   /** A transformed copy; the input is not modified. */
   readonly finding: F;
@@ -138,6 +156,8 @@ function inEvaluationOrder(rules: readonly FindingTransformationRule[]): Finding
  *   [{ id: 'r1', enabled: true, condition: 'finding.risk_score > 80', transforms: [{ setSeverity: { severity: 'FINDING_SEVERITY_HIGH' } }] }],
  * );
  * finding.severity; // 'FINDING_SEVERITY_HIGH'
+ *
+ * @group Finding rules
  */
 export async function previewFindingRules<F extends PreviewFinding>(
   finding: F,

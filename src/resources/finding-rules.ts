@@ -12,7 +12,11 @@ import {
   previewFindingRules,
 } from './finding-rule-preview.ts';
 
-/** Finding transformation rules: `GET /api/v1/findings/transformation-rules/{id}`. Reach it as `client.findingRules`. */
+/**
+ * Finding transformation rules: `GET /api/v1/findings/transformation-rules/{id}`. Reach it as `client.findingRules`.
+ *
+ * @group Finding rules
+ */
 export class FindingRules {
   readonly #api: APIClient;
 

@@ -10,10 +10,18 @@ import type { PagePromise, PagingOptions } from '../core/paging.ts';
 import { parseRequest } from '../core/validation.ts';
 import { linkExpanded } from './expanded.ts';
 
-/** Options of a task search: the common call options plus paging options. */
+/**
+ * Options of a task search: the common call options plus paging options.
+ *
+ * @group Task search
+ */
 export type TaskSearchOptions = RequestOptions & PagingOptions;
 
-/** Task search: `POST /api/v1/search/tasks`. Reach it as `client.tasks`. */
+/**
+ * Task search: `POST /api/v1/search/tasks`. Reach it as `client.tasks`.
+ *
+ * @group Task search
+ */
 export class TaskSearch {
   readonly #api: APIClient;
 

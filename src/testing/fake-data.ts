@@ -4,17 +4,37 @@ import type { FindingTransformationRuleSchema } from '../../schemas/finding-rule
 import type { TaskSchema } from '../../schemas/task.ts';
 import { SeededRandom } from './random.ts';
 
-/** A task as the service sends it (wire form: no `kind` discriminators). */
+/**
+ * A task as the service sends it (wire form: no `kind` discriminators).
+ *
+ * @group Testing
+ */
 export type WireTask = z.input<typeof TaskSchema>;
-/** A finding transformation rule as the service sends it. */
+/**
+ * A finding transformation rule as the service sends it.
+ *
+ * @group Testing
+ */
 export type WireRule = z.input<typeof FindingTransformationRuleSchema>;
-/** An app entitlement as the service sends it. */
+/**
+ * An app entitlement as the service sends it.
+ *
+ * @group Testing
+ */
 export type WireEntitlement = z.input<typeof AppEntitlementSchema>;
 
-/** The task type variants the builders make. */
+/**
+ * The task type variants the builders make.
+ *
+ * @group Testing
+ */
 export type FakeTaskVariant = 'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' | 'finding';
 
-/** What {@link FakeData.task} takes: any task field, plus which variant to build when `type` is not given. */
+/**
+ * What {@link FakeData.task} takes: any task field, plus which variant to build when `type` is not given.
+ *
+ * @group Testing
+ */
 export type FakeTaskInput = Partial<WireTask> & { variant?: FakeTaskVariant };
 
 const VARIANTS: readonly FakeTaskVariant[] = [
@@ -35,6 +55,8 @@ const EPOCH = Date.parse('2026-01-01T00:00:00Z');
  * @example
  * const data = new FakeData(42);
  * const tasks = [data.task({ variant: 'revoke' }), data.task({ state: 'TASK_STATE_CLOSED' })];
+ *
+ * @group Testing
  */
 export class FakeData {
   readonly #random: SeededRandom;
@@ -261,12 +283,20 @@ export class FakeData {
 
 const shared = new FakeData(1);
 
-/** A realistic task from a shared, seeded generator; see {@link FakeData} for your own seed. */
+/**
+ * A realistic task from a shared, seeded generator; see {@link FakeData} for your own seed.
+ *
+ * @group Testing
+ */
 export function fakeTask(overrides: FakeTaskInput = {}): WireTask {
   return shared.task(overrides);
 }
 
-/** A finding transformation rule from a shared, seeded generator. */
+/**
+ * A finding transformation rule from a shared, seeded generator.
+ *
+ * @group Testing
+ */
 export function fakeRule(overrides: Partial<WireRule> = {}): WireRule {
   return shared.rule(overrides);
 }

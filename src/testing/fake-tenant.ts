@@ -11,7 +11,11 @@ import type { LoopbackServer } from './loopback-server.ts';
 import { decodePageToken, effectivePageSize, encodePageToken } from './page-token.ts';
 import { type SearchFilter, searchTasks } from './task-filter.ts';
 
-/** Options of {@link FakeTenant}. */
+/**
+ * Options of {@link FakeTenant}.
+ *
+ * @group Testing
+ */
 export interface FakeTenantOptions {
   /** Base URL for msw handlers. Default `https://fake-tenant.test`; {@link FakeTenant.listen} sets its own. */
   readonly baseUrl?: string | undefined;
@@ -33,7 +37,11 @@ export interface FakeTenantOptions {
   readonly now?: (() => number) | undefined;
 }
 
-/** How a fake listener authenticates. */
+/**
+ * How a fake listener authenticates.
+ *
+ * @group Testing
+ */
 export interface FakeListenerOptions {
   /** Listener ID. Default: generated. */
   readonly id?: string | undefined;
@@ -45,7 +53,11 @@ export interface FakeListenerOptions {
   readonly allowedCidrs?: readonly string[] | undefined;
 }
 
-/** A listener registered on the fake tenant. */
+/**
+ * A listener registered on the fake tenant.
+ *
+ * @group Testing
+ */
 export interface FakeListener {
   /** Listener ID. */
   readonly id: string;
@@ -59,7 +71,11 @@ export interface FakeListener {
   readonly allowedCidrs?: readonly string[] | undefined;
 }
 
-/** One webhook delivery the fake tenant accepted (status 200). */
+/**
+ * One webhook delivery the fake tenant accepted (status 200).
+ *
+ * @group Testing
+ */
 export interface Delivery {
   /** Listener ID. */
   readonly listenerId: string;
@@ -71,7 +87,11 @@ export interface Delivery {
   readonly receivedAt: number;
 }
 
-/** Counters of what the fake tenant saw, for assertions and soak reports. */
+/**
+ * Counters of what the fake tenant saw, for assertions and soak reports.
+ *
+ * @group Testing
+ */
 export interface FakeTenantStats {
   /** Requests received, faulted ones included. */
   requests: number;
@@ -85,7 +105,11 @@ export interface FakeTenantStats {
   readonly faults: FaultCounts;
 }
 
-/** An answer, or the instruction to drop the connection without one. */
+/**
+ * An answer, or the instruction to drop the connection without one.
+ *
+ * @group Testing
+ */
 export type FakeAnswer = Response | 'drop';
 
 const CORS = {
@@ -118,6 +142,8 @@ const sleep = (ms: number) =>
  * const client = new IdGovClient({ baseUrl: url, credentials: tenant.client });
  * for await (const view of client.tasks.search()) console.log(view.task?.displayName);
  * await close();
+ *
+ * @group Testing
  */
 export class FakeTenant {
   /** The base URL requests are served under. */

@@ -1,6 +1,10 @@
 import { SeededRandom } from './random.ts';
 
-/** Faults to inject, each a probability per request (0 to 1). Seeded, so a failing run replays. */
+/**
+ * Faults to inject, each a probability per request (0 to 1). Seeded, so a failing run replays.
+ *
+ * @group Testing
+ */
 export interface FaultOptions {
   /** Answer 503. */
   readonly serverError?: number | undefined;
@@ -18,13 +22,25 @@ export interface FaultOptions {
   readonly seed?: number | undefined;
 }
 
-/** What the injector decided for one request. */
+/**
+ * What the injector decided for one request.
+ *
+ * @group Testing
+ */
 export type Fault = 'serverError' | 'rateLimit' | 'drop' | 'slow' | undefined;
 
-/** How many faults of each kind were injected. */
+/**
+ * How many faults of each kind were injected.
+ *
+ * @group Testing
+ */
 export type FaultCounts = Record<Exclude<Fault, undefined>, number>;
 
-/** Decides, request by request, which fault to inject. */
+/**
+ * Decides, request by request, which fault to inject.
+ *
+ * @group Testing
+ */
 export class FaultInjector {
   readonly options: FaultOptions;
   readonly counts: FaultCounts = { serverError: 0, rateLimit: 0, drop: 0, slow: 0 };

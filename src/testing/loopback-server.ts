@@ -19,7 +19,11 @@ async function toRequest(message: IncomingMessage, origin: string): Promise<Requ
   });
 }
 
-/** A running loopback server. */
+/**
+ * A running loopback server.
+ *
+ * @group Testing
+ */
 export interface LoopbackServer {
   /** Its base URL, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
@@ -27,7 +31,11 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-/** Serves `handle` on loopback. Closing also ends kept-alive connections, so nothing holds the process open. */
+/**
+ * Serves `handle` on loopback. Closing also ends kept-alive connections, so nothing holds the process open.
+ *
+ * @group Testing
+ */
 export async function serveOnLoopback(
   handle: (request: Request, remoteAddress: string | undefined) => Promise<FakeAnswer>,
   options: { port?: number; host?: string } = {},

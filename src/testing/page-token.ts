@@ -1,4 +1,8 @@
-/** Page size rules of SPEC.md section 8: 0 or missing is 25, then clamped to 10..100. */
+/**
+ * Page size rules of SPEC.md section 8: 0 or missing is 25, then clamped to 10..100.
+ *
+ * @group Testing
+ */
 export function effectivePageSize(requested: unknown): number {
   const size = typeof requested === 'number' ? requested : Number(requested ?? 0);
   if (!size) return 25;
@@ -17,12 +21,20 @@ function fingerprint(request: unknown): string {
   return hash.toString(36);
 }
 
-/** An opaque token for the page at `offset` of `request` (the request without its page token). */
+/**
+ * An opaque token for the page at `offset` of `request` (the request without its page token).
+ *
+ * @group Testing
+ */
 export function encodePageToken(offset: number, request: unknown): string {
   return btoa(`${offset}.${fingerprint(request)}`).replace(/=+$/, '');
 }
 
-/** The offset a token points to, or undefined when it is malformed or was issued for another request. */
+/**
+ * The offset a token points to, or undefined when it is malformed or was issued for another request.
+ *
+ * @group Testing
+ */
 export function decodePageToken(token: string, request: unknown): number | undefined {
   try {
     const [offset, print] = atob(token).split('.');

@@ -1,4 +1,8 @@
-/** A small seedable PRNG (mulberry32), so fake data and injected faults replay exactly from a seed. */
+/**
+ * A small seedable PRNG (mulberry32), so fake data and injected faults replay exactly from a seed.
+ *
+ * @group Testing
+ */
 export class SeededRandom {
   #state: number;
 

@@ -1,6 +1,10 @@
 import type { WireTask } from './fake-data.ts';
 
-/** The subset of a search request the fake tenant evaluates on stored tasks. */
+/**
+ * The subset of a search request the fake tenant evaluates on stored tasks.
+ *
+ * @group Testing
+ */
 export interface SearchFilter {
   readonly taskStates?: readonly string[] | null;
   readonly taskTypes?: readonly Record<string, unknown>[] | null;
@@ -17,13 +21,21 @@ export interface SearchFilter {
   readonly sortBy?: string;
 }
 
-/** The variant name of a wire task type: the one key that is set. */
+/**
+ * The variant name of a wire task type: the one key that is set.
+ *
+ * @group Testing
+ */
 export function variantOf(task: WireTask): string | undefined {
   const type = task.type as Record<string, unknown> | null | undefined;
   return type ? Object.keys(type).find((key) => type[key] != null) : undefined;
 }
 
-/** The app a task targets, wherever its variant keeps it. */
+/**
+ * The app a task targets, wherever its variant keeps it.
+ *
+ * @group Testing
+ */
 export function appOf(task: WireTask): string | undefined {
   const variant = variantOf(task);
   const body = variant ? ((task.type as Record<string, Record<string, unknown>>)[variant] ?? {}) : {};
@@ -76,7 +88,11 @@ const SORTS: Record<string, (a: WireTask, b: WireTask) => number> = {
   TASK_SEARCH_SORT_BY_REVERSE_CREATED_AT: (a, b) => byCreated(b, a),
 };
 
-/** The stored tasks a search returns, in its order (stored order unless a supported `sortBy` is given). */
+/**
+ * The stored tasks a search returns, in its order (stored order unless a supported `sortBy` is given).
+ *
+ * @group Testing
+ */
 export function searchTasks(tasks: readonly WireTask[], filter: SearchFilter): WireTask[] {
   const found = tasks.filter((task) => matches(task, filter));
   const sort = filter.sortBy ? SORTS[filter.sortBy] : undefined;

@@ -1,6 +1,10 @@
 import { RequestValidationError } from '../core/errors.ts';
 
-/** A webhook body serialised once: the text and its exact UTF-8 bytes, which are both signed and sent. */
+/**
+ * A webhook body serialised once: the text and its exact UTF-8 bytes, which are both signed and sent.
+ *
+ * @group Webhooks
+ */
 export interface SerializedBody {
   /** The JSON text. */
   readonly text: string;
@@ -57,6 +61,8 @@ function assertSerialisable(value: unknown, path: string, ancestors: object[]): 
 /**
  * Serialises a payload once. A string is taken as already serialised JSON and sent byte for byte
  * (it must parse); anything else must be a JSON value. The result must fit `maxBytes` of UTF-8.
+ *
+ * @group Webhooks
  */
 export function serializeBody(payload: unknown, maxBytes: number): SerializedBody {
   let text: string;

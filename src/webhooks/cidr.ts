@@ -31,7 +31,11 @@ function parseAddress(address: string): Uint8Array | undefined {
   return bytes;
 }
 
-/** Whether `address` lies in `cidr` (`10.0.0.0/8`, `2001:db8::/32`, or a bare address). */
+/**
+ * Whether `address` lies in `cidr` (`10.0.0.0/8`, `2001:db8::/32`, or a bare address).
+ *
+ * @group Webhooks
+ */
 export function inCidr(address: string, cidr: string): boolean {
   const [network = '', bitsText] = cidr.split('/');
   const target = parseAddress(address);

@@ -1,6 +1,10 @@
 import { EVENT_RETENTION_MS } from './limits.ts';
 
-/** Remembers accepted event IDs, as the listener does for idempotency (SPEC.md section 6). */
+/**
+ * Remembers accepted event IDs, as the listener does for idempotency (SPEC.md section 6).
+ *
+ * @group Webhooks
+ */
 export interface EventIdStore {
   /** Records `key` at `nowMs`; returns false if it was already recorded within the retention (a duplicate). */
   claim(key: string, nowMs: number): boolean | Promise<boolean>;
@@ -9,6 +13,8 @@ export interface EventIdStore {
 /**
  * An in-memory {@link EventIdStore} keeping each key for `retentionMs` (default 7 days).
  * Expired keys are swept as new ones arrive, so memory stays bounded by the traffic of one retention.
+ *
+ * @group Webhooks
  */
 export class MemoryEventIdStore implements EventIdStore {
   readonly #retentionMs: number;

@@ -3,7 +3,11 @@ import { nativeCrypto } from './native-crypto.ts';
 
 const encoder = new TextEncoder();
 
-/** The listener's signature input: `<timestamp>.<event_id>.<body>` (SPEC.md 5.1), as bytes. */
+/**
+ * The listener's signature input: `<timestamp>.<event_id>.<body>` (SPEC.md 5.1), as bytes.
+ *
+ * @group Webhooks
+ */
 export function signatureInput(
   timestamp: string,
   eventId: string,
@@ -19,6 +23,8 @@ export function signatureInput(
 /**
  * Imports the HMAC-SHA256 key. The key is the secret string's own UTF-8 bytes: it is *not*
  * base64url-decoded, though it looks like base64url (SPEC.md 5.1, step 3).
+ *
+ * @group Webhooks
  */
 export function importHmacKey(secret: string): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
@@ -27,7 +33,11 @@ export function importHmacKey(secret: string): Promise<CryptoKey> {
   ]);
 }
 
-/** An HMAC-SHA256 key: the secret text, and its Web Crypto key imported on first use where needed. */
+/**
+ * An HMAC-SHA256 key: the secret text, and its Web Crypto key imported on first use where needed.
+ *
+ * @group Webhooks
+ */
 export interface HmacKey {
   /** The secret, as given. */
   readonly secret: string;
@@ -35,7 +45,11 @@ export interface HmacKey {
   webCryptoKey?: Promise<CryptoKey>;
 }
 
-/** The `Webhook-Signature` value: HMAC-SHA256 of the signature input, base64url without padding. */
+/**
+ * The `Webhook-Signature` value: HMAC-SHA256 of the signature input, base64url without padding.
+ *
+ * @group Webhooks
+ */
 export async function hmacSignature(
   key: HmacKey,
   timestamp: string,
@@ -55,7 +69,11 @@ export async function hmacSignature(
   return base64url.encode(new Uint8Array(await crypto.subtle.sign('HMAC', await key.webCryptoKey, input)));
 }
 
-/** Checks a `Webhook-Signature` in constant time (Web Crypto's HMAC verify). */
+/**
+ * Checks a `Webhook-Signature` in constant time (Web Crypto's HMAC verify).
+ *
+ * @group Webhooks
+ */
 export async function hmacVerify(
   key: CryptoKey,
   signature: string,
@@ -72,13 +90,29 @@ export async function hmacVerify(
   return crypto.subtle.verify('HMAC', key, mac, signatureInput(timestamp, eventId, body));
 }
 
-/** `htb_s256`: SHA-256 of the exact body bytes, base64url without padding (SPEC.md 5.2). */
-export async function bodyHash(body: Uint8Array<ArrayBuffer>, native = nativeCrypto()): Promise<string> {
+/** SHA-256, base64url without padding; `native` null forces Web Crypto (tests of the browser path). */
+export async function sha256Base64url(
+  body: Uint8Array<ArrayBuffer>,
+  native = nativeCrypto(),
+): Promise<string> {
   if (native) return native.createHash('sha256').update(body).digest('base64url');
   return base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', body)));
 }
 
-/** A new HMAC secret for tests: 256 random bits, base64url, the form the service hands out. */
+/**
+ * `htb_s256`: SHA-256 of the exact body bytes, base64url without padding (SPEC.md 5.2).
+ *
+ * @group Webhooks
+ */
+export function bodyHash(body: Uint8Array<ArrayBuffer>): Promise<string> {
+  return sha256Base64url(body);
+}
+
+/**
+ * A new HMAC secret for tests: 256 random bits, base64url, the form the service hands out.
+ *
+ * @group Webhooks
+ */
 export function createHmacSecret(): string {
   return base64url.encode(crypto.getRandomValues(new Uint8Array(32)));
 }

@@ -1,10 +1,18 @@
 import type { JWK } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
 
-/** The JWT algorithms the listener accepts (SPEC.md 5.2). */
+/**
+ * The JWT algorithms the listener accepts (SPEC.md 5.2).
+ *
+ * @group Webhooks
+ */
 export type JwtAlgorithm = 'RS256' | 'ES256' | 'EdDSA';
 
-/** A private key in any form the sender takes: Web Crypto key, JWK, or PKCS#8 PEM text. */
+/**
+ * A private key in any form the sender takes: Web Crypto key, JWK, or PKCS#8 PEM text.
+ *
+ * @group Webhooks
+ */
 export type PrivateKeyInput = CryptoKey | JWK | string;
 
 const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
@@ -77,6 +85,8 @@ function fromPem(pem: string): JwtAlgorithm | undefined {
 /**
  * Works out the algorithm of a private key without importing it, so that a key that does not
  * fit `alg` is reported when the sender is created. Supports RSA (RS256), P-256 (ES256), Ed25519 (EdDSA).
+ *
+ * @group Webhooks
  */
 export function inferAlgorithm(key: PrivateKeyInput, alg: JwtAlgorithm | undefined): JwtAlgorithm {
   if (alg !== undefined && !ALGORITHMS.includes(alg)) {

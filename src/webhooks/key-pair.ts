@@ -1,7 +1,11 @@
 import type { JSONWebKeySet, JWK } from 'jose';
 import type { JwtAlgorithm } from './key-inspect.ts';
 
-/** A signing key pair for a JWT listener, with the JWKS document to host. */
+/**
+ * A signing key pair for a JWT listener, with the JWKS document to host.
+ *
+ * @group Webhooks
+ */
 export interface WebhookKeyPair {
   /** The private key: keep it in the partner system; pass it as `jwt.privateKey`. */
   readonly privateKey: CryptoKey;
@@ -23,6 +27,8 @@ export interface WebhookKeyPair {
  * const pair = await generateWebhookKeyPair('ES256');
  * await writeFile('jwks.json', JSON.stringify(pair.jwks));
  * const sender = new WebhookSender({ url, jwt: { privateKey: pair.privateKey, kid: pair.kid } });
+ *
+ * @group Webhooks
  */
 export async function generateWebhookKeyPair(
   alg: JwtAlgorithm = 'ES256',

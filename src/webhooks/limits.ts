@@ -1,19 +1,47 @@
 /** SPEC.md section 8: the listener's limits, and the header names of section 4.3. */
 
-/** "64 KB" read as 65,536 bytes of UTF-8 (FACTS.md); configurable because a service may apply 64,000. */
+/**
+ * "64 KB" read as 65,536 bytes of UTF-8 (FACTS.md); configurable because a service may apply 64,000.
+ *
+ * @group Webhooks
+ */
 export const DEFAULT_MAX_BODY_BYTES = 65_536;
-/** How far `Webhook-Timestamp` may be from the server's clock. */
+/**
+ * How far `Webhook-Timestamp` may be from the server's clock.
+ *
+ * @group Webhooks
+ */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
-/** The furthest a JWT `exp` may be in the future. */
+/**
+ * The furthest a JWT `exp` may be in the future.
+ *
+ * @group Webhooks
+ */
 export const MAX_JWT_LIFETIME_SECONDS = 600;
-/** What the sender uses unless told otherwise (FACTS.md: "about now + 300"). */
+/**
+ * What the sender uses unless told otherwise (FACTS.md: "about now + 300").
+ *
+ * @group Webhooks
+ */
 export const DEFAULT_JWT_LIFETIME_SECONDS = 300;
-/** How long the listener remembers an event ID. */
+/**
+ * How long the listener remembers an event ID.
+ *
+ * @group Webhooks
+ */
 export const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-/** The path of a listener under the tenant base URL. */
+/**
+ * The path of a listener under the tenant base URL.
+ *
+ * @group Webhooks
+ */
 export const LISTENER_PATH = '/api/v1/webhooks/incoming/';
 
-/** Header names, as SPEC.md writes them. */
+/**
+ * Header names, as SPEC.md writes them.
+ *
+ * @group Webhooks
+ */
 export const WebhookHeader = Object.freeze({
   TIMESTAMP: 'Webhook-Timestamp',
   EVENT_ID: 'Webhook-Event-Id',

@@ -13,7 +13,11 @@ interface Updatable {
   digest(encoding: 'base64url'): string;
 }
 
-/** The two functions of `node:crypto` the SDK uses. */
+/**
+ * The two functions of `node:crypto` the SDK uses.
+ *
+ * @group Webhooks
+ */
 export interface NativeCrypto {
   createHmac(algorithm: 'sha256', key: string): Updatable;
   createHash(algorithm: 'sha256'): Updatable;
@@ -21,7 +25,11 @@ export interface NativeCrypto {
 
 let cached: NativeCrypto | null | undefined;
 
-/** `node:crypto` where the runtime offers it synchronously, else null. */
+/**
+ * `node:crypto` where the runtime offers it synchronously, else null.
+ *
+ * @group Webhooks
+ */
 export function nativeCrypto(): NativeCrypto | null {
   if (cached === undefined) {
     const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;

@@ -8,7 +8,11 @@ import { eventIdOrNew } from './event-id.ts';
 import { DEFAULT_MAX_BODY_BYTES, LISTENER_PATH, WebhookHeader } from './limits.ts';
 import { type HmacAuth, hmacSigner, type JwtAuth, jwtSigner, type Signer } from './signers.ts';
 
-/** Where and how to deliver, shared by both authentication methods. */
+/**
+ * Where and how to deliver, shared by both authentication methods.
+ *
+ * @group Webhooks
+ */
 export interface WebhookSenderCommonOptions {
   /**
    * The full listener URL shown to the administrator,
@@ -33,11 +37,19 @@ export interface WebhookSenderCommonOptions {
   readonly logLevel?: LogLevel | undefined;
 }
 
-/** Options of {@link WebhookSender}: where to deliver, and exactly one of `hmac` or `jwt`. */
+/**
+ * Options of {@link WebhookSender}: where to deliver, and exactly one of `hmac` or `jwt`.
+ *
+ * @group Webhooks
+ */
 export type WebhookSenderOptions = WebhookSenderCommonOptions &
   ({ readonly hmac: HmacAuth; readonly jwt?: never } | { readonly jwt: JwtAuth; readonly hmac?: never });
 
-/** Options of {@link WebhookSender.sign}. */
+/**
+ * Options of {@link WebhookSender.sign}.
+ *
+ * @group Webhooks
+ */
 export interface SignOptions {
   /** The event ID (a lower-case UUID v4). Default: a new one. Reuse it to retry the same event. */
   readonly eventId?: string | undefined;
@@ -45,7 +57,11 @@ export interface SignOptions {
   readonly timestamp?: number | undefined;
 }
 
-/** Options of {@link WebhookSender.send}. */
+/**
+ * Options of {@link WebhookSender.send}.
+ *
+ * @group Webhooks
+ */
 export interface SendOptions {
   /** The event ID (a lower-case UUID v4). Default: a new one. Reuse it to resend an event safely. */
   readonly eventId?: string | undefined;
@@ -57,7 +73,11 @@ export interface SendOptions {
   readonly maxRetries?: number | undefined;
 }
 
-/** A signed request, ready for any HTTP client: POST `body` with `headers` to the listener URL. */
+/**
+ * A signed request, ready for any HTTP client: POST `body` with `headers` to the listener URL.
+ *
+ * @group Webhooks
+ */
 export interface SignedWebhook {
   /** `Content-Type`, `Webhook-Timestamp`, `Webhook-Event-Id`, and `Webhook-Signature` or `Authorization`. */
   readonly headers: Record<string, string>;
@@ -67,7 +87,11 @@ export interface SignedWebhook {
   readonly eventId: string;
 }
 
-/** The outcome of {@link WebhookSender.send}. */
+/**
+ * The outcome of {@link WebhookSender.send}.
+ *
+ * @group Webhooks
+ */
 export interface WebhookDelivery {
   /** `delivered` (2xx), or `duplicate` (409: the listener had already accepted this event ID; not a failure). */
   readonly status: 'delivered' | 'duplicate';
@@ -135,6 +159,8 @@ function now(): number {
  * const sender = new WebhookSender({ url: process.env.IDGOV_WEBHOOK_URL!, hmac: { secret } });
  * const result = await sender.send({ employee_id: '12345', status: 'terminated' });
  * console.log(result.status, result.eventId);
+ *
+ * @group Webhooks
  */
 export class WebhookSender {
   /** The listener URL requests go to (the JWT `aud`). */

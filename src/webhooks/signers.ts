@@ -3,7 +3,11 @@ import { bodyHash, hmacSignature } from './hmac.ts';
 import { inferAlgorithm, type JwtAlgorithm, type PrivateKeyInput } from './key-inspect.ts';
 import { DEFAULT_JWT_LIFETIME_SECONDS, MAX_JWT_LIFETIME_SECONDS, WebhookHeader } from './limits.ts';
 
-/** Produces the authentication headers of one attempt. */
+/**
+ * Produces the authentication headers of one attempt.
+ *
+ * @group Webhooks
+ */
 export interface Signer {
   /** `hmac` or `jwt (ES256, kid ...)`, for inspection; never key material. */
   readonly description: string;
@@ -11,13 +15,21 @@ export interface Signer {
   sign(body: Uint8Array<ArrayBuffer>, eventId: string, timestamp: number): Promise<Record<string, string>>;
 }
 
-/** HMAC listener authentication (SPEC.md 5.1). */
+/**
+ * HMAC listener authentication (SPEC.md 5.1).
+ *
+ * @group Webhooks
+ */
 export interface HmacAuth {
   /** The signing secret exactly as the service gave it (a base64url string; it is not decoded). */
   readonly secret: string;
 }
 
-/** JWT listener authentication (SPEC.md 5.2). */
+/**
+ * JWT listener authentication (SPEC.md 5.2).
+ *
+ * @group Webhooks
+ */
 export interface JwtAuth {
   /** The private key: a Web Crypto `CryptoKey`, a private JWK, or PKCS#8 PEM text. */
   readonly privateKey: PrivateKeyInput;
@@ -31,7 +43,11 @@ export interface JwtAuth {
   readonly expiresIn?: number | undefined;
 }
 
-/** Checks the HMAC secret and returns a signer that imports the key once. */
+/**
+ * Checks the HMAC secret and returns a signer that imports the key once.
+ *
+ * @group Webhooks
+ */
 export function hmacSigner(auth: HmacAuth): Signer {
   const { secret } = auth;
   if (typeof secret !== 'string' || secret === '') {
@@ -53,7 +69,11 @@ export function hmacSigner(auth: HmacAuth): Signer {
   };
 }
 
-/** Checks the JWT settings at once (key type, alg, kid, lifetime); jose is loaded on the first signature. */
+/**
+ * Checks the JWT settings at once (key type, alg, kid, lifetime); jose is loaded on the first signature.
+ *
+ * @group Webhooks
+ */
 export function jwtSigner(auth: JwtAuth, audience: string, defaultSubject: string): Signer {
   const alg = inferAlgorithm(auth.privateKey, auth.alg);
   if (typeof auth.kid !== 'string' || auth.kid.trim() === '') {

@@ -11,7 +11,11 @@ import {
   WebhookHeader,
 } from './limits.ts';
 
-/** An inbound webhook request as the listener sees it. */
+/**
+ * An inbound webhook request as the listener sees it.
+ *
+ * @group Webhooks
+ */
 export interface InboundWebhookRequest {
   /** HTTP method. */
   readonly method: string;
@@ -25,7 +29,11 @@ export interface InboundWebhookRequest {
   readonly remoteAddress?: string | undefined;
 }
 
-/** How the listener is configured. Give `hmacSecret` or `jwks`, as the listener's authentication method. */
+/**
+ * How the listener is configured. Give `hmacSecret` or `jwks`, as the listener's authentication method.
+ *
+ * @group Webhooks
+ */
 export interface VerifyWebhookOptions {
   /** The HMAC signing secret (HMAC listeners). */
   readonly hmacSecret?: string | undefined;
@@ -43,7 +51,11 @@ export interface VerifyWebhookOptions {
   readonly maxBodyBytes?: number | undefined;
 }
 
-/** The listener's answer: the status the service would send, and why. */
+/**
+ * The listener's answer: the status the service would send, and why.
+ *
+ * @group Webhooks
+ */
 export interface WebhookVerdict {
   /** 200 accepted, 400 invalid, 401 unauthenticated, 403 address refused, 409 duplicate. */
   readonly status: 200 | 400 | 401 | 403 | 409;
@@ -112,6 +124,8 @@ async function checkJwt(
  *   { hmacSecret: secret, baseUrl },
  * );
  * expect(verdict.status).toBe(200);
+ *
+ * @group Webhooks
  */
 export async function verifyWebhook(
   request: InboundWebhookRequest,
