@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Packs the SDK as npm would publish it, installs the tarball into a fresh consumer project, and
+# checks it there: publint, attw, an ESM import, a CJS require, a strict type-check under node16
+# and bundler resolution, and a paging run against the loopback fake tenant.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+npx publint
+npx attw --pack . --profile node16
+tarball="$root/$(npm pack --silent --pack-destination "$work" | tail -n 1 | xargs basename)"
+mv "$work/$(basename "$tarball")" "$work/sdk.tgz"
+mkdir "$work/consumer" && cd "$work/consumer"
+echo '{ "name": "consumer", "private": true, "type": "module" }' > package.json
+npm install --no-audit --no-fund --prefer-offline "$work/sdk.tgz" msw@^3 > /dev/null
+cp "$root/scripts/consumer/consumer.ts" "$root/scripts/consumer/consumer.cjs" .
+for resolution in node16 bundler; do
+  module=$([ "$resolution" = node16 ] && echo node16 || echo esnext)
+  "$root/node_modules/.bin/tsc" --noEmit --strict --target es2022 --lib es2023,dom --types node \
+    --typeRoots "$root/node_modules/@types" --module "$module" --moduleResolution "$resolution" \
+    --skipLibCheck false --allowImportingTsExtensions consumer.ts
+  echo "type-check under $resolution: ok"
+done
+node consumer.ts
+node consumer.cjs
