@@ -116,7 +116,7 @@ const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers':
-    'authorization, content-type, webhook-timestamp, webhook-event-id, webhook-signature',
+    'authorization, content-type, user-agent, webhook-timestamp, webhook-event-id, webhook-signature',
   'access-control-expose-headers': 'retry-after, x-request-id',
 };
 
