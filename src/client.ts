@@ -2,8 +2,7 @@ import { APIClient } from './core/api-client.ts';
 import { type Credentials, createAuthenticator } from './core/auth.ts';
 import { readEnv } from './core/env.ts';
 import { ConfigurationError } from './core/errors.ts';
-import { HttpTransport } from './core/http.ts';
-import { createLogger, type Logger, type LogLevel } from './core/logger.ts';
+import { createTransport, type TransportOptions } from './core/http.ts';
 import { requireSecureUrl } from './core/url.ts';
 import { AppEntitlements } from './resources/app-entitlements.ts';
 import { FindingRules } from './resources/finding-rules.ts';
@@ -15,7 +14,7 @@ import { VERSION } from './version.ts';
  *
  * @group Client
  */
-export interface ClientOptions {
+export interface ClientOptions extends TransportOptions {
   /**
    * The tenant base URL, e.g. `https://acme.example.com`. https is required except for loopback
    * hosts; a trailing slash is fine. Default: `IDGOV_BASE_URL`, else the tenant host in the client ID.
@@ -27,21 +26,10 @@ export interface ClientOptions {
    * `IDGOV_CLIENT_SECRET`.
    */
   readonly credentials?: Credentials | undefined;
-  /** Retries after a connection failure, timeout, 408, 429 or 5xx. Default 2. */
-  readonly maxRetries?: number | undefined;
-  /** Timeout of each attempt in ms. Default 30 000. */
-  readonly timeout?: number | undefined;
-  /** `fetch` to use (a proxying or instrumented one). Default: the global `fetch`. */
-  readonly fetch?: typeof globalThis.fetch | undefined;
   /** Product token prepended to the SDK's `User-Agent`, e.g. `acme-sync/1.2`. */
   readonly userAgent?: string | undefined;
-  /** Where log lines go. Default `console`. */
-  readonly logger?: Logger | undefined;
-  /** What is logged. Default: `IDGOV_LOG`, else `off`. */
-  readonly logLevel?: LogLevel | undefined;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
 
 function credentialsFromEnv(): Credentials | undefined {
@@ -58,14 +46,6 @@ function baseUrlFromClientId(credentials: Credentials | undefined): string | und
   if (!credentials || typeof credentials === 'function' || !('clientId' in credentials)) return undefined;
   const host = /@([^/\s]+)\//.exec(credentials.clientId)?.[1];
   return host ? `https://${host}` : undefined;
-}
-
-function nonNegativeInteger(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError(`${name} must be a non-negative integer (got ${value}).`);
-  }
-  return value;
 }
 
 /**
@@ -107,13 +87,9 @@ export class IdGovClient {
       );
     }
     this.baseUrl = requireSecureUrl(rawBaseUrl, 'baseUrl');
-    const logger = createLogger(options.logger, options.logLevel);
-    const http = new HttpTransport({
-      fetch: options.fetch,
-      timeout: nonNegativeInteger(options.timeout, 'timeout', DEFAULT_TIMEOUT_MS),
-      maxRetries: nonNegativeInteger(options.maxRetries, 'maxRetries', DEFAULT_MAX_RETRIES),
+    const { http, logger } = createTransport(options, {
+      maxRetries: DEFAULT_MAX_RETRIES,
       userAgent: [options.userAgent, `idgov-sdk-js/${VERSION}`].filter(Boolean).join(' '),
-      logger,
     });
     const auth = createAuthenticator(credentials, `${this.baseUrl}/auth/v1/token`, http, logger);
     this.#describeAuth = auth.describe();

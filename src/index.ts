@@ -29,6 +29,7 @@ export {
   TimeoutError,
   UnprocessableEntityError,
 } from './core/errors.ts';
+export type { TransportOptions } from './core/http.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
 export { type Page, PagePromise, type PagingOptions } from './core/paging.ts';
 export type { ValidationIssue } from './core/validation.ts';

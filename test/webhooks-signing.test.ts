@@ -196,6 +196,12 @@ describe('bad input never reaches the network', () => {
       `${BASE}/api/v1/webhooks/incoming/lst%201`,
     );
     expect(make({ baseUrl: BASE, listenerId: '', hmac: { secret: 's' } })).toThrow(ConfigurationError);
+    expect(make({ url: URL_, hmac: { secret: 's' }, maxRetries: -1 })).toThrow(
+      /maxRetries must be a non-negative integer/,
+    );
+    expect(make({ url: URL_, hmac: { secret: 's' }, timeout: 1.5 })).toThrow(
+      /timeout must be a non-negative integer/,
+    );
   });
 
   it('never shows the secret or key material', async () => {

@@ -1,6 +1,7 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance } from 'ky';
 import {
   AbortError,
+  ConfigurationError,
   ConnectionError,
   type ErrorContext,
   IdGovError,
@@ -8,7 +9,7 @@ import {
   type RequestSummary,
   TimeoutError,
 } from './errors.ts';
-import type { Logger } from './logger.ts';
+import { createLogger, type Logger, type LogLevel } from './logger.ts';
 import { exceededRetryAfterCap, retryOptions } from './retry.ts';
 
 /** Settings shared by every request of one client or sender. */
@@ -23,6 +24,50 @@ export interface HttpSettings {
   readonly userAgent: string;
   /** The SDK's leveled logger. */
   readonly logger: Logger;
+}
+
+/**
+ * Transport options that clients and webhook senders share.
+ *
+ * @group Client
+ */
+export interface TransportOptions {
+  /** Retries after a connection failure, timeout, 408, 429 or 5xx. Default 2 (client), 3 (webhook sender). */
+  readonly maxRetries?: number | undefined;
+  /** Timeout of each attempt in ms. Default 30 000. */
+  readonly timeout?: number | undefined;
+  /** `fetch` to use (a proxying or instrumented one). Default: the global `fetch`. */
+  readonly fetch?: typeof globalThis.fetch | undefined;
+  /** Where log lines go. Default `console`. */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `off`. */
+  readonly logLevel?: LogLevel | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function nonNegativeInteger(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError(`${name} must be a non-negative integer (got ${value}).`);
+  }
+  return value;
+}
+
+/** Builds the transport and the leveled logger from user options, refusing bad numbers. */
+export function createTransport(
+  options: TransportOptions,
+  defaults: { readonly maxRetries: number; readonly userAgent: string },
+): { http: HttpTransport; logger: Logger } {
+  const logger = createLogger(options.logger, options.logLevel);
+  const http = new HttpTransport({
+    fetch: options.fetch,
+    timeout: nonNegativeInteger(options.timeout, 'timeout', DEFAULT_TIMEOUT_MS),
+    maxRetries: nonNegativeInteger(options.maxRetries, 'maxRetries', defaults.maxRetries),
+    userAgent: defaults.userAgent,
+    logger,
+  });
+  return { http, logger };
 }
 
 /** One request through {@link HttpTransport.send}. The body is serialised once and re-sent as is on retries. */

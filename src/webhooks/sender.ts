@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.ts';
-import { HttpTransport } from '../core/http.ts';
-import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { createTransport, type HttpTransport, type TransportOptions } from '../core/http.ts';
+import type { Logger } from '../core/logger.ts';
 import { pathParam, requireSecureUrl } from '../core/url.ts';
 import { VERSION } from '../version.ts';
 import { serializeBody } from './body.ts';
@@ -13,7 +13,7 @@ import { type HmacAuth, hmacSigner, type JwtAuth, jwtSigner, type Signer } from 
  *
  * @group Webhooks
  */
-export interface WebhookSenderCommonOptions {
+export interface WebhookSenderCommonOptions extends TransportOptions {
   /**
    * The full listener URL shown to the administrator,
    * `https://<tenant>/api/v1/webhooks/incoming/<listener_id>`. Or give `baseUrl` and `listenerId`.
@@ -25,16 +25,6 @@ export interface WebhookSenderCommonOptions {
   readonly listenerId?: string | undefined;
   /** Largest body in bytes of UTF-8. Default 65,536 (SPEC.md's 64 KB); some services apply 64,000. */
   readonly maxBodyBytes?: number | undefined;
-  /** Retries after a connection failure, timeout, 429 or 5xx. Default 3. */
-  readonly maxRetries?: number | undefined;
-  /** Timeout of each attempt in ms. Default 30,000. */
-  readonly timeout?: number | undefined;
-  /** `fetch` to use. Default: the global one. */
-  readonly fetch?: typeof globalThis.fetch | undefined;
-  /** Where log lines go. Default `console`. */
-  readonly logger?: Logger | undefined;
-  /** What is logged. Default: `IDGOV_LOG`, else `off`. */
-  readonly logLevel?: LogLevel | undefined;
 }
 
 /**
@@ -103,7 +93,6 @@ export interface WebhookDelivery {
   readonly httpStatus: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 3;
 
 const HINTS: Record<number, string> = {
@@ -188,14 +177,10 @@ export class WebhookSender {
         `maxBodyBytes must be a whole number of bytes (got ${options.maxBodyBytes}).`,
       );
     }
-    this.#logger = createLogger(options.logger, options.logLevel);
-    this.#http = new HttpTransport({
-      fetch: options.fetch,
-      timeout: options.timeout ?? DEFAULT_TIMEOUT_MS,
-      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    ({ http: this.#http, logger: this.#logger } = createTransport(options, {
+      maxRetries: DEFAULT_MAX_RETRIES,
       userAgent: `idgov-sdk-js/${VERSION}`,
-      logger: this.#logger,
-    });
+    }));
   }
 
   async #headers(
