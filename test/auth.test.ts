@@ -58,6 +58,26 @@ describe('client credentials', () => {
     expect(used).toEqual(['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2']);
   });
 
+  it('inside the soft window, returns the valid token at once while one background refresh runs', async () => {
+    const token = tokenEndpoint(4); // 4 s: used freely for 2 s, refreshed in the background until 3 s
+    const used: string[] = [];
+    server.use(
+      token.handler,
+      http.get(`${BASE}/api/v1/findings/transformation-rules/:id`, ({ request }) => {
+        used.push(request.headers.get('authorization') ?? '');
+        return rule();
+      }),
+    );
+    const client = makeClient();
+    await client.findingRules.get('r-1');
+    await new Promise((r) => setTimeout(r, 2300));
+    await Promise.all([client.findingRules.get('r-1'), client.findingRules.get('r-1')]);
+    await new Promise((r) => setTimeout(r, 200));
+    await client.findingRules.get('r-1');
+    expect(used).toEqual(['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2']);
+    expect(token.state.calls).toBe(2);
+  });
+
   it('refreshes the token after a 401 and re-sends once, without looping', async () => {
     const token = tokenEndpoint();
     let apiCalls = 0;
