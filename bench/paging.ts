@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { IdGovClient } from '@idgov/sdk';
 import { FakeTenant } from '@idgov/sdk/testing';
-import { interleaved, type Result, SMALL } from './support.ts';
+import { compared, interleaved, type Result, SMALL } from './support.ts';
 
 interface Served {
   readonly baseUrl: string;
@@ -73,15 +73,15 @@ export async function pagingBenchmarks(): Promise<Result[]> {
       () => viewsPerSecondSdk(served, false),
       () => viewsPerSecondRaw(served),
     );
-    results.push({
-      name: `paging: views/s, for await over ${tasks} views (pages of 100)`,
-      value: plain.subject,
-      reference: plain.reference,
-      unit: 'views/s',
-      ratio: plain.subject / plain.reference,
-      goal: '>= 0.9 of fetch + JSON.parse',
-      met: plain.subject / plain.reference >= 0.9,
-    });
+    results.push(
+      compared(
+        `paging: views/s, for await over ${tasks} views (pages of 100)`,
+        plain,
+        'views/s',
+        '>= 0.9 of fetch + JSON.parse',
+        (ratio) => ratio >= 0.9,
+      ),
+    );
     const ahead = await interleaved(
       rounds,
       () => viewsPerSecondSdk(served, true),
@@ -115,15 +115,15 @@ export async function pagingBenchmarks(): Promise<Result[]> {
       return performance.now() - started;
     };
     const { subject, reference } = await interleaved(SMALL ? 1 : 3, timed(true), timed(false));
-    results.push({
-      name: 'prefetch: 20 pages, 20 ms latency + 20 ms work',
-      value: subject,
-      reference,
-      unit: 'ms',
-      ratio: subject / reference,
-      goal: '<= 0.6 of no prefetch',
-      met: subject / reference <= 0.6,
-    });
+    results.push(
+      compared(
+        'prefetch: 20 pages, 20 ms latency + 20 ms work',
+        { subject, reference },
+        'ms',
+        '<= 0.6 of no prefetch',
+        (ratio) => ratio <= 0.6,
+      ),
+    );
   } finally {
     slow.child.kill();
   }

@@ -2,7 +2,7 @@
 import { TaskSearchResponseSchema } from '@idgov/sdk/schemas';
 import { FakeTenant } from '@idgov/sdk/testing';
 import { compile } from 'zod/v4/core';
-import { interleaved, msPerCall, type Result, SMALL } from './support.ts';
+import { compared, interleaved, msPerCall, type Result, SMALL } from './support.ts';
 
 export async function parsingBenchmarks(): Promise<Result[]> {
   const tenant = new FakeTenant({ tasks: 100, seed: 3 });
@@ -41,15 +41,15 @@ export async function parsingBenchmarks(): Promise<Result[]> {
       () => msPerCall(() => schema.parse(JSON.parse(text)), iterations),
       () => msPerCall(() => JSON.parse(text), iterations),
     );
-    results.push({
-      name: `parsing: a 100-view page (${kib} KiB), ${label}`,
-      value: subject,
-      reference,
-      unit: 'ms',
-      ratio: subject / reference,
-      goal: '<= 2.0 of JSON.parse alone',
-      met: subject / reference <= 2,
-    });
+    results.push(
+      compared(
+        `parsing: a 100-view page (${kib} KiB), ${label}`,
+        { subject, reference },
+        'ms',
+        '<= 2.0 of JSON.parse alone',
+        (ratio) => ratio <= 2,
+      ),
+    );
   }
   return results;
 }

@@ -2,7 +2,7 @@
 import { createHmac } from 'node:crypto';
 import { generateWebhookKeyPair, WebhookSender } from '@idgov/sdk/webhooks';
 import { SignJWT } from 'jose';
-import { interleaved, type Result, SMALL } from './support.ts';
+import { compared, interleaved, type Result, SMALL } from './support.ts';
 
 const URL_ = 'https://tenant.example.com/api/v1/webhooks/incoming/bench';
 const BODY = JSON.stringify({ employee_id: '12345', status: 'terminated', note: 'x'.repeat(400) });
@@ -33,15 +33,15 @@ export async function signingBenchmarks(): Promise<Result[]> {
           count,
         ),
     );
-    results.push({
-      name: `signing: HMAC sign() ${batch === 1 ? 'one at a time' : `${batch} in flight`}`,
-      value: r.subject,
-      reference: r.reference,
-      unit: 'sig/s',
-      ratio: r.subject / r.reference,
-      goal: '>= 0.5 of node:crypto createHmac',
-      met: r.subject / r.reference >= 0.5,
-    });
+    results.push(
+      compared(
+        `signing: HMAC sign() ${batch === 1 ? 'one at a time' : `${batch} in flight`}`,
+        r,
+        'sig/s',
+        '>= 0.5 of node:crypto createHmac',
+        (ratio) => ratio >= 0.5,
+      ),
+    );
   }
   for (const alg of ['ES256', 'EdDSA'] as const) {
     const pair = await generateWebhookKeyPair(alg);
@@ -64,15 +64,9 @@ export async function signingBenchmarks(): Promise<Result[]> {
           count / 4,
         ),
     );
-    results.push({
-      name: `signing: JWT ${alg} sign()`,
-      value: r.subject,
-      reference: r.reference,
-      unit: 'sig/s',
-      ratio: r.subject / r.reference,
-      goal: ">= 0.8 of jose's SignJWT",
-      met: r.subject / r.reference >= 0.8,
-    });
+    results.push(
+      compared(`signing: JWT ${alg} sign()`, r, 'sig/s', ">= 0.8 of jose's SignJWT", (ratio) => ratio >= 0.8),
+    );
   }
   return results;
 }

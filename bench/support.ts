@@ -54,6 +54,26 @@ export interface Result {
   readonly met: boolean;
 }
 
+/** A figure beside its reference: the ratio is ours / reference, and `meets` judges it against the goal. */
+export function compared(
+  name: string,
+  measured: { readonly subject: number; readonly reference: number },
+  unit: string,
+  goal: string,
+  meets: (ratio: number) => boolean,
+): Result {
+  const ratio = measured.subject / measured.reference;
+  return {
+    name,
+    value: measured.subject,
+    reference: measured.reference,
+    unit,
+    ratio,
+    goal,
+    met: meets(ratio),
+  };
+}
+
 /** Prints the results as a table. */
 export function printTable(results: readonly Result[]): void {
   const rows = results.map((r) => [

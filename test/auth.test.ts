@@ -7,17 +7,21 @@ import { BASE, CLIENT_ID, CLIENT_SECRET, makeClient, tokenEndpoint, useMockServe
 const server = useMockServer();
 const rule = (id = 'r-1') => HttpResponse.json({ transformationRule: { id } });
 
+/** The rule endpoint, recording the Authorization header of every call. */
+function recordingRuleEndpoint() {
+  const used: string[] = [];
+  const handler = http.get(`${BASE}/api/v1/findings/transformation-rules/:id`, ({ request }) => {
+    used.push(request.headers.get('authorization') ?? '');
+    return rule();
+  });
+  return { used, handler };
+}
+
 describe('client credentials', () => {
   it('sends the credentials form-encoded in the body, never in a header', async () => {
     const token = tokenEndpoint();
-    const seen: (string | null)[] = [];
-    server.use(
-      token.handler,
-      http.get(`${BASE}/api/v1/findings/transformation-rules/:id`, ({ request }) => {
-        seen.push(request.headers.get('authorization'));
-        return rule();
-      }),
-    );
+    const { used: seen, handler } = recordingRuleEndpoint();
+    server.use(token.handler, handler);
     await makeClient().findingRules.get('r-1');
     const body = token.state.bodies[0];
     expect(Object.fromEntries(body ?? [])).toEqual({
@@ -42,14 +46,8 @@ describe('client credentials', () => {
 
   it('fetches a new token once the cached one nears expiry', async () => {
     const token = tokenEndpoint(1); // 1 s lifetime: used for 0.75 s
-    const used: string[] = [];
-    server.use(
-      token.handler,
-      http.get(`${BASE}/api/v1/findings/transformation-rules/:id`, ({ request }) => {
-        used.push(request.headers.get('authorization') ?? '');
-        return rule();
-      }),
-    );
+    const { used, handler } = recordingRuleEndpoint();
+    server.use(token.handler, handler);
     const client = makeClient();
     await client.findingRules.get('r-1');
     await client.findingRules.get('r-1');
@@ -60,14 +58,8 @@ describe('client credentials', () => {
 
   it('inside the soft window, returns the valid token at once while one background refresh runs', async () => {
     const token = tokenEndpoint(4); // 4 s: used freely for 2 s, refreshed in the background until 3 s
-    const used: string[] = [];
-    server.use(
-      token.handler,
-      http.get(`${BASE}/api/v1/findings/transformation-rules/:id`, ({ request }) => {
-        used.push(request.headers.get('authorization') ?? '');
-        return rule();
-      }),
-    );
+    const { used, handler } = recordingRuleEndpoint();
+    server.use(token.handler, handler);
     const client = makeClient();
     await client.findingRules.get('r-1');
     await new Promise((r) => setTimeout(r, 2300));
@@ -133,13 +125,8 @@ describe('client credentials', () => {
   });
 
   it('sends a static token and a provided token as given', async () => {
-    const seen: (string | null)[] = [];
-    server.use(
-      http.get(`${BASE}/api/v1/findings/transformation-rules/:id`, ({ request }) => {
-        seen.push(request.headers.get('authorization'));
-        return rule();
-      }),
-    );
+    const { used: seen, handler } = recordingRuleEndpoint();
+    server.use(handler);
     await new IdGovClient({ baseUrl: BASE, credentials: { token: 'static-1' } }).findingRules.get('r');
     let calls = 0;
     const provider = async () => `provided-${++calls}`;

@@ -125,10 +125,6 @@ export class TokenCache {
     });
   }
 
-  /** Shows the client ID only. */
-  toJSON(): Record<string, string> {
-    return { clientId: this.#credentials.clientId };
-  }
 }
 
 /** Parses the token answer; on failure the kept body has its token redacted. */

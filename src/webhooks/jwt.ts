@@ -15,7 +15,7 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
-import type { JwtAlgorithm, PrivateKeyInput } from './key-inspect.ts';
+import { isCryptoKey, type JwtAlgorithm, type PrivateKeyInput } from './key-inspect.ts';
 
 /**
  * Imports a private key for signing with `alg`.
@@ -24,7 +24,7 @@ import type { JwtAlgorithm, PrivateKeyInput } from './key-inspect.ts';
  */
 export async function importPrivateKey(key: PrivateKeyInput, alg: JwtAlgorithm): Promise<CryptoKey> {
   if (typeof key === 'string') return importPKCS8(key, alg);
-  if (typeof CryptoKey !== 'undefined' && key instanceof CryptoKey) return key;
+  if (isCryptoKey(key)) return key;
   return (await importJWK(key as Parameters<typeof importJWK>[0], alg)) as CryptoKey;
 }
 

@@ -17,7 +17,8 @@ export type PrivateKeyInput = CryptoKey | JWK | string;
 
 const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
 
-function isCryptoKey(key: unknown): key is CryptoKey {
+/** Whether `key` is a Web Crypto key (the global may be missing in old runtimes). */
+export function isCryptoKey(key: unknown): key is CryptoKey {
   return typeof CryptoKey !== 'undefined' && key instanceof CryptoKey;
 }
 
