@@ -124,7 +124,6 @@ export class TokenCache {
       promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
-
 }
 
 /** Parses the token answer; on failure the kept body has its token redacted. */
