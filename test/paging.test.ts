@@ -1,4 +1,6 @@
-import { delay, HttpResponse, http } from 'msw';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { delay, HttpResponse, http, passthrough } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { PaginationError, RequestValidationError, resolveExpanded } from '../src/index.ts';
 import { caught } from './helpers/caught.ts';
@@ -92,18 +94,51 @@ describe('task search paging', () => {
 
   it('prefetches the next page while the caller works, and aborts it on break', async () => {
     const calls = pagedSearch([['a'], ['b'], ['c']], { latency: 30 });
-    const work: string[] = [];
     for await (const page of makeClient().tasks.search({}, { prefetch: true }).pages()) {
-      work.push(`work ${page.list?.[0]?.task?.id}`);
-      calls.log.push(`work ${page.list?.[0]?.task?.id}`);
-      await delay(60);
-      if (page.list?.[0]?.task?.id === 'b') break;
+      const id = page.list?.[0]?.task?.id;
+      await delay(60); // the caller's work on this page
+      calls.log.push(`done ${id}`);
+      if (id === 'b') break;
     }
-    // page 2 was requested before the caller finished with page 1
-    expect(calls.log.indexOf('start 2')).toBeLessThan(calls.log.indexOf('work b'));
-    expect(calls.log.indexOf('start 2')).toBeLessThan(calls.log.indexOf('end 2'));
-    expect(calls.log.indexOf('start 2')).toBeGreaterThan(calls.log.indexOf('work a') - 1);
-    expect(work).toEqual(['work a', 'work b']);
+    await delay(60);
+    // Page 2 was requested while the caller still worked on page 1 (without prefetch: after 'done a').
+    expect(calls.log.indexOf('start 2')).toBeLessThan(calls.log.indexOf('done a'));
+    // Page 3 was requested ahead too; nothing after it.
+    expect(calls.log.indexOf('start 3')).toBeLessThan(calls.log.indexOf('done b'));
+    expect(calls.bodies).toHaveLength(3);
+  });
+
+  it('aborts the prefetched request when the loop ends early (real loopback socket)', async () => {
+    // msw does not surface a client's abort to its handler, so this one runs against a real server.
+    const events: string[] = [];
+    let served = 0;
+    const slow = createServer((_request, response) => {
+      const page = ++served;
+      events.push(`start ${page}`);
+      response.on('close', () =>
+        events.push(`${response.writableFinished ? 'answered' : 'aborted'} ${page}`),
+      );
+      setTimeout(() => {
+        if (response.destroyed) return;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ list: [{ task: { id: `t${page}` } }], nextPageToken: `p${page + 1}` }));
+      }, 300);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const { port } = slow.address() as AddressInfo;
+    server.use(http.all(`http://127.0.0.1:${port}/*`, () => passthrough()));
+    try {
+      const client = makeClient({ baseUrl: `http://127.0.0.1:${port}`, credentials: { token: 't' } });
+      for await (const _ of client.tasks.search({}, { prefetch: true })) {
+        await delay(150); // long enough for the prefetch to reach the server
+        break;
+      }
+      await delay(100);
+      expect(events).toEqual(['start 1', 'answered 1', 'start 2', 'aborted 2']);
+    } finally {
+      slow.closeAllConnections();
+      slow.close();
+    }
   });
 
   it('clamps page sizes to 10..100 and leaves 0 to the service', async () => {
