@@ -48,7 +48,7 @@ export interface ClientCredentials {
  * - a valid token is returned at once, also while a refresh runs; inside the soft window
  *   (the last two skews of its life) a refresh starts in the background;
  * - a caller whose token is past the hard expiry waits for the refresh;
- * - a refresh that completes late never replaces a token obtained after it started;
+ * - refreshes are single-flight, so a late one can never replace a newer token;
  * - {@link invalidate} drops the token only if it is still the one that was refused.
  *
  * @group Client
@@ -59,7 +59,6 @@ export class TokenCache {
   readonly #http: HttpTransport;
   readonly #logger: Logger;
   #token: CachedToken | undefined;
-  #generation = 0;
   #inflight: Promise<string> | undefined;
 
   constructor(credentials: ClientCredentials, tokenUrl: string, http: HttpTransport, logger: Logger) {
@@ -93,7 +92,6 @@ export class TokenCache {
   }
 
   async #fetch(): Promise<string> {
-    const generation = ++this.#generation;
     const body = new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: this.#credentials.clientId,
@@ -110,7 +108,7 @@ export class TokenCache {
     });
     const parsed = parseTokenResponse(response.text);
     const token = { value: parsed.access_token, ...lifetimes(parsed, started) };
-    if (generation === this.#generation || !this.#token) this.#token = token;
+    this.#token = token;
     this.#logger.info('obtained an access token', { expiresIn: parsed.expires_in ?? null });
     return token.value;
   }
