@@ -5,6 +5,7 @@ import * as schemas from '../schemas/index.ts';
 import {
   FindingTransformationRuleSchema,
   isKnownEnumValue,
+  TaskSchema,
   TaskSearchRequestSchema,
   TaskSearchResponseSchema,
   TaskState,
@@ -92,6 +93,15 @@ describe('task search response', () => {
     const compiled = z.compile(TaskSearchResponseSchema, { strict: true });
     expect(compiled.parse(structuredClone(fixture))).toEqual(page);
     expect(compiled.safeParse({ list: 5 }).success).toBe(false);
+  });
+
+  it('drops "__proto__" keys instead of letting them become a prototype', () => {
+    const input = JSON.parse('{"id":"t","data":{"__proto__":{"isAdmin":true},"a":1},"__proto__":{"x":1}}');
+    const task = TaskSchema.parse(input) as Record<string, unknown> & { data: Record<string, unknown> };
+    expect(task.data).toEqual({ a: 1 });
+    expect(task.data.isAdmin).toBeUndefined();
+    expect(Object.getPrototypeOf(task.data)).toBe(Object.prototype);
+    expect(Object.keys(task)).toEqual(['id', 'data']);
   });
 
   it('rejects a page whose nextPageToken is not a string', () => {
