@@ -1,4 +1,4 @@
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance } from 'ky';
+import type { KyInstance } from 'ky';
 import {
   AbortError,
   ConfigurationError,
@@ -9,6 +9,7 @@ import {
   type RequestSummary,
   TimeoutError,
 } from './errors.ts';
+import { type KyModule, loadKy } from './ky.ts';
 import { createLogger, type Logger, type LogLevel } from './logger.ts';
 import { exceededRetryAfterCap, retryOptions } from './retry.ts';
 
@@ -118,12 +119,11 @@ function summary(url: string, method: string): RequestSummary {
  * body read by the same timeout, so a stalled body cannot hang the caller.
  */
 export class HttpTransport {
-  readonly #ky: KyInstance;
   readonly #settings: HttpSettings;
+  #ky: KyInstance | undefined;
 
   constructor(settings: HttpSettings) {
     this.#settings = settings;
-    this.#ky = ky.create({ fetch: settings.fetch, throwHttpErrors: true });
   }
 
   /** Sends `request`, retrying as configured, and reads the body. Throws an {@link IdGovError}. */
@@ -140,7 +140,11 @@ export class HttpTransport {
       await request.beforeAttempt?.(headers, attempts);
     };
     const started = Date.now();
+    let ky: KyModule | undefined;
     try {
+      ky = await loadKy();
+      const { isHTTPError } = ky;
+      this.#ky ??= ky.default.create({ fetch: this.#settings.fetch, throwHttpErrors: true });
       const response = await this.#ky(request.url, {
         method: request.method,
         headers: { 'user-agent': this.#settings.userAgent, accept: 'application/json', ...request.headers },
@@ -149,7 +153,7 @@ export class HttpTransport {
         timeout,
         redirect: request.redirect ?? 'follow',
         throwHttpErrors: (status) => !request.acceptStatuses?.includes(status),
-        retry: retryOptions(request.maxRetries ?? this.#settings.maxRetries),
+        retry: retryOptions(request.maxRetries ?? this.#settings.maxRetries, ky),
         hooks: {
           beforeRequest: [({ request: r }) => prepare(r.headers)],
           beforeRetry: [
@@ -174,17 +178,30 @@ export class HttpTransport {
       logger.debug(`${what.method} ${what.path} ${response.status}`, { ms: Date.now() - started, attempts });
       return { status: response.status, headers: response.headers, text, attempts };
     } catch (error) {
-      throw this.#translate(error, request, what, attempts);
+      throw this.#translate(error, request, what, attempts, ky);
     }
   }
 
-  #translate(error: unknown, request: HttpRequest, what: RequestSummary, attempts: number): IdGovError {
+  #translate(
+    error: unknown,
+    request: HttpRequest,
+    what: RequestSummary,
+    attempts: number,
+    ky: KyModule | undefined,
+  ): IdGovError {
     if (error instanceof IdGovError) return error;
     if (request.signal?.aborted) {
       return new AbortError(`${what.method} ${what.path} was aborted by the caller.`, {
         cause: request.signal.reason,
       });
     }
+    if (!ky) {
+      return new ConnectionError(
+        `Could not load ky, the SDK's HTTP layer, for ${what.method} ${what.path}: ${(error as Error)?.message ?? error}. In a browser, check that the bundle's chunks are served.`,
+        { cause: error },
+      );
+    }
+    const { isHTTPError, isNetworkError, isTimeoutError } = ky;
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
     if (isHTTPError(error)) {
       const { response } = error;

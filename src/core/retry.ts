@@ -1,4 +1,5 @@
-import { type HTTPError, isHTTPError, type RetryOptions } from 'ky';
+import type { HTTPError, RetryOptions } from 'ky';
+import type { KyModule } from './ky.ts';
 
 /** The longest `Retry-After` the SDK sleeps; a longer one is raised as the error instead. */
 export const RETRY_AFTER_CAP_MS = 60_000;
@@ -38,7 +39,10 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
  * ky's `shouldRetry`: `false` refuses a retry, `undefined` lets ky's own checks decide (they honour
  * Retry-After; returning `true` would make ky ignore it and use the backoff instead).
  */
-export function refuseRetry(error: unknown): false | undefined {
+export function refuseRetry(
+  error: unknown,
+  { isHTTPError }: Pick<KyModule, 'isHTTPError'>,
+): false | undefined {
   if (!isHTTPError(error)) return undefined; // timeouts and network errors: ky retries them
   if (!isRetryableStatus(error.response.status)) return false;
   // ky would clamp an over-long Retry-After and retry early, against the server's wish: stop instead.
@@ -52,7 +56,7 @@ export function exceededRetryAfterCap(error: HTTPError): number | undefined {
 }
 
 /** ky's retry options for `limit` retries, with the policy above. POST is included: callers opt in per request. */
-export function retryOptions(limit: number): RetryOptions {
+export function retryOptions(limit: number, ky: Pick<KyModule, 'isHTTPError'>): RetryOptions {
   return {
     limit,
     methods: ['get', 'post'],
@@ -62,6 +66,6 @@ export function retryOptions(limit: number): RetryOptions {
     retryOnTimeout: true,
     delay: backoffDelay,
     jitter: withJitter,
-    shouldRetry: ({ error }) => refuseRetry(error),
+    shouldRetry: ({ error }) => refuseRetry(error, ky),
   };
 }

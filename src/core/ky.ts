@@ -1,0 +1,18 @@
+/**
+ * ky, imported on the first request instead of with the SDK: code that only verifies webhooks or
+ * reads schemas never loads it, and bundlers give it a chunk of its own that loads when the first
+ * request is made. In Node, most of the cost is the fetch implementation that ky's feature checks
+ * start at import time, which a request would start anyway.
+ */
+export type KyModule = typeof import('ky');
+
+let loading: Promise<KyModule> | undefined;
+
+/** Loads ky once; a failed load (a browser chunk that could not be fetched) is tried again next time. */
+export function loadKy(): Promise<KyModule> {
+  loading ??= import('ky').catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}

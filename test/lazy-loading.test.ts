@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import { BASE, CLIENT_SECRET, tokenEndpoint, useMockServer } from './helpers/msw.ts';
+
+const server = useMockServer();
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs `code` in a fresh Node process that records every module specifier it resolves. */
+async function resolvedIn(code: string): Promise<string[]> {
+  const hooks = `import { registerHooks } from 'node:module';
+const seen = [];
+registerHooks({ resolve(specifier, context, next) { seen.push(specifier); return next(specifier, context); } });
+process.on('exit', () => console.log(JSON.stringify(seen)));`;
+  // Asynchronous: the second case's child calls a server in this process, which must keep serving.
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--conditions=@idgov/source',
+      '--import',
+      `data:text/javascript,${encodeURIComponent(hooks)}`,
+      '--input-type=module',
+      '-e',
+      code,
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as string[];
+}
+
+describe('lazy loading', () => {
+  it('importing the SDK does not load ky; the first request does', async () => {
+    const atImport = await resolvedIn(`await import('@idgov/sdk');`);
+    expect(atImport).toContain('@idgov/sdk');
+    expect(atImport).not.toContain('ky');
+
+    const { FakeTenant } = await import('../src/testing/index.ts');
+    const tenant = new FakeTenant({ tasks: 3 });
+    const listening = await tenant.listen();
+    try {
+      const afterRequest = await resolvedIn(`const { IdGovClient } = await import('@idgov/sdk');
+const client = new IdGovClient({ baseUrl: ${JSON.stringify(listening.url)}, credentials: ${JSON.stringify(tenant.client)} });
+await client.tasks.search();`);
+      expect(afterRequest).toContain('ky');
+    } finally {
+      await listening.close();
+    }
+  });
+
+  it('a failed load of ky is a ConnectionError that says so, and the next call loads it again', async () => {
+    vi.resetModules();
+    vi.doMock('ky', () => {
+      throw new Error('Failed to fetch dynamically imported module: /assets/ky-3f2a.js');
+    });
+    try {
+      const { ConnectionError, IdGovClient } = await import('../src/index.ts');
+      const tokens = tokenEndpoint();
+      server.use(
+        tokens.handler,
+        http.post(`${BASE}/api/v1/search/tasks`, () => HttpResponse.json({ list: [], nextPageToken: '' })),
+      );
+      const client = new IdGovClient({
+        baseUrl: BASE,
+        credentials: { clientId: 'id', clientSecret: CLIENT_SECRET },
+      });
+      const error = await client.tasks.search().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as Error).message).toMatch(
+        /^@idgov\/sdk: Could not load ky, the SDK's HTTP layer, for POST \/api\/v1\/search\/tasks: .+ In a browser, check that the bundle's chunks are served\.$/,
+      );
+      expect((error as Error).cause).toBeInstanceOf(Error);
+      expect(tokens.state.calls).toBe(0);
+
+      vi.doUnmock('ky');
+      const page = await client.tasks.search();
+      expect(page.list).toEqual([]);
+      expect(tokens.state.calls).toBe(1);
+    } finally {
+      vi.doUnmock('ky');
+      vi.resetModules();
+    }
+  });
+});
