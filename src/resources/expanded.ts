@@ -62,7 +62,9 @@ const pageOf = new WeakMap<TaskView, readonly ExpandedObject[]>();
  * @group Task search
  */
 export function linkExpanded(page: TaskSearchResponse): void {
-  const expanded = page.expanded ?? [];
+  const expanded = page.expanded;
+  // Without expanded objects every path resolves to nothing, linked or not; WeakMap entries cost GC time.
+  if (!expanded?.length) return;
   for (const view of page.list ?? []) pageOf.set(view, expanded);
 }
 
