@@ -2,7 +2,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { IdGovClient } from '@idgov/sdk';
+import { TaskSearchResponseSchema } from '@idgov/sdk/schemas';
 import { FakeTenant } from '@idgov/sdk/testing';
+import { compile } from 'zod/mini';
 import { compared, interleaved, type Result, SMALL } from './support.ts';
 
 interface Served {
@@ -34,8 +36,14 @@ async function viewsPerSecondSdk(served: Served, prefetch: boolean): Promise<num
   return views / ((performance.now() - started) / 1000);
 }
 
-/** The limit: what a hand-written loop of fetch and JSON.parse does over the same server. */
-async function viewsPerSecondRaw(served: Served): Promise<number> {
+// The response schema as the client runs it (src/core/validation.ts), for the loop that validates too.
+const compiledPage = compile(TaskSearchResponseSchema);
+
+/**
+ * The limit: what a hand-written loop of fetch and JSON.parse does over the same server; with
+ * `validate`, it also runs the compiled response schema on each page, as the SDK does.
+ */
+async function viewsPerSecondRaw(served: Served, validate = false): Promise<number> {
   const started = performance.now();
   const form = new URLSearchParams({
     grant_type: 'client_credentials',
@@ -55,7 +63,8 @@ async function viewsPerSecondRaw(served: Served): Promise<number> {
       headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
       body: JSON.stringify(pageToken ? { pageSize: 100, pageToken } : { pageSize: 100 }),
     });
-    const page = JSON.parse(await response.text()) as { list: unknown[]; nextPageToken: string };
+    const json: unknown = JSON.parse(await response.text());
+    const page = (validate ? compiledPage.parse(json) : json) as { list: unknown[]; nextPageToken: string };
     views += page.list.length;
     pageToken = page.nextPageToken;
   } while (pageToken);
@@ -82,6 +91,20 @@ export async function pagingBenchmarks(): Promise<Result[]> {
         (ratio) => ratio >= 0.9,
       ),
     );
+    const validated = await interleaved(
+      rounds,
+      () => viewsPerSecondSdk(served, false),
+      () => viewsPerSecondRaw(served, true),
+    );
+    results.push({
+      name: 'paging: the same, against fetch + JSON.parse + the compiled response schema',
+      value: validated.subject,
+      reference: validated.reference,
+      unit: 'views/s',
+      ratio: validated.subject / validated.reference,
+      goal: '(reference: the cost of validation)',
+      met: true,
+    });
     const ahead = await interleaved(
       rounds,
       () => viewsPerSecondSdk(served, true),
