@@ -49,6 +49,12 @@ await client.tasks.search();`);
     }
   });
 
+  it('importing the webhook helpers loads neither ky nor jose (they come with the first send or JWT)', async () => {
+    const atImport = await resolvedIn(`await import('@idgov/sdk/webhooks');`);
+    expect(atImport).toContain('@idgov/sdk/webhooks');
+    expect(atImport.filter((s) => s === 'ky' || s.startsWith('jose'))).toEqual([]);
+  });
+
   it('a failed load of ky is a ConnectionError that says so, and the next call loads it again', async () => {
     vi.resetModules();
     vi.doMock('ky', () => {

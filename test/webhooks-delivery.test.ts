@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
-  createHmacSecret,
   MemoryEventIdStore,
   PermissionDeniedError,
   verifyWebhook,
   WebhookSender,
 } from '../src/index.ts';
+import { createHmacSecret } from '../src/testing/index.ts';
 import { inCidr } from '../src/webhooks/cidr.ts';
 import { caught } from './helpers/caught.ts';
 import { useMockServer } from './helpers/msw.ts';

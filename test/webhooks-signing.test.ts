@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
 import {
   bodyHash,
   ConfigurationError,
-  createHmacSecret,
   generateWebhookKeyPair,
   RequestValidationError,
   verifyWebhook,
   WebhookSender,
 } from '../src/index.ts';
+import { createHmacSecret } from '../src/testing/index.ts';
 import { hmacSignature, sha256Base64url } from '../src/webhooks/hmac.ts';
 
 const BASE = 'https://tenant.test';

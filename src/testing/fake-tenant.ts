@@ -1,12 +1,12 @@
 import type { JSONWebKeySet } from 'jose';
 import type { ClientCredentials } from '../core/auth.ts';
 import { MemoryEventIdStore } from '../webhooks/event-store.ts';
-import { createHmacSecret } from '../webhooks/hmac.ts';
 import { LISTENER_PATH } from '../webhooks/limits.ts';
 import { verifyWebhook } from '../webhooks/verify.ts';
 import { expandPage } from './expand.ts';
 import { FakeData, type WireEntitlement, type WireRule, type WireTask } from './fake-data.ts';
 import { type FaultCounts, FaultInjector, type FaultOptions } from './faults.ts';
+import { createHmacSecret } from './hmac-secret.ts';
 import type { LoopbackServer } from './loopback-server.ts';
 import { decodePageToken, effectivePageSize, encodePageToken } from './page-token.ts';
 import { type SearchFilter, searchTasks } from './task-filter.ts';

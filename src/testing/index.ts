@@ -23,4 +23,5 @@ export {
   type FakeTenantStats,
 } from './fake-tenant.ts';
 export type { Fault, FaultCounts, FaultOptions } from './faults.ts';
+export { createHmacSecret } from './hmac-secret.ts';
 export type { LoopbackServer } from './loopback-server.ts';
