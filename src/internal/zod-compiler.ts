@@ -1,6 +1,7 @@
 /**
- * zod's schema compiler, alone, so that it can be loaded lazily as its own chunk: importing zod's
- * core namespace dynamically would make bundlers keep every export of it.
+ * zod's schema compiler, for servers (Node, Bun, Deno): responses are validated by generated code,
+ * about twice as fast on a page of tasks. Reached through the package's `#zod-compiler` import;
+ * browsers get `zod-compiler.browser.ts` instead.
  *
  * @internal
  * @module

@@ -30,7 +30,7 @@ process.on('exit', () => console.log(JSON.stringify(seen)));`;
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as string[];
 }
 
-describe('lazy loading', () => {
+describe('what loads, where and when', () => {
   it('importing the SDK does not load ky; the first request does', async () => {
     const atImport = await resolvedIn(`await import('@idgov/sdk');`);
     expect(atImport).toContain('@idgov/sdk');
@@ -88,6 +88,63 @@ await client.tasks.search();`);
       expect(tokens.state.calls).toBe(1);
     } finally {
       vi.doUnmock('ky');
+      vi.resetModules();
+    }
+  });
+
+  it('servers validate with zod\'s compiler, browsers with its runtime parser (package.json "imports")', async () => {
+    const resolve = async (conditions: string[]) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [...conditions, '--input-type=module', '-e', "console.log(import.meta.resolve('#zod-compiler'))"],
+        { cwd: root, encoding: 'utf8' },
+      );
+      return stdout.trim().slice(`file://${root}`.length);
+    };
+    expect(await resolve([])).toBe('dist/zod-compiler.js');
+    expect(await resolve(['--conditions=browser'])).toBe('dist/zod-compiler.browser.js');
+    expect((await import('../src/internal/zod-compiler.ts')).compile).toBeTypeOf('function');
+    expect((await import('../src/internal/zod-compiler.browser.ts')).compile).toBeUndefined();
+  });
+
+  it('without the compiler (browsers) pages parse the same and bad ones fail the same', async () => {
+    const { FakeTenant } = await import('../src/testing/index.ts');
+    const tenant = new FakeTenant({ tasks: 30, seed: 7 });
+    const bad = { list: [{ task: { id: 5 } }], nextPageToken: '' };
+    const run = async () => {
+      const { IdGovClient } = await import('../src/index.ts');
+      const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client });
+      server.use(
+        http.all(`${tenant.baseUrl}/*`, async ({ request }) => tenant.handle(request) as Promise<Response>),
+      );
+      const pages = [];
+      for await (const page of client.tasks.search({ pageSize: 10 }).pages()) pages.push(page);
+      server.use(http.post(`${tenant.baseUrl}/api/v1/search/tasks`, () => HttpResponse.json(bad)));
+      const error = await client.tasks.search().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      return { pages, error: `${error?.name}: ${error?.message}` };
+    };
+    vi.resetModules();
+    const compiled = await run();
+    vi.resetModules();
+    let stubLoaded = 0;
+    vi.doMock('#zod-compiler', () => {
+      stubLoaded += 1;
+      return import('../src/internal/zod-compiler.browser.ts');
+    });
+    try {
+      const runtime = await run();
+      expect(stubLoaded).toBe(1);
+      expect(runtime.pages).toEqual(compiled.pages);
+      expect(runtime.pages.flatMap((p) => p.list ?? [])).toHaveLength(30);
+      expect(runtime.error).toBe(compiled.error);
+      expect(runtime.error).toMatch(
+        /^ResponseValidationError: .*list\.0\.task\.id: expected string, received integer/,
+      );
+    } finally {
+      vi.doUnmock('#zod-compiler');
       vi.resetModules();
     }
   });
