@@ -169,7 +169,7 @@ export async function sizeBenchmarks(): Promise<Result[]> {
   const startup = coldImport('@idgov/sdk');
   const zodAlone = coldImport('zod/mini');
   results.push({
-    name: 'start-up: cold import() of @idgov/sdk',
+    name: 'start-up: cold import() of @idgov/sdk, beside zod/mini alone',
     value: startup,
     reference: zodAlone,
     unit: 'ms',
