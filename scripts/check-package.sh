@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs the SDK as npm would publish it, installs the tarball into a fresh consumer project, and
 # checks it there: publint, attw, an ESM import, a CJS require, a strict type-check under node16
-# and bundler resolution, and a paging run against the loopback fake tenant.
+# and bundler resolution, a paging run against the loopback fake tenant, and browser and server
+# bundles.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -24,3 +25,16 @@ for resolution in node16 bundler; do
 done
 node consumer.ts
 node consumer.cjs
+# Browsers validate with zod/mini's runtime parser, so their bundle must generate no code (a strict
+# CSP refuses new Function); a server bundle carries zod's compiler, which shows the check can fail.
+cp "$root/scripts/consumer/bundled.js" .
+for platform in browser node; do
+  "$root/node_modules/.bin/esbuild" bundled.js --bundle --format=esm --platform="$platform" \
+    --outfile="bundle-$platform.js" --log-level=error
+done
+grep -Eq '(new|=) *Function\b' bundle-node.js
+if grep -Eq '(new|=) *Function\b' bundle-browser.js; then
+  echo "the browser bundle generates code with new Function" >&2
+  exit 1
+fi
+echo "browser bundle: no code generation; server bundle: zod's compiler"
