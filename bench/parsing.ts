@@ -33,7 +33,7 @@ export async function parsingBenchmarks(): Promise<Result[]> {
   const kib = Math.round(text.length / 1024);
   const results: Result[] = [];
   for (const [label, schema] of [
-    ['compiled, as the client parses pages', compiled],
+    ['compiled, as the client parses pages on servers', compiled],
     ['runtime parser, as browsers parse pages (no compiler there)', TaskSearchResponseSchema],
   ] as const) {
     const { subject, reference } = await interleaved(
