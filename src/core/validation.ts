@@ -69,13 +69,14 @@ export function parseRequest<S extends z.core.$ZodType>(
 // page of tasks), compiled on first use and kept per schema; compile() hands back the schema itself
 // where it cannot compile (a feature it cannot model, eval refused). Browsers have no compiler (see
 // src/internal/zod-compiler.browser.ts) and use the runtime parser: same results, same errors.
+const compiler: ((schema: z.core.$ZodType) => z.core.$ZodType) | undefined = compile;
 const compiled = new WeakMap<z.core.$ZodType, z.core.$ZodType>();
 
 function fastest<S extends z.core.$ZodType>(schema: S): S {
-  if (!compile) return schema;
+  if (!compiler) return schema;
   let fast = compiled.get(schema);
   if (!fast) {
-    fast = (compile as (schema: z.core.$ZodType) => z.core.$ZodType)(schema);
+    fast = compiler(schema);
     compiled.set(schema, fast);
   }
   return fast as S;

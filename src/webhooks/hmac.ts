@@ -1,7 +1,7 @@
 import { nativeCrypto } from './native-crypto.ts';
 
-// jose's base64url serves only the Web Crypto path (browsers), so it loads there, on first use,
-// and stays out of server bundles and every sender's initial chunk.
+// jose's base64url serves only the Web Crypto paths (signing in browsers, and verifying), so it
+// loads with their first use and stays out of every sender's initial chunk.
 const base64url = () => import('jose/base64url');
 
 const encoder = new TextEncoder();
