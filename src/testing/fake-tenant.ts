@@ -58,17 +58,11 @@ export interface FakeListenerOptions {
  *
  * @group Testing
  */
-export interface FakeListener {
+export interface FakeListener extends FakeListenerOptions {
   /** Listener ID. */
   readonly id: string;
   /** The full listener URL. */
   readonly url: string;
-  /** The HMAC secret (HMAC listeners). */
-  readonly secret?: string | undefined;
-  /** The JWKS (JWT listeners). */
-  readonly jwks?: JSONWebKeySet | undefined;
-  /** Allowed source CIDRs. */
-  readonly allowedCidrs?: readonly string[] | undefined;
 }
 
 /**
