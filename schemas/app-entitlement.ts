@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { loose, opt, pageSizeInput } from './wire.ts';
 
 /**
- * An app entitlement. Only its identifiers are listed by SPEC.md; every other field is kept as sent.
+ * An app entitlement. Only its identifiers are typed; every other field is kept as sent.
  *
  * @group Schemas
  */

@@ -1,7 +1,7 @@
 import { defineEnum, type OpenEnum } from './open-enum.ts';
 
-// Every enum of SPEC.md (and FACTS.md for findingType, severity and the policy enums), written as
-// SPEC.md writes them: a prefix and the suffixes. Each is open: `type X` also admits new strings.
+// Every enum of the service's interface, written as its description writes them: a prefix and the
+// suffixes. Each is open: `type X` also admits new strings, because the service adds values.
 
 /**
  * Task state (`Task.state`, `TaskSearchRequest.taskStates`).
@@ -411,7 +411,7 @@ export const StepApprovalType = defineEnum('STEP_APPROVAL_TYPE_', [
 export type StepApprovalType = OpenEnum<typeof StepApprovalType>;
 
 /**
- * Type of finding a transformation rule applies to (FACTS.md; newer services add more).
+ * Type of finding a transformation rule applies to (newer services add more).
  *
  * @group Schemas
  */
@@ -458,7 +458,7 @@ export const FindingSeverity = defineEnum('FINDING_SEVERITY_', [
 export type FindingSeverity = OpenEnum<typeof FindingSeverity>;
 
 /**
- * State of a policy step instance (FACTS.md).
+ * State of a policy step instance.
  *
  * @group Schemas
  */
@@ -471,7 +471,7 @@ export const PolicyStepState = defineEnum('POLICY_STEP_STATE_', ['UNSPECIFIED', 
 export type PolicyStepState = OpenEnum<typeof PolicyStepState>;
 
 /**
- * Kind of policy (FACTS.md).
+ * Kind of policy.
  *
  * @group Schemas
  */
@@ -491,7 +491,7 @@ export const PolicyType = defineEnum('POLICY_TYPE_', [
 export type PolicyType = OpenEnum<typeof PolicyType>;
 
 /**
- * Allowed `TaskExpandMask.paths` values (SPEC.md 2.1); `ALL` (`*`) expands everything.
+ * Allowed `TaskExpandMask.paths` values; `ALL` (`*`) expands everything.
  *
  * @group Schemas
  */

@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 export type OpenEnum<E extends Record<string, string>> = E[keyof E] | (string & {});
 
 /**
- * Builds the constant object of an enum from SPEC.md's notation: a shared prefix and the suffixes.
+ * Builds the constant object of an enum from the service's notation: a shared prefix and the suffixes.
  *
  * @example
  * const TaskState = defineEnum('TASK_STATE_', ['UNSPECIFIED', 'OPEN', 'CLOSED']);

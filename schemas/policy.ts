@@ -53,7 +53,7 @@ export const PolicyStepInstanceSchema = oneOf(
 export type PolicyStepInstance = z.output<typeof PolicyStepInstanceSchema>;
 
 /**
- * A policy (FACTS.md).
+ * A policy.
  *
  * @group Schemas
  */

@@ -19,7 +19,7 @@ export const AppResourceRefSchema = loose({
 export type AppResourceRef = z.output<typeof AppResourceRefSchema>;
 
 /**
- * Reference to an app entitlement (FACTS.md).
+ * Reference to an app entitlement.
  *
  * @group Schemas
  */

@@ -18,7 +18,7 @@ export function loose<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObjec
 }
 
 /**
- * A response field: any of them may be missing or `null` (FACTS.md), and is kept as sent.
+ * A response field: any of them may be missing or `null` on the wire, and is kept as sent.
  *
  * @group Schemas
  */

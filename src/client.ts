@@ -41,7 +41,7 @@ function credentialsFromEnv(): Credentials | undefined {
   return undefined;
 }
 
-/** Client IDs look like `<name>@<tenant-host>/pcc` (FACTS.md): the host is the tenant. */
+/** Client IDs look like `<name>@<tenant-host>/pcc`: the host is the tenant. */
 function baseUrlFromClientId(credentials: Credentials | undefined): string | undefined {
   if (!credentials || typeof credentials === 'function' || !('clientId' in credentials)) return undefined;
   const host = /@([^/\s]+)\//.exec(credentials.clientId)?.[1];

@@ -152,7 +152,7 @@ describe('fake tenant on a loopback port', () => {
   });
 });
 
-describe('fake tenant webhook listener: every status of SPEC.md section 7', () => {
+describe('fake tenant webhook listener: every status a listener answers', () => {
   const tenant = new FakeTenant();
   let close: () => Promise<void>;
   beforeAll(async () => {

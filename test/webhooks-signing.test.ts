@@ -17,7 +17,7 @@ import { hmacSignature, sha256Base64url } from '../src/webhooks/hmac.ts';
 const BASE = 'https://tenant.test';
 const URL_ = `${BASE}/api/v1/webhooks/incoming/lst-1`;
 const vectors = (name: string) =>
-  readFileSync(new URL(`../../shared/vectors/${name}`, import.meta.url), 'utf8')
+  readFileSync(new URL(`./fixtures/vectors/${name}`, import.meta.url), 'utf8')
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));

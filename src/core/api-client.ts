@@ -22,7 +22,7 @@ export interface RequestOptions {
   readonly headers?: Record<string, string> | undefined;
 }
 
-// SPEC.md section 8: the service treats 1..9 as 10 and anything above 100 as 100; we send what it will use.
+// The service treats 1..9 as 10 and anything above 100 as 100; we send what it will use.
 const MIN_PAGE_SIZE = 10;
 const MAX_PAGE_SIZE = 100;
 
@@ -139,7 +139,7 @@ export class APIClient {
   }
 
   /**
-   * Pages a GET list (SPEC.md section 8): `page_size` and `page_token` in the query.
+   * Pages a GET list: `page_size` and `page_token` in the query.
    */
   pagedGet<S extends z.core.$ZodType<Page<Item>>, Item>(
     path: string,
@@ -167,7 +167,7 @@ export class APIClient {
   }
 
   /**
-   * Pages a POST search (SPEC.md section 8): `pageSize` and `pageToken` in the body; every page
+   * Pages a POST search: `pageSize` and `pageToken` in the body; every page
    * sends the same body with only the token changed. `onPage` sees each page as it arrives.
    */
   pagedPost<S extends z.core.$ZodType<Page<Item>>, Item>(

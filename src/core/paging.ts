@@ -1,7 +1,7 @@
 import { PaginationError } from './errors.ts';
 
 /**
- * A page as SPEC.md section 8 defines it: results in `list`, and a `nextPageToken` that is empty on the last page.
+ * A page of a list or search: results in `list`, and a `nextPageToken` that is empty on the last page.
  *
  * @group Task search
  */

@@ -126,7 +126,7 @@ const sleep = (ms: number) =>
   new Promise((resolve) => (setTimeout(resolve, ms) as { unref?: () => void }).unref?.());
 
 /**
- * An in-memory tenant that follows SPEC.md: the token endpoint, task search (filters, paging,
+ * An in-memory tenant that follows the service's interface: the token endpoint, task search (filters, paging,
  * expand masks), rule lookup, entitlement listing and webhook listeners. One core
  * ({@link FakeTenant.handle}) is served two ways: as msw handlers and as a real loopback server.
  *

@@ -1,8 +1,7 @@
 import * as base64url from 'jose/base64url';
 
 /**
- * A new HMAC listener secret for tests: 256 random bits, base64url, the form the service hands out
- * (SPEC.md 5.1). Use it with {@link FakeTenant.addListener} and a `WebhookSender`.
+ * A new HMAC listener secret for tests: 256 random bits, base64url, the form the service hands out. Use it with {@link FakeTenant.addListener} and a `WebhookSender`.
  *
  * @group Testing
  */

@@ -1,5 +1,5 @@
 /**
- * Page size rules of SPEC.md section 8: 0 or missing is 25, then clamped to 10..100.
+ * The service's page size rules: 0 or missing is 25, then clamped to 10..100.
  *
  * @group Testing
  */

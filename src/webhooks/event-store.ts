@@ -1,7 +1,7 @@
 import { EVENT_RETENTION_MS } from './limits.ts';
 
 /**
- * Remembers accepted event IDs, as the listener does for idempotency (SPEC.md section 6).
+ * Remembers accepted event IDs, as the listener does for idempotency (for 7 days, per listener).
  *
  * @group Webhooks
  */

@@ -7,7 +7,7 @@ const base64url = () => import('jose/base64url');
 const encoder = new TextEncoder();
 
 /**
- * The listener's signature input: `<timestamp>.<event_id>.<body>` (SPEC.md 5.1), as bytes.
+ * The listener's signature input: `<timestamp>.<event_id>.<body>`, as bytes.
  *
  * @group Webhooks
  */
@@ -25,7 +25,7 @@ export function signatureInput(
 
 /**
  * Imports the HMAC-SHA256 key. The key is the secret string's own UTF-8 bytes: it is *not*
- * base64url-decoded, though it looks like base64url (SPEC.md 5.1, step 3).
+ * base64url-decoded, though it looks like base64url: the service uses the text as given.
  *
  * @group Webhooks
  */
@@ -106,7 +106,7 @@ export async function sha256Base64url(
 }
 
 /**
- * `htb_s256`: SHA-256 of the exact body bytes, base64url without padding (SPEC.md 5.2).
+ * `htb_s256`: SHA-256 of the exact body bytes, base64url without padding.
  *
  * @group Webhooks
  */

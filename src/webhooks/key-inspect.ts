@@ -2,7 +2,7 @@ import type { JWK } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
 
 /**
- * The JWT algorithms the listener accepts (SPEC.md 5.2).
+ * The JWT algorithms the listener accepts.
  *
  * @group Webhooks
  */

@@ -1,7 +1,7 @@
-/** SPEC.md section 8: the listener's limits, and the header names of section 4.3. */
+/** The listener's limits and header names. */
 
 /**
- * "64 KB" read as 65,536 bytes of UTF-8 (FACTS.md); configurable because a service may apply 64,000.
+ * The service's "64 KB", read as 65,536 bytes of UTF-8; configurable because a service may apply 64,000.
  *
  * @group Webhooks
  */
@@ -19,7 +19,7 @@ export const TIMESTAMP_TOLERANCE_SECONDS = 300;
  */
 export const MAX_JWT_LIFETIME_SECONDS = 600;
 /**
- * What the sender uses unless told otherwise (FACTS.md: "about now + 300").
+ * What the sender uses unless told otherwise (expiry must be at most 10 minutes ahead; 5 leaves room for clock skew).
  *
  * @group Webhooks
  */
@@ -38,7 +38,7 @@ export const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const LISTENER_PATH = '/api/v1/webhooks/incoming/';
 
 /**
- * Header names, as SPEC.md writes them.
+ * Header names, as the service writes them.
  *
  * @group Webhooks
  */

@@ -23,7 +23,7 @@ export interface WebhookSenderCommonOptions extends TransportOptions {
   readonly baseUrl?: string | undefined;
   /** The listener ID, with `baseUrl`, instead of `url`. */
   readonly listenerId?: string | undefined;
-  /** Largest body in bytes of UTF-8. Default 65,536 (SPEC.md's 64 KB); some services apply 64,000. */
+  /** Largest body in bytes of UTF-8. Default 65,536 (the service's 64 KB); some services apply 64,000. */
   readonly maxBodyBytes?: number | undefined;
 }
 

@@ -16,7 +16,7 @@ export interface Signer {
 }
 
 /**
- * HMAC listener authentication (SPEC.md 5.1).
+ * HMAC listener authentication.
  *
  * @group Webhooks
  */
@@ -26,7 +26,7 @@ export interface HmacAuth {
 }
 
 /**
- * JWT listener authentication (SPEC.md 5.2).
+ * JWT listener authentication.
  *
  * @group Webhooks
  */

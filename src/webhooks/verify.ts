@@ -114,7 +114,7 @@ async function checkJwt(
  * Runs a listener's checks on an inbound webhook request, in the service's order: the request
  * itself (400), authentication (401), the source address (403), then idempotency (409). Returns the
  * status the service would answer and why. HMAC signatures are compared in constant time; JWTs
- * are accepted only with RS256, ES256 or EdDSA and every claim of SPEC.md 5.2.
+ * are accepted only with RS256, ES256 or EdDSA and every claim the listener requires (`sub`, `aud`, `exp`, `jti`, `htm`, `htb_s256`).
  *
  * For partners' own tests, and used by the testing kit's fake tenant.
  *
