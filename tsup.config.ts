@@ -8,11 +8,7 @@ const shared: Options = {
     schemas: 'schemas/index.ts',
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
-    // The two targets of the package's `#zod-compiler` import (package.json "imports").
-    'zod-compiler': 'src/internal/zod-compiler.ts',
-    'zod-compiler.browser': 'src/internal/zod-compiler.browser.ts',
   },
-  external: ['#zod-compiler'],
   dts: true,
   sourcemap: true,
   target: 'es2022',

@@ -19,7 +19,7 @@ export async function pageThroughTasks({ client }: ExampleEnvironment): Promise<
   let firstApp: string | undefined;
   for await (const view of search) {
     seen += 1;
-    const kind = view.task?.type?.kind ?? 'none';
+    const kind = view.task?.type?.$kind ?? 'none';
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
     firstApp ??= resolveExpanded(view, 'appPath')?.displayName as string | undefined;
     progress(`  tasks: ${seen}`);
@@ -31,9 +31,9 @@ export async function pageThroughTasks({ client }: ExampleEnvironment): Promise<
   // A switch on the variant narrows the type: each branch sees its own fields.
   const [view] = (await client.tasks.search({ taskTypes: [{ revoke: {} }], pageSize: 10 })).list ?? [];
   const type = view?.task?.type;
-  if (type?.kind === 'revoke') {
+  if (type?.$kind === 'revoke') {
     console.log(
-      `A revoke task on app ${type.revoke.appId}, source: ${type.revoke.source?.kind ?? 'unknown'}`,
+      `A revoke task on app ${type.revoke.appId}, source: ${type.revoke.source?.$kind ?? 'unknown'}`,
     );
   }
 }

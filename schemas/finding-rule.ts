@@ -25,13 +25,12 @@ export const SetTagsTransformSchema = loose({ tags: opt(map(z.string())) });
 export const RemoveTagsTransformSchema = loose({ keys: opt(z.array(z.string())) });
 
 /**
- * One transform of a rule: exactly one of `setSeverity`, `setTags`, `removeTags`; switch on `kind`.
- * Kinds the service adds later (e.g. `setAssignee`) parse as `kind: 'unknown'` with their data kept.
+ * One transform of a rule: exactly one of `setSeverity`, `setTags`, `removeTags`; switch on `$kind`.
+ * Kinds the service adds later (e.g. `setAssignee`) parse as `$kind: 'unknown'` with their data kept.
  *
  * @group Schemas
  */
 export const FindingTransformSchema = oneOf(
-  'kind',
   {},
   {
     setSeverity: SetSeverityTransformSchema,
@@ -40,7 +39,7 @@ export const FindingTransformSchema = oneOf(
   },
 );
 /**
- * One transform of a rule; switch on `kind`.
+ * One transform of a rule; switch on `$kind`.
  *
  * @group Schemas
  */

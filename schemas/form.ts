@@ -6,12 +6,11 @@ const str = () => nullishString;
 const anything = z.looseObject({});
 
 /**
- * A form field: common fields and exactly one of seven field kinds; switch on `kind`.
+ * A form field: common fields and exactly one of seven field kinds; switch on `$kind`.
  *
  * @group Schemas
  */
 export const FormFieldSchema = oneOf(
-  'kind',
   {
     name: str(),
     displayName: str(),
@@ -30,7 +29,7 @@ export const FormFieldSchema = oneOf(
   },
 );
 /**
- * A form field; switch on `kind`.
+ * A form field; switch on `$kind`.
  *
  * @group Schemas
  */
@@ -56,12 +55,11 @@ export const FieldGroupSchema = loose({
 export type FieldGroup = z.output<typeof FieldGroupSchema>;
 
 /**
- * A rule between form fields: exactly one of four kinds; switch on `kind`.
+ * A rule between form fields: exactly one of four kinds; switch on `$kind`.
  *
  * @group Schemas
  */
 export const FieldRelationshipSchema = oneOf(
-  'kind',
   { fieldNames: opt(z.array(z.string())) },
   {
     requiredTogether: anything,
@@ -71,7 +69,7 @@ export const FieldRelationshipSchema = oneOf(
   },
 );
 /**
- * A rule between form fields; switch on `kind`.
+ * A rule between form fields; switch on `$kind`.
  *
  * @group Schemas
  */

@@ -3,7 +3,7 @@
  *
  * Responses parse leniently: any field may be `null` or missing and is kept as sent (arrays are
  * not rewritten to `[]`), unknown fields and enum values are kept, and each "exactly one variant"
- * object gains a discriminator (`kind` or `targetKind`) to switch on. Requests parse strictly.
+ * object gains a `$kind` discriminator to switch on (a name the service cannot send). Requests parse strictly.
  *
  * @module schemas
  */

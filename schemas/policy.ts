@@ -23,30 +23,29 @@ const stepKinds = {
 };
 
 /**
- * A step still to process: exactly one of seven kinds; switch on `kind`.
+ * A step still to process: exactly one of seven kinds; switch on `$kind`.
  *
  * @group Schemas
  */
-export const PolicyStepSchema = oneOf('kind', {}, stepKinds);
+export const PolicyStepSchema = oneOf({}, stepKinds);
 /**
- * A step still to process; switch on `kind`.
+ * A step still to process; switch on `$kind`.
  *
  * @group Schemas
  */
 export type PolicyStep = z.output<typeof PolicyStepSchema>;
 
 /**
- * A step instance: common fields and exactly one of seven kinds; switch on `kind`.
+ * A step instance: common fields and exactly one of seven kinds; switch on `$kind`.
  *
  * @group Schemas
  */
 export const PolicyStepInstanceSchema = oneOf(
-  'kind',
   { id: str(), policyGenerationId: str(), state: opt(openEnum(PolicyStepState)) },
   stepKinds,
 );
 /**
- * A step instance; switch on `kind`.
+ * A step instance; switch on `$kind`.
  *
  * @group Schemas
  */

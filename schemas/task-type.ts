@@ -60,12 +60,11 @@ export const TaskRevokeSourceExpiredSchema = loose({ expiredAt: str() });
 export const TaskRevokeSourceNonUsageSchema = loose({ expiresAt: str(), lastLogin: str() });
 
 /**
- * Why a revoke task exists: exactly one of `review`, `request`, `expired`, `nonUsage`; switch on `kind`.
+ * Why a revoke task exists: exactly one of `review`, `request`, `expired`, `nonUsage`; switch on `$kind`.
  *
  * @group Schemas
  */
 export const TaskRevokeSourceSchema = oneOf(
-  'kind',
   {},
   {
     review: TaskRevokeSourceReviewSchema,
@@ -75,7 +74,7 @@ export const TaskRevokeSourceSchema = oneOf(
   },
 );
 /**
- * Why a revoke task exists; switch on `kind`.
+ * Why a revoke task exists; switch on `$kind`.
  *
  * @group Schemas
  */
@@ -207,12 +206,11 @@ export const ConnectorActionRefSchema = loose({
 });
 
 /**
- * The action an action task runs: exactly one target reference; switch on `targetKind`.
+ * The action an action task runs: exactly one target reference; switch on `$kind`.
  *
  * @group Schemas
  */
 export const ActionInstanceSchema = oneOf(
-  'targetKind',
   { displayName: str() },
   {
     connectorResourceActionRef: ConnectorResourceActionRefSchema,
@@ -220,7 +218,7 @@ export const ActionInstanceSchema = oneOf(
   },
 );
 /**
- * The action an action task runs; switch on `targetKind`.
+ * The action an action task runs; switch on `$kind`.
  *
  * @group Schemas
  */
@@ -286,12 +284,11 @@ export const FindingTargetSchema = loose({ findingId: str(), findingType: str() 
 export type FindingTarget = z.output<typeof FindingTargetSchema>;
 
 /**
- * The action variant of a task type; its target is exactly one of three, switch on `targetKind`.
+ * The action variant of a task type; its target is exactly one of three, switch on `$kind`.
  *
  * @group Schemas
  */
 export const TaskTypeActionSchema = oneOf(
-  'targetKind',
   {
     actionId: str(),
     actionInstance: opt(ActionInstanceSchema),
@@ -314,12 +311,11 @@ export const TaskTypeActionSchema = oneOf(
 export type TaskTypeAction = z.output<typeof TaskTypeActionSchema>;
 
 /**
- * The type of a task: exactly one of six variants; switch on `kind` to narrow.
+ * The type of a task: exactly one of six variants; switch on `$kind` to narrow.
  *
  * @group Schemas
  */
 export const TaskTypeSchema = oneOf(
-  'kind',
   {},
   {
     grant: TaskTypeGrantSchema,
@@ -331,7 +327,7 @@ export const TaskTypeSchema = oneOf(
   },
 );
 /**
- * The type of a task; switch on `kind` (`'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' |
+ * The type of a task; switch on `$kind` (`'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' |
  * 'finding' | 'unknown'`) to narrow to the variant.
  *
  * @group Schemas
@@ -342,4 +338,4 @@ export type TaskType = z.output<typeof TaskTypeSchema>;
  *
  * @group Schemas
  */
-export type TaskTypeKind = TaskType['kind'];
+export type TaskTypeKind = TaskType['$kind'];

@@ -61,48 +61,78 @@ export function map<V extends z.core.SomeType>(value: V) {
 }
 
 /**
- * One member of a parsed "exactly one variant" union: the discriminator names the variant that is set.
+ * The discriminator the SDK adds to every "exactly one variant" object: the name of the variant
+ * that is set. Protobuf JSON field names never contain `$`, so the service cannot send a field of
+ * this name and none of its fields is ever overwritten.
  *
- * @group Schemas
+ * @group Wire model
  */
-export type VariantMember<D extends string, B, K extends PropertyKey, V> = Prettify<
-  B & { readonly [P in D]: K } & { [P in K]: V }
+export const VARIANT = '$kind';
+
+/**
+ * One member of a parsed "exactly one variant" union: `$kind` names the variant that is set.
+ *
+ * @group Wire model
+ */
+export type VariantMember<B, K extends PropertyKey, V> = Prettify<
+  B & { readonly $kind: K } & { [P in K]: V }
 >;
 
 /**
- * The parsed shape of an "exactly one variant" object: switch on the discriminator (`kind` or
- * `targetKind`) and TypeScript narrows to the variant. A variant this SDK does not know yet parses
- * as `'unknown'` with its data kept on the object.
+ * The parsed shape of an "exactly one variant" object: switch on `$kind` and TypeScript narrows to
+ * the variant. A variant this SDK does not know yet parses as `'unknown'` with its data kept.
  *
- * @group Schemas
+ * @group Wire model
  */
-export type OneOf<D extends string, B, V extends Record<string, unknown>> =
-  | { [K in keyof V]: VariantMember<D, B, K, V[K]> }[keyof V]
-  | Prettify<B & { readonly [P in D]: 'unknown' }>;
+export type OneOf<B, V extends Record<string, unknown>> =
+  | { [K in keyof V]: VariantMember<B, K, V[K]> }[keyof V]
+  | Prettify<B & { readonly $kind: 'unknown' }>;
+
+const variantKeys = new WeakMap<object, readonly string[]>();
+
+/** @internal The variant names of a schema made by {@link oneOf}, for the in-place check. */
+export function variantKeysOf(schema: object): readonly string[] | undefined {
+  return variantKeys.get(schema);
+}
 
 /**
- * Schema of an object with common fields `base` and exactly one of `variants` set.
- * The variant that is set is written to `discriminator`; when several are set (a service bug),
- * the first in declaration order wins, and the others are still kept.
- *
- * @group Schemas
+ * @internal Writes `$kind`: the first variant set, in declaration order (several set is a service
+ * bug; the others are still kept), or `'unknown'` for a variant this SDK does not know.
  */
-export function oneOf<
-  const D extends string,
-  B extends z.core.$ZodLooseShape,
-  V extends Record<string, z.core.SomeType>,
->(discriminator: D, base: B, variants: V) {
+export function setVariant(value: Record<string, unknown>, keys: readonly string[]): void {
+  let kind = 'unknown';
+  for (const key of keys) {
+    if (value[key] != null) {
+      kind = key;
+      break;
+    }
+  }
+  value[VARIANT] = kind;
+}
+
+/**
+ * Schema of an object with common fields `base` and exactly one of `variants` set; the variant
+ * that is set is written to `$kind`.
+ *
+ * @group Wire model
+ */
+export function oneOf<B extends z.core.$ZodLooseShape, V extends Record<string, z.core.SomeType>>(
+  base: B,
+  variants: V,
+) {
   const keys = Object.keys(variants);
   const shape: z.core.$ZodLooseShape = { ...base };
   for (const key of keys) shape[key] = opt(variants[key] as z.core.SomeType);
-  return z.pipe(
+  const schema = z.pipe(
     z.looseObject(shape),
     z.transform((value: Record<string, unknown>) => {
-      value[discriminator] = keys.find((key) => value[key] != null) ?? 'unknown';
+      setVariant(value, keys);
       return value;
     }),
-  ) as unknown as z.ZodMiniType<
-    OneOf<D, z.output<z.ZodMiniObject<B, z.core.$strip>>, { [K in keyof V]: z.output<V[K]> }>,
+  );
+  variantKeys.set(schema, keys);
+  return schema as unknown as z.ZodMiniType<
+    OneOf<z.output<z.ZodMiniObject<B, z.core.$strip>>, { [K in keyof V]: z.output<V[K]> }>,
     { [K in keyof B]?: z.input<B[K]> } & { [K in keyof V]?: z.input<V[K]> | null }
   >;
 }

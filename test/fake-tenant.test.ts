@@ -89,7 +89,7 @@ describe('fake tenant on a loopback port', () => {
       taskTypes: [{ revoke: {} }],
       excludeIds: [all[0]?.id ?? ''],
     })) {
-      revokes.push(view.task?.type?.kind ?? '');
+      revokes.push(view.task?.type?.$kind ?? '');
     }
     expect(revokes.length).toBeGreaterThan(5);
     expect(new Set(revokes)).toEqual(new Set(['revoke']));
@@ -277,7 +277,7 @@ describe('fake tenant through msw', () => {
     const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client });
     const page = await client.tasks.search();
     expect(page.list?.[0]?.task?.displayName).toBe('Only task');
-    expect(page.list?.[0]?.task?.type?.kind).toBe('finding');
+    expect(page.list?.[0]?.task?.type?.$kind).toBe('finding');
     const listener = tenant.addListener();
     const result = await new WebhookSender({
       url: listener.url,

@@ -25,7 +25,7 @@ describe('task search response', () => {
   });
 
   it('gives every task type variant a kind to switch on, and keeps an unknown variant', () => {
-    const kinds = page.list?.map((v) => v.task?.type?.kind);
+    const kinds = page.list?.map((v) => v.task?.type?.$kind);
     expect(kinds).toEqual([
       'grant',
       'revoke',
@@ -46,7 +46,7 @@ describe('task search response', () => {
 
   it('narrows on kind to typed variant fields', () => {
     const type = byId.get('2QbFQ0T7lHfrGsmSFpUZsQyKwW8')?.task?.type;
-    if (type?.kind !== 'grant') throw new Error('expected grant');
+    if (type?.$kind !== 'grant') throw new Error('expected grant');
     expect(type.grant.grantDuration).toBe('3600s');
     expect(type.grant.source?.isExtension).toBe(true);
   });
@@ -54,12 +54,12 @@ describe('task search response', () => {
   it('discriminates nested one-of unions: revoke sources, action targets and instances', () => {
     const sources = ['t-revoke', 't-revoke-2', 't-revoke-3'].map((id) => {
       const type = byId.get(id)?.task?.type;
-      return type?.kind === 'revoke' ? type.revoke.source?.kind : 'not revoke';
+      return type?.$kind === 'revoke' ? type.revoke.source?.$kind : 'not revoke';
     });
     expect(sources).toEqual(['nonUsage', 'review', 'unknown']);
     const actions = ['t-act-1', 't-act-2', 't-act-3'].map((id) => {
       const type = byId.get(id)?.task?.type;
-      return type?.kind === 'action' ? [type.action.targetKind, type.action.actionInstance?.targetKind] : [];
+      return type?.$kind === 'action' ? [type.action.$kind, type.action.actionInstance?.$kind] : [];
     });
     expect(actions).toEqual([
       ['scopeRole', 'connectorResourceActionRef'],
@@ -83,10 +83,10 @@ describe('task search response', () => {
 
   it('discriminates form fields, relationships and policy steps', () => {
     const task = byId.get('2QbFQ0T7lHfrGsmSFpUZsQyKwW8')?.task;
-    expect(task?.form?.fields?.map((f) => f.kind)).toEqual(['stringField', 'unknown']);
-    expect(task?.form?.fieldRelationships?.[0]?.kind).toBe('dependentOn');
-    expect(task?.policy?.current?.kind).toBe('approval');
-    expect(task?.policy?.next?.map((s) => s.kind)).toEqual(['provision', 'unknown']);
+    expect(task?.form?.fields?.map((f) => f.$kind)).toEqual(['stringField', 'unknown']);
+    expect(task?.form?.fieldRelationships?.[0]?.$kind).toBe('dependentOn');
+    expect(task?.policy?.current?.$kind).toBe('approval');
+    expect(task?.policy?.next?.map((s) => s.$kind)).toEqual(['provision', 'unknown']);
   });
 
   it('compiles (zod AOT, strict) to a parser with the same result as the runtime parser', () => {
@@ -122,7 +122,7 @@ describe('finding transformation rule', () => {
         { setAssignee: { userId: 'u-1' } },
       ],
     });
-    expect(rule.transforms?.map((t) => t.kind)).toEqual(['setSeverity', 'setTags', 'removeTags', 'unknown']);
+    expect(rule.transforms?.map((t) => t.$kind)).toEqual(['setSeverity', 'setTags', 'removeTags', 'unknown']);
     expect((rule.transforms?.[3] as Record<string, unknown> | undefined)?.setAssignee).toEqual({
       userId: 'u-1',
     });

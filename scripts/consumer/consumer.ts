@@ -14,7 +14,7 @@ for await (const view of client.tasks.search({
 })) {
   const typed: TaskView = view; // for await yields a typed TaskView
   const state: string | null | undefined = typed.task?.state;
-  if (typed.task?.type?.kind === 'grant') void typed.task.type.grant.appId;
+  if (typed.task?.type?.$kind === 'grant') void typed.task.type.grant.appId;
   void state;
   count += 1;
 }

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { compile } from '#zod-compiler';
+import { inPlaceCheck } from './check-in-place.ts';
 import { RequestValidationError, ResponseValidationError } from './errors.ts';
 
 /**
@@ -65,23 +65,6 @@ export function parseRequest<S extends z.core.$ZodType>(
   throw new RequestValidationError(`Invalid ${what}: ${describe(issues)}`, issues[0]?.path ?? '', issues);
 }
 
-// Response schemas run through zod's compiler on servers (generated code, about twice as fast on a
-// page of tasks), compiled on first use and kept per schema; compile() hands back the schema itself
-// where it cannot compile (a feature it cannot model, eval refused). Browsers have no compiler (see
-// src/internal/zod-compiler.browser.ts) and use the runtime parser: same results, same errors.
-const compiler: ((schema: z.core.$ZodType) => z.core.$ZodType) | undefined = compile;
-const compiled = new WeakMap<z.core.$ZodType, z.core.$ZodType>();
-
-function fastest<S extends z.core.$ZodType>(schema: S): S {
-  if (!compiler) return schema;
-  let fast = compiled.get(schema);
-  if (!fast) {
-    fast = compiler(schema);
-    compiled.set(schema, fast);
-  }
-  return fast as S;
-}
-
 /**
  * Validates a response body. Throws {@link ResponseValidationError} keeping the raw body, e.g.
  * when the service sends `nextPageToken: 5` or an HTML page with status 200.
@@ -106,7 +89,9 @@ export function parseResponse<S extends z.core.$ZodType>(
       rawBody,
     );
   }
-  const result = (fastest(schema) as unknown as z.ZodMiniType).safeParse(json);
+  // A `__proto__` key takes zod's path, which drops it, so service data never names a prototype.
+  if (!rawBody.includes('"__proto__"') && inPlaceCheck(schema)?.(json)) return json as z.output<S>;
+  const result = (schema as unknown as z.ZodMiniType).safeParse(json);
   if (result.success) return result.data as z.output<S>;
   const issues = toIssues(result.error, json);
   throw new ResponseValidationError(

@@ -186,7 +186,7 @@ export async function previewFindingRules<F extends PreviewFinding>(
     const changes: FieldChange[] = [];
     const skipped: string[] = [];
     for (const transform of rule.transforms ?? []) {
-      switch (transform.kind) {
+      switch (transform.$kind) {
         case 'setSeverity':
           changes.push({
             field: 'severity',
@@ -210,7 +210,7 @@ export async function previewFindingRules<F extends PreviewFinding>(
           }
           break;
         default:
-          skipped.push(Object.keys(transform).find((key) => key !== 'kind') ?? 'unknown');
+          skipped.push(Object.keys(transform).find((key) => key !== '$kind') ?? 'unknown');
       }
     }
     return { ...base, outcome: 'applied', changes, skippedTransforms: skipped };

@@ -1,10 +1,10 @@
-/** Removes the discriminators (`kind`, `targetKind`) the schemas add, to compare a parse with its input. */
+/** Removes the `$kind` discriminator the schemas add, to compare a parse with its input. */
 export function stripDiscriminators(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripDiscriminators);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
       Object.entries(value)
-        .filter(([key]) => key !== 'kind' && key !== 'targetKind')
+        .filter(([key]) => key !== '$kind')
         .map(([key, v]) => [key, stripDiscriminators(v)]),
     );
   }

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import * as fc from 'fast-check';
+import type * as z from 'zod/mini';
+import { describe, expect, it } from 'vitest';
+import { GetFindingTransformationRuleResponseSchema, TaskSearchResponseSchema } from '../schemas/index.ts';
+import { inPlaceCheck } from '../src/core/check-in-place.ts';
+import { parseResponse } from '../src/core/validation.ts';
+import { FakeData, fakeRule } from '../src/testing/fake-data.ts';
+import { expandPage } from '../src/testing/expand.ts';
+
+// The in-place check must accept exactly what zod's parse accepts, and leave the value equal to what
+// zod's parse returns. Pages are mutated at random places into what a hostile or buggy service
+// might send, and both are run on separate copies.
+
+const fixturePage = readFileSync(new URL('./fixtures/task-search-page.json', import.meta.url), 'utf8');
+const data = new FakeData(5);
+const broadPage = JSON.stringify({
+  ...expandPage(
+    Array.from({ length: 12 }, (_, i) =>
+      data.task({ variant: (['grant', 'revoke', 'certify', 'action', 'finding', 'offboarding'] as const)[i % 6] }),
+    ),
+    ['*'],
+  ),
+  nextPageToken: 'next',
+});
+const rulePage = JSON.stringify({ transformationRule: fakeRule() });
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Every path to a value inside `value`, the root excluded. */
+function pathsOf(value: Json, prefix: (string | number)[] = []): (string | number)[][] {
+  if (value === null || typeof value !== 'object') return [];
+  const entries: [string | number, Json][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value);
+  return entries.flatMap(([key, child]) => [[...prefix, key], ...pathsOf(child, [...prefix, key])]);
+}
+
+const DELETE = Symbol('delete');
+const replacement = fc.constantFrom<Json | typeof DELETE>(
+  DELETE,
+  null,
+  0,
+  1.5,
+  'text',
+  true,
+  [],
+  [null],
+  {},
+  { '@type': 7 },
+  ['a', null],
+);
+
+function mutate(raw: string, path: (string | number)[], value: Json | typeof DELETE): string {
+  const root = JSON.parse(raw) as Json;
+  let parent = root as Record<string | number, Json>;
+  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, Json>;
+  const last = path[path.length - 1] as string | number;
+  if (value === DELETE) {
+    if (Array.isArray(parent)) parent.splice(last as number, 1);
+    else delete parent[last];
+  } else parent[last] = value;
+  return JSON.stringify(root);
+}
+
+function agree(schema: z.core.$ZodType, raw: string): void {
+  const check = inPlaceCheck(schema);
+  expect(check).toBeDefined();
+  const inPlace = JSON.parse(raw) as unknown;
+  const ok = check?.(inPlace);
+  const parsed = (schema as unknown as z.ZodMiniType).safeParse(JSON.parse(raw));
+  expect(ok).toBe(parsed.success);
+  if (parsed.success) expect(inPlace).toStrictEqual(parsed.data);
+}
+
+describe('in-place check of responses', () => {
+  for (const [name, schema, raw] of [
+    ['the fixture page', TaskSearchResponseSchema, fixturePage],
+    ['a broad page with every expand path', TaskSearchResponseSchema, broadPage],
+    ['a rule lookup', GetFindingTransformationRuleResponseSchema, rulePage],
+  ] as const) {
+    it(`accepts and rejects exactly what zod does, on ${name} mutated anywhere`, () => {
+      agree(schema, raw);
+      const paths = pathsOf(JSON.parse(raw) as Json);
+      fc.assert(
+        fc.property(fc.constantFrom(...paths), replacement, (path, value) => {
+          agree(schema, mutate(raw, path, value));
+        }),
+        { numRuns: 400 },
+      );
+    });
+  }
+
+  it('returns the parsed JSON itself, with the $kind discriminators added', () => {
+    const page = parseResponse(TaskSearchResponseSchema, broadPage, 'task search');
+    const again = JSON.parse(broadPage) as { list: { task: { type: Record<string, unknown> } }[] };
+    expect(page.list?.map((v) => v?.task?.type?.$kind)).toEqual(
+      again.list.map((v) => Object.keys(v.task.type).find((k) => v.task.type[k] != null)),
+    );
+  });
+
+  it('leaves a page with a "__proto__" key to zod, which drops the key', () => {
+    const raw = '{"list":[{"task":{"id":"t1","__proto__":{"polluted":true}}}],"nextPageToken":""}';
+    const page = parseResponse(TaskSearchResponseSchema, raw, 'task search');
+    const parsedTask = page.list?.[0]?.task as Record<string, unknown>;
+    expect(Object.hasOwn(parsedTask, '__proto__')).toBe(false);
+    expect(parsedTask.polluted).toBeUndefined();
+  });
+});
