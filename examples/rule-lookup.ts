@@ -16,7 +16,7 @@ export async function lookUpRule({ client, ruleId }: ExampleEnvironment): Promis
     `Rule "${rule?.displayName}" (order ${rule?.evaluationOrder}) when: ${rule?.condition || 'always'}`,
   );
   for (const transform of rule?.transforms ?? []) {
-    switch (transform.$kind) {
+    switch (transform?.$kind) {
       case 'setSeverity':
         console.log(`  sets severity to ${transform.setSeverity.severity}`);
         break;

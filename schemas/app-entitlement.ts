@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { loose, opt, pageSizeInput } from './wire.ts';
+import { list, loose, opt, pageSizeInput } from './wire.ts';
 
 /**
  * An app entitlement. Only its identifiers are typed; every other field is kept as sent.
@@ -33,7 +33,7 @@ export type AppEntitlementView = z.output<typeof AppEntitlementViewSchema>;
  * @group Schemas
  */
 export const AppEntitlementListResponseSchema = loose({
-  list: opt(z.array(AppEntitlementViewSchema)),
+  list: list(AppEntitlementViewSchema),
   nextPageToken: opt(z.string()),
 });
 /**

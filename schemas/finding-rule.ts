@@ -1,7 +1,17 @@
 import * as z from 'zod/mini';
 import { FindingSeverity, FindingType } from './enums.ts';
 import { openEnum } from './open-enum.ts';
-import { loose, map, nullishBoolean, nullishNumber, nullishString, oneOf, opt } from './wire.ts';
+import {
+  list,
+  loose,
+  map,
+  nullishBoolean,
+  nullishNumber,
+  nullishString,
+  nullishStrings,
+  oneOf,
+  opt,
+} from './wire.ts';
 
 const str = () => nullishString;
 
@@ -12,17 +22,35 @@ const str = () => nullishString;
  */
 export const SetSeverityTransformSchema = loose({ severity: opt(openEnum(FindingSeverity)) });
 /**
- * Transform: merge these tags into the finding's tags.
+ * The `setSeverity` transform kind.
  *
  * @group Schemas
  */
-export const SetTagsTransformSchema = loose({ tags: opt(map(z.string())) });
+export type SetSeverityTransform = z.output<typeof SetSeverityTransformSchema>;
+/**
+ * Transform: merge these tags into the finding's tags. Values are usually strings; any JSON value is kept.
+ *
+ * @group Schemas
+ */
+export const SetTagsTransformSchema = loose({ tags: opt(map(z.unknown())) });
+/**
+ * The `setTags` transform kind.
+ *
+ * @group Schemas
+ */
+export type SetTagsTransform = z.output<typeof SetTagsTransformSchema>;
 /**
  * Transform: remove the tags with these keys.
  *
  * @group Schemas
  */
-export const RemoveTagsTransformSchema = loose({ keys: opt(z.array(z.string())) });
+export const RemoveTagsTransformSchema = loose({ keys: nullishStrings });
+/**
+ * The `removeTags` transform kind.
+ *
+ * @group Schemas
+ */
+export type RemoveTagsTransform = z.output<typeof RemoveTagsTransformSchema>;
 
 /**
  * One transform of a rule: exactly one of `setSeverity`, `setTags`, `removeTags`; switch on `$kind`.
@@ -61,7 +89,7 @@ export const FindingTransformationRuleSchema = loose({
   enabled: nullishBoolean,
   evaluationOrder: nullishNumber,
   findingType: opt(openEnum(FindingType)),
-  transforms: opt(z.array(FindingTransformSchema)),
+  transforms: list(FindingTransformSchema),
   createdAt: str(),
   updatedAt: str(),
 });

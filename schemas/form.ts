@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { loose, nullishBoolean, nullishString, oneOf, opt } from './wire.ts';
+import { list, loose, nullishBoolean, nullishString, nullishStrings, oneOf, opt } from './wire.ts';
 
 const str = () => nullishString;
 // Field kinds' own settings are not listed by the service: kept as sent, typed as an open record.
@@ -45,7 +45,7 @@ export const FieldGroupSchema = loose({
   displayName: str(),
   helpText: str(),
   name: str(),
-  fields: opt(z.array(z.string())),
+  fields: nullishStrings,
 });
 /**
  * A group of form fields.
@@ -60,12 +60,12 @@ export type FieldGroup = z.output<typeof FieldGroupSchema>;
  * @group Schemas
  */
 export const FieldRelationshipSchema = oneOf(
-  { fieldNames: opt(z.array(z.string())) },
+  { fieldNames: nullishStrings },
   {
     requiredTogether: anything,
     atLeastOne: anything,
     mutuallyExclusive: anything,
-    dependentOn: loose({ dependencyFieldNames: opt(z.array(z.string())) }),
+    dependentOn: loose({ dependencyFieldNames: nullishStrings }),
   },
 );
 /**
@@ -84,9 +84,9 @@ export const FormSchema = loose({
   id: str(),
   displayName: str(),
   description: str(),
-  fields: opt(z.array(FormFieldSchema)),
-  fieldGroups: opt(z.array(FieldGroupSchema)),
-  fieldRelationships: opt(z.array(FieldRelationshipSchema)),
+  fields: list(FormFieldSchema),
+  fieldGroups: list(FieldGroupSchema),
+  fieldRelationships: list(FieldRelationshipSchema),
 });
 /**
  * A request form.

@@ -9,6 +9,7 @@
  */
 export * from './app-entitlement.ts';
 export * from './enums.ts';
+export * from './expanded.ts';
 export * from './finding-rule.ts';
 export * from './form.ts';
 export * from './open-enum.ts';

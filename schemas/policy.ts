@@ -1,7 +1,7 @@
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { PolicyStepState, PolicyType } from './enums.ts';
 import { openEnum } from './open-enum.ts';
-import { loose, map, nullishString, oneOf, opt } from './wire.ts';
+import { list, loose, map, nullishString, oneOf, opt } from './wire.ts';
 
 const str = () => nullishString;
 
@@ -61,7 +61,7 @@ export const PolicySchema = loose({
   displayName: str(),
   description: str(),
   policyType: opt(openEnum(PolicyType)),
-  policySteps: opt(map(loose({ steps: opt(z.array(PolicyStepSchema)) }))),
+  policySteps: opt(map(loose({ steps: list(PolicyStepSchema) }))),
   createdAt: str(),
   updatedAt: str(),
 });
@@ -79,8 +79,8 @@ export type Policy = z.output<typeof PolicySchema>;
  */
 export const PolicyInstanceSchema = loose({
   current: opt(PolicyStepInstanceSchema),
-  history: opt(z.array(PolicyStepInstanceSchema)),
-  next: opt(z.array(PolicyStepSchema)),
+  history: list(PolicyStepInstanceSchema),
+  next: list(PolicyStepSchema),
   policy: opt(PolicySchema),
 });
 /**

@@ -19,6 +19,7 @@ import type { TaskTypeKind } from './task-type.ts';
 import {
   dateTimeInput,
   durationInput,
+  list,
   loose,
   map,
   nullishBoolean,
@@ -207,18 +208,19 @@ export const TaskViewSchema = loose({
 export type TaskView = z.output<typeof TaskViewSchema>;
 
 /**
- * A related object inlined by the expand mask. `@type` names its serialized type
- * (e.g. `"type.googleapis.com/svc.api.app.v1.App"`); its fields are the service's and kept as sent.
+ * An entry of a page's `expanded` array as the page carries it: only its `@type` is checked with
+ * the page, so paging never pays for objects nobody reads. `resolveExpanded` checks an entry
+ * against its type when it is first resolved and returns it typed.
  *
- * @group Schemas
+ * @group Wire model
  */
-export const ExpandedObjectSchema = z.looseObject({ '@type': str() });
+export const ExpandedEntrySchema = z.looseObject({ '@type': str() });
 /**
- * A related object inlined by the expand mask.
+ * An entry of a page's `expanded` array, unchecked beyond its `@type`.
  *
- * @group Schemas
+ * @group Wire model
  */
-export type ExpandedObject = z.output<typeof ExpandedObjectSchema>;
+export type ExpandedEntry = z.output<typeof ExpandedEntrySchema>;
 
 /**
  * One page of task search results.
@@ -226,8 +228,8 @@ export type ExpandedObject = z.output<typeof ExpandedObjectSchema>;
  * @group Schemas
  */
 export const TaskSearchResponseSchema = loose({
-  list: opt(z.array(TaskViewSchema)),
-  expanded: opt(z.array(ExpandedObjectSchema)),
+  list: list(TaskViewSchema),
+  expanded: list(ExpandedEntrySchema),
   nextPageToken: str(),
 });
 /**

@@ -11,7 +11,16 @@ import {
 } from './enums.ts';
 import { openEnum } from './open-enum.ts';
 import { AppResourceRefSchema } from './refs.ts';
-import { loose, map, nullishBoolean, nullishNumber, nullishString, oneOf, opt } from './wire.ts';
+import {
+  loose,
+  map,
+  nullishBoolean,
+  nullishNumber,
+  nullishString,
+  nullishStrings,
+  oneOf,
+  opt,
+} from './wire.ts';
 
 const str = () => nullishString;
 
@@ -261,7 +270,7 @@ export const GatedToolCallTargetSchema = loose({
   toolName: str(),
   inputSizeBytes: nullishNumber,
   toolInput: opt(map(z.unknown())),
-  toolOutput: z.unknown(),
+  toolOutput: opt(z.unknown()),
 });
 /**
  * Gated tool call target of an action task.
@@ -299,7 +308,7 @@ export const TaskTypeActionSchema = oneOf(
     formValues: opt(map(z.unknown())),
     createdAppResourceId: str(),
     createdAppResourceTypeId: str(),
-    createdAppEntitlementIds: opt(z.array(z.string())),
+    createdAppEntitlementIds: nullishStrings,
   },
   { scopeRole: ScopeRoleSchema, toolCall: GatedToolCallTargetSchema, finding: FindingTargetSchema },
 );

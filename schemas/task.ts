@@ -12,7 +12,16 @@ import { openEnum } from './open-enum.ts';
 import { PolicyInstanceSchema } from './policy.ts';
 import { AppEntitlementRefSchema } from './refs.ts';
 import { TaskTypeSchema } from './task-type.ts';
-import { loose, map, nullishBoolean, nullishNumber, nullishString, nullishStrings, opt } from './wire.ts';
+import {
+  list,
+  loose,
+  map,
+  nullishBoolean,
+  nullishNumber,
+  nullishString,
+  nullishStrings,
+  opt,
+} from './wire.ts';
 
 const str = () => nullishString;
 const strings = () => nullishStrings;
@@ -75,9 +84,9 @@ export const TaskSchema = loose({
   processing: opt(openEnum(TaskProcessingType)),
   type: opt(TaskTypeSchema),
   origin: opt(openEnum(TaskOrigin)),
-  actions: opt(z.array(openEnum(TaskActionType))),
+  actions: list(openEnum(TaskActionType)),
   analysisId: str(),
-  annotations: opt(z.array(AnnotationSchema)),
+  annotations: list(AnnotationSchema),
   approverIds: strings(),
   stepApproverIds: strings(),
   commentCount: nullishNumber,
@@ -88,13 +97,13 @@ export const TaskSchema = loose({
   userId: str(),
   data: opt(map(z.unknown())),
   emergencyAccess: nullishBoolean,
-  externalRefs: opt(z.array(ExternalRefSchema)),
+  externalRefs: list(ExternalRefSchema),
   form: opt(FormSchema),
   insightIds: strings(),
   recommendation: opt(openEnum(InsightRecommendation)),
   policy: opt(PolicyInstanceSchema),
   policyGenerationId: str(),
-  revocationTargets: opt(z.array(TaskRevocationTargetSchema)),
+  revocationTargets: list(TaskRevocationTargetSchema),
 });
 /**
  * An access task.

@@ -33,11 +33,20 @@ export const opt = z.nullish;
  */
 export const nullishString = opt(z.string());
 /**
- * A string-array response field, possibly missing or `null`.
+ * A response array: missing or `null` as a whole, and any element may be `null` too. One `null`
+ * element must not cost the page, so it is kept, and the type says so.
  *
  * @group Schemas
  */
-export const nullishStrings = opt(z.array(z.string()));
+export function list<T extends z.core.SomeType>(item: T) {
+  return opt(z.array(z.nullable(item)));
+}
+/**
+ * A string-array response field, possibly missing or `null`, elements possibly `null`.
+ *
+ * @group Schemas
+ */
+export const nullishStrings = list(z.string());
 /**
  * A boolean response field, possibly missing or `null`.
  *
@@ -52,12 +61,12 @@ export const nullishBoolean = opt(z.boolean());
 export const nullishNumber = opt(z.number());
 
 /**
- * A string-to-value map.
+ * A string-to-value map of a response; any value may be `null`.
  *
  * @group Schemas
  */
 export function map<V extends z.core.SomeType>(value: V) {
-  return z.record(z.string(), value);
+  return z.record(z.string(), z.nullable(value));
 }
 
 /**

@@ -105,9 +105,10 @@ describe('fake tenant on a loopback port', () => {
 
   it('expands related objects once per page and points views at them', async () => {
     const page = await client.tasks.search({ expandMask: { paths: ['app_id', 'user_id'] }, pageSize: 20 });
-    const types = new Set(page.expanded?.map((e) => `${e['@type']}/${e.id}`));
+    const types = new Set(page.expanded?.map((e) => `${e?.['@type']}/${e?.id}`));
     expect(types.size).toBe(page.expanded?.length);
     for (const view of page.list ?? []) {
+      if (!view) continue;
       expect(resolveExpanded(view, 'userPath')?.id).toBe(view.task?.userId);
     }
   });

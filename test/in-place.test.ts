@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import * as fc from 'fast-check';
-import type * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
+import type * as z from 'zod/mini';
 import { GetFindingTransformationRuleResponseSchema, TaskSearchResponseSchema } from '../schemas/index.ts';
 import { inPlaceCheck } from '../src/core/check-in-place.ts';
 import { parseResponse } from '../src/core/validation.ts';
-import { FakeData, fakeRule } from '../src/testing/fake-data.ts';
 import { expandPage } from '../src/testing/expand.ts';
+import { FakeData, fakeRule } from '../src/testing/fake-data.ts';
 
 // The in-place check must accept exactly what zod's parse accepts, and leave the value equal to what
 // zod's parse returns. Pages are mutated at random places into what a hostile or buggy service
@@ -17,7 +17,9 @@ const data = new FakeData(5);
 const broadPage = JSON.stringify({
   ...expandPage(
     Array.from({ length: 12 }, (_, i) =>
-      data.task({ variant: (['grant', 'revoke', 'certify', 'action', 'finding', 'offboarding'] as const)[i % 6] }),
+      data.task({
+        variant: (['grant', 'revoke', 'certify', 'action', 'finding', 'offboarding'] as const)[i % 6],
+      }),
     ),
     ['*'],
   ),

@@ -43,7 +43,7 @@ describe('task search paging', () => {
     const calls = pagedSearch([['a', 'b'], ['c'], [], ['d'], ['e', 'f']]);
     const client = makeClient();
     const first = await client.tasks.search({ query: 'x' });
-    expect(first.list?.map((v) => v.task?.id)).toEqual(['a', 'b']);
+    expect(first.list?.map((v) => v?.task?.id)).toEqual(['a', 'b']);
     expect(first.nextPageToken).toBe('p2');
     expect(await ids(client.tasks.search({ query: 'x' }))).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
     // every page: the same request with only the token changed

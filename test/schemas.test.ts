@@ -18,14 +18,14 @@ const fixture = JSON.parse(
 
 describe('task search response', () => {
   const page = TaskSearchResponseSchema.parse(structuredClone(fixture));
-  const byId = new Map(page.list?.map((v) => [v.task?.id, v]));
+  const byId = new Map(page.list?.map((v) => [v?.task?.id, v]));
 
   it('loses nothing: with the added discriminators removed, the parse equals the input', () => {
     expect(stripDiscriminators(page)).toEqual(fixture);
   });
 
   it('gives every task type variant a kind to switch on, and keeps an unknown variant', () => {
-    const kinds = page.list?.map((v) => v.task?.type?.$kind);
+    const kinds = page.list?.map((v) => v?.task?.type?.$kind);
     expect(kinds).toEqual([
       'grant',
       'revoke',
@@ -83,10 +83,10 @@ describe('task search response', () => {
 
   it('discriminates form fields, relationships and policy steps', () => {
     const task = byId.get('2QbFQ0T7lHfrGsmSFpUZsQyKwW8')?.task;
-    expect(task?.form?.fields?.map((f) => f.$kind)).toEqual(['stringField', 'unknown']);
+    expect(task?.form?.fields?.map((f) => f?.$kind)).toEqual(['stringField', 'unknown']);
     expect(task?.form?.fieldRelationships?.[0]?.$kind).toBe('dependentOn');
     expect(task?.policy?.current?.$kind).toBe('approval');
-    expect(task?.policy?.next?.map((s) => s.$kind)).toEqual(['provision', 'unknown']);
+    expect(task?.policy?.next?.map((s) => s?.$kind)).toEqual(['provision', 'unknown']);
   });
 
   it('compiles (zod AOT, strict) to a parser with the same result as the runtime parser', () => {
@@ -122,7 +122,12 @@ describe('finding transformation rule', () => {
         { setAssignee: { userId: 'u-1' } },
       ],
     });
-    expect(rule.transforms?.map((t) => t.$kind)).toEqual(['setSeverity', 'setTags', 'removeTags', 'unknown']);
+    expect(rule.transforms?.map((t) => t?.$kind)).toEqual([
+      'setSeverity',
+      'setTags',
+      'removeTags',
+      'unknown',
+    ]);
     expect((rule.transforms?.[3] as Record<string, unknown> | undefined)?.setAssignee).toEqual({
       userId: 'u-1',
     });

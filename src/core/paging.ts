@@ -6,8 +6,11 @@ import { PaginationError } from './errors.ts';
  * @group Task search
  */
 export interface Page<Item> {
-  /** Up to page-size results; `null` or missing reads as none. */
-  readonly list?: readonly Item[] | null | undefined;
+  /**
+   * Up to page-size results; `null` or missing reads as none. A `null` element is kept here as
+   * sent, and skipped by item iteration (`for await`), which yields results only.
+   */
+  readonly list?: readonly (Item | null)[] | null | undefined;
   /** Token of the next page; empty or missing on the last. */
   readonly nextPageToken?: string | null | undefined;
 }
@@ -148,6 +151,8 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
 
   /** Yields every item of every page. */
   async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
-    for await (const page of this.pages()) yield* page.list ?? [];
+    for await (const page of this.pages()) {
+      for (const item of page.list ?? []) if (item !== null) yield item;
+    }
   }
 }

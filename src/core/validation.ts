@@ -90,7 +90,24 @@ export function parseResponse<S extends z.core.$ZodType>(
     );
   }
   // A `__proto__` key takes zod's path, which drops it, so service data never names a prototype.
-  if (!rawBody.includes('"__proto__"') && inPlaceCheck(schema)?.(json)) return json as z.output<S>;
+  return checkResponse(schema, json, what, rawBody, !rawBody.includes('"__proto__"'));
+}
+
+/**
+ * Checks an already parsed response value (or part of one) in place, returning it; throws
+ * {@link ResponseValidationError} with zod's issues when it does not match. `rawBody` is kept on
+ * the error; `inPlace: false` forces zod's parse (which returns a copy).
+ *
+ * @internal
+ */
+export function checkResponse<S extends z.core.$ZodType>(
+  schema: S,
+  json: unknown,
+  what: string,
+  rawBody: string,
+  inPlace = true,
+): z.output<S> {
+  if (inPlace && inPlaceCheck(schema)?.(json)) return json as z.output<S>;
   const result = (schema as unknown as z.ZodMiniType).safeParse(json);
   if (result.success) return result.data as z.output<S>;
   const issues = toIssues(result.error, json);

@@ -1,21 +1,34 @@
-import type { ExpandedObject, TaskSearchResponse, TaskView } from '../../schemas/task-search.ts';
+import {
+  type ExpandedTypeMap,
+  type ExpandedTypeName,
+  ExpandedTypes,
+  expandedTypeName,
+  type UnknownExpanded,
+} from '../../schemas/expanded.ts';
+import type { ExpandedEntry, TaskSearchResponse, TaskView } from '../../schemas/task-search.ts';
+import { checkResponse } from '../core/validation.ts';
 
 /**
- * TaskView fields that locate one related object.
- *
- * @group Task search
+ * For each JSONPATH field of a TaskView, the type of the objects it usually locates; `undefined`
+ * where the service publishes no type. Usual, not promised: the object's `@type` decides.
  */
-export type SingleExpandedField =
-  | 'accessReviewPath'
-  | 'appPath'
-  | 'appUserLastUsagePath'
-  | 'appUserPath'
-  | 'createdByUserPath'
-  | 'identityUserPath'
-  | 'principalResourcePath'
-  | 'roleResourcePath'
-  | 'scopeResourcePath'
-  | 'userPath';
+const EXPECTED = {
+  accessReviewPath: 'AccessReview',
+  appPath: 'App',
+  appUserLastUsagePath: undefined,
+  appUserPath: 'AppUser',
+  createdByUserPath: 'User',
+  identityUserPath: 'User',
+  principalResourcePath: 'AppResource',
+  roleResourcePath: 'AppResource',
+  scopeResourcePath: 'AppResource',
+  userPath: 'User',
+  approversPath: 'User',
+  entitlementsPath: 'AppEntitlement',
+  insightsPath: undefined,
+  resourceBindingsPath: undefined,
+  stepApproversPath: 'User',
+} as const satisfies Record<string, ExpandedTypeName | undefined>;
 
 /**
  * TaskView fields that locate a list of related objects.
@@ -34,7 +47,24 @@ export type ListExpandedField =
  *
  * @group Task search
  */
-export type ExpandedField = SingleExpandedField | ListExpandedField;
+export type ExpandedField = keyof typeof EXPECTED;
+
+/**
+ * TaskView fields that locate one related object.
+ *
+ * @group Task search
+ */
+export type SingleExpandedField = Exclude<ExpandedField, ListExpandedField>;
+
+/**
+ * The type an expanded field resolves to: the type the field usually locates (narrow on `@type`
+ * to reach it), or an object of another type as it came.
+ *
+ * @group Task search
+ */
+export type ExpectedExpanded<F extends ExpandedField> = (typeof EXPECTED)[F] extends ExpandedTypeName
+  ? ExpandedTypeMap[(typeof EXPECTED)[F]] | UnknownExpanded
+  : UnknownExpanded;
 
 /**
  * What {@link resolveExpanded} returns for a field: one object (or undefined), or a list.
@@ -42,40 +72,58 @@ export type ExpandedField = SingleExpandedField | ListExpandedField;
  * @group Task search
  */
 export type ExpandedResult<F extends ExpandedField> = F extends ListExpandedField
-  ? ExpandedObject[]
-  : ExpandedObject | undefined;
+  ? ExpectedExpanded<F>[]
+  : ExpectedExpanded<F> | undefined;
 
-const LIST_FIELDS = new Set<string>([
-  'approversPath',
-  'entitlementsPath',
-  'insightsPath',
-  'resourceBindingsPath',
-  'stepApproversPath',
-]);
+const LIST_FIELDS: Record<ListExpandedField, true> = {
+  approversPath: true,
+  entitlementsPath: true,
+  insightsPath: true,
+  resourceBindingsPath: true,
+  stepApproversPath: true,
+};
 
 // Views handed out by task search remember their page's `expanded`, without being modified.
-const pageOf = new WeakMap<TaskView, readonly ExpandedObject[]>();
+const pageOf = new WeakMap<TaskView, readonly (ExpandedEntry | null)[]>();
+// Objects already checked against their type: each is checked once, on first resolution.
+const checked = new WeakSet<object>();
 
 /**
  * @internal Links each view of a page to the page's `expanded` array.
- *
- * @group Task search
  */
 export function linkExpanded(page: TaskSearchResponse): void {
   const expanded = page.expanded;
   // Without expanded objects every path resolves to nothing, linked or not; WeakMap entries cost GC time.
   if (!expanded?.length) return;
-  for (const view of page.list ?? []) pageOf.set(view, expanded);
+  for (const view of page.list ?? []) if (view) pageOf.set(view, expanded);
 }
 
 // "$.expanded[3]" or "$.expanded[3,7]": indexes into the page's `expanded` array.
 const JSONPATH = /^\$\.expanded\[(\d+(?:\s*,\s*\d+)*)\]$/;
 
+/** Checks an object of a known `@type` against its type, once; others are returned as they are. */
+function typed(entry: ExpandedEntry, index: number): unknown {
+  if (checked.has(entry)) return entry;
+  const name = expandedTypeName(entry);
+  if (name) {
+    const what = `expanded[${index}] (${name}) object of the task search`;
+    checkResponse(ExpandedTypes[name].schema, entry, what, JSON.stringify(entry));
+  }
+  checked.add(entry);
+  return entry;
+}
+
 /**
  * Resolves a TaskView's JSONPATH field (`appPath`, `userPath`, `entitlementsPath`, ...) to the
- * related objects the expand mask inlined. Works on views from `client.tasks.search()` directly;
- * for a page you parsed yourself, pass its `expanded`. Objects of a `@type` this SDK does not know
- * come back as they are.
+ * related objects the expand mask inlined, typed: `resolveExpanded(view, 'appPath')` is an
+ * {@link App} when its `@type` says so (narrow on `@type`), and an object of a type this SDK does
+ * not know comes back as it is ({@link UnknownExpanded}). An object of a known type is checked
+ * against that type the first time it is resolved (a wrong field type throws
+ * `ResponseValidationError` naming it); pages themselves check only `@type`, so paging never pays
+ * for objects nobody reads.
+ *
+ * Works on views from `client.tasks.search()` directly; for a page you parsed yourself, pass its
+ * `expanded`.
  *
  * @returns For list fields (`approversPath`, `entitlementsPath`, `insightsPath`,
  * `resourceBindingsPath`, `stepApproversPath`) an array, possibly empty; for the others the object
@@ -84,7 +132,7 @@ const JSONPATH = /^\$\.expanded\[(\d+(?:\s*,\s*\d+)*)\]$/;
  * @example
  * for await (const view of client.tasks.search({ expandMask: { paths: ['app_id'] } })) {
  *   const app = resolveExpanded(view, 'appPath');
- *   console.log(app?.['@type'], app?.displayName);
+ *   if (app?.['@type'] === 'type.googleapis.com/c1.api.app.v1.App') console.log(app.displayName ?? '-');
  * }
  *
  * @group Task search
@@ -92,12 +140,15 @@ const JSONPATH = /^\$\.expanded\[(\d+(?:\s*,\s*\d+)*)\]$/;
 export function resolveExpanded<F extends ExpandedField>(
   view: TaskView,
   field: F,
-  expanded: readonly ExpandedObject[] | null | undefined = pageOf.get(view),
+  expanded: readonly (ExpandedEntry | null)[] | null | undefined = pageOf.get(view),
 ): ExpandedResult<F> {
   const path = view[field];
   const indexes = path ? JSONPATH.exec(path.trim())?.[1]?.split(',') : undefined;
-  const objects = (indexes ?? [])
-    .map((i) => expanded?.[Number(i)])
-    .filter((o): o is ExpandedObject => o !== undefined);
-  return (LIST_FIELDS.has(field) ? objects : objects[0]) as ExpandedResult<F>;
+  const objects: unknown[] = [];
+  for (const text of indexes ?? []) {
+    const index = Number(text);
+    const entry = expanded?.[index];
+    if (entry) objects.push(typed(entry, index));
+  }
+  return (field in LIST_FIELDS ? objects : objects[0]) as ExpandedResult<F>;
 }

@@ -1,8 +1,12 @@
 import type { z } from 'zod/mini';
 import { FindingType } from '../../schemas/enums.ts';
 import {
+  type FindingTransform,
   type FindingTransformationRule,
   FindingTransformationRuleSchema,
+  type RemoveTagsTransform,
+  type SetSeverityTransform,
+  type SetTagsTransform,
 } from '../../schemas/finding-rule.ts';
 import { parseRequest } from '../core/validation.ts';
 
@@ -15,8 +19,8 @@ import { parseRequest } from '../core/validation.ts';
 export interface PreviewFinding {
   /** Severity, e.g. `FINDING_SEVERITY_LOW`; written by `setSeverity`. */
   severity?: string | undefined;
-  /** Tags; merged by `setTags`, pruned by `removeTags`. */
-  tags?: Record<string, string> | undefined;
+  /** Tags; merged by `setTags`, pruned by `removeTags`. Values are usually strings, but any JSON value is kept. */
+  tags?: Record<string, unknown> | undefined;
   /** The finding type, for rules scoped by `findingType` (also read from `finding_type`). */
   findingType?: string | undefined;
   /** The app, for rules scoped by `appId` (also read from `app_id`). */
@@ -141,6 +145,47 @@ function inEvaluationOrder(rules: readonly FindingTransformationRule[]): Finding
     .map(({ rule }) => rule);
 }
 
+const KNOWN_KINDS = new Set(['removeTags', 'setTags', 'setSeverity', '$kind']);
+
+/**
+ * Applies one transform object. It may hold several kinds at once; they apply in a fixed order,
+ * `removeTags`, then `setTags`, then `setSeverity`, so a tag both removed and set ends up set (the
+ * later writer wins, as between rules). Kinds this SDK does not know are reported as skipped.
+ */
+function applyTransform(
+  transform: FindingTransform,
+  finding: PreviewFinding,
+  tags: Record<string, unknown>,
+  changes: FieldChange[],
+  skipped: string[],
+): void {
+  // Read every kind, not just the one `$kind` names: several may be set at once.
+  const { removeTags, setTags, setSeverity } = transform as {
+    removeTags?: RemoveTagsTransform | null;
+    setTags?: SetTagsTransform | null;
+    setSeverity?: SetSeverityTransform | null;
+  };
+  for (const key of removeTags?.keys ?? []) {
+    if (key === null || !Object.hasOwn(tags, key)) continue;
+    changes.push({ field: `tags.${key}`, transform: 'removeTags', from: tags[key], to: undefined });
+    delete tags[key];
+  }
+  for (const [key, value] of Object.entries(setTags?.tags ?? {})) {
+    changes.push({ field: `tags.${key}`, transform: 'setTags', from: tags[key], to: value });
+    tags[key] = value;
+  }
+  if (setSeverity) {
+    changes.push({
+      field: 'severity',
+      transform: 'setSeverity',
+      from: finding.severity,
+      to: setSeverity.severity,
+    });
+    finding.severity = setSeverity.severity ?? undefined;
+  }
+  for (const key of Object.keys(transform)) if (!KNOWN_KINDS.has(key)) skipped.push(key);
+}
+
 /**
  * Previews what finding transformation rules will do to a finding, as the service would: every
  * enabled rule in scope whose CEL condition matches applies its transforms, rules in ascending
@@ -148,7 +193,8 @@ function inEvaluationOrder(rules: readonly FindingTransformationRule[]): Finding
  *
  * Conditions are evaluated against the finding as given, before any rule changes it. A condition
  * that does not compile, fails, or is not boolean is reported in the trace and does not match;
- * an unknown transform kind is skipped and reported. Nothing is thrown for a bad rule.
+ * an unknown transform kind is skipped and reported. Nothing is thrown for a bad rule. A transform
+ * object holding several kinds applies each: `removeTags`, then `setTags`, then `setSeverity`.
  *
  * @example
  * const { finding, trace } = await previewFindingRules(
@@ -169,7 +215,7 @@ export async function previewFindingRules<F extends PreviewFinding>(
   const parsed = rules.map((rule, i) => parseRequest(FindingTransformationRuleSchema, rule, `rule ${i}`));
   const context = celContext(finding);
   const result: F = { ...finding, tags: { ...(finding.tags ?? {}) } };
-  const tags = result.tags as Record<string, string>;
+  const tags = result.tags as Record<string, unknown>;
   const trace = inEvaluationOrder(parsed).map((rule): RuleTrace => {
     const base = {
       ruleId: rule.id ?? '',
@@ -186,32 +232,7 @@ export async function previewFindingRules<F extends PreviewFinding>(
     const changes: FieldChange[] = [];
     const skipped: string[] = [];
     for (const transform of rule.transforms ?? []) {
-      switch (transform.$kind) {
-        case 'setSeverity':
-          changes.push({
-            field: 'severity',
-            transform: 'setSeverity',
-            from: result.severity,
-            to: transform.setSeverity.severity,
-          });
-          result.severity = transform.setSeverity.severity ?? undefined;
-          break;
-        case 'setTags':
-          for (const [key, value] of Object.entries(transform.setTags.tags ?? {})) {
-            changes.push({ field: `tags.${key}`, transform: 'setTags', from: tags[key], to: value });
-            tags[key] = value;
-          }
-          break;
-        case 'removeTags':
-          for (const key of transform.removeTags.keys ?? []) {
-            if (!(key in tags)) continue;
-            changes.push({ field: `tags.${key}`, transform: 'removeTags', from: tags[key], to: undefined });
-            delete tags[key];
-          }
-          break;
-        default:
-          skipped.push(Object.keys(transform).find((key) => key !== '$kind') ?? 'unknown');
-      }
+      if (transform) applyTransform(transform, result, tags, changes, skipped);
     }
     return { ...base, outcome: 'applied', changes, skippedTransforms: skipped };
   });
