@@ -18,13 +18,26 @@ const str = () => nullishString;
 const object = () => opt(map(z.unknown()));
 const objects = () => list(map(z.unknown()));
 
+const URL = 'type.googleapis.com/c1.api.';
+
 /**
- * The `@type` of an expanded object: `type.googleapis.com/` and the full type name. The service's
- * package prefix (`c1.api.`, ...) is not part of the SDK's contract; the type name and version are.
+ * The `@type` of each expanded object type this SDK knows, as the service sends it; compare an
+ * object's `@type` with these to narrow it.
+ *
+ * @example
+ * if (app?.['@type'] === ExpandedType.App) console.log(app.displayName);
  *
  * @group Wire model
  */
-export type TypeUrl<Name extends string> = `type.googleapis.com/${string}.${Name}`;
+export const ExpandedType = Object.freeze({
+  App: `${URL}app.v1.App`,
+  AppUser: `${URL}app.v1.AppUser`,
+  AppEntitlement: `${URL}app.v1.AppEntitlement`,
+  User: `${URL}user.v1.User`,
+  AccessReview: `${URL}accessreview.v1.AccessReview`,
+  AppResource: `${URL}app.v1.AppResource`,
+  AppResourceType: `${URL}app.v1.AppResourceType`,
+} as const);
 
 const AppFields = loose({
   accessModel: str(),
@@ -65,8 +78,8 @@ const AppFields = loose({
  * @group Wire model
  */
 export interface App extends z.output<typeof AppFields> {
-  /** `type.googleapis.com/<package>.app.v1.App`. */
-  readonly '@type': TypeUrl<'app.v1.App'>;
+  /** `ExpandedType.App`. */
+  readonly '@type': (typeof ExpandedType)['App'];
 }
 
 const AppUserFields = loose({
@@ -96,8 +109,8 @@ const AppUserFields = loose({
  * @group Wire model
  */
 export interface AppUser extends z.output<typeof AppUserFields> {
-  /** `type.googleapis.com/<package>.app.v1.AppUser`. */
-  readonly '@type': TypeUrl<'app.v1.AppUser'>;
+  /** `ExpandedType.AppUser`. */
+  readonly '@type': (typeof ExpandedType)['AppUser'];
 }
 
 const AppEntitlementFields = loose({
@@ -143,8 +156,8 @@ const AppEntitlementFields = loose({
  * @group Wire model
  */
 export interface ExpandedAppEntitlement extends z.output<typeof AppEntitlementFields> {
-  /** `type.googleapis.com/<package>.app.v1.AppEntitlement`. */
-  readonly '@type': TypeUrl<'app.v1.AppEntitlement'>;
+  /** `ExpandedType.AppEntitlement`. */
+  readonly '@type': (typeof ExpandedType)['AppEntitlement'];
 }
 
 const UserFields = loose({
@@ -188,8 +201,8 @@ const UserFields = loose({
  * @group Wire model
  */
 export interface User extends z.output<typeof UserFields> {
-  /** `type.googleapis.com/<package>.user.v1.User`. */
-  readonly '@type': TypeUrl<'user.v1.User'>;
+  /** `ExpandedType.User`. */
+  readonly '@type': (typeof ExpandedType)['User'];
 }
 
 const AccessReviewFields = loose({
@@ -242,8 +255,8 @@ const AccessReviewFields = loose({
  * @group Wire model
  */
 export interface AccessReview extends z.output<typeof AccessReviewFields> {
-  /** `type.googleapis.com/<package>.accessreview.v1.AccessReview`. */
-  readonly '@type': TypeUrl<'accessreview.v1.AccessReview'>;
+  /** `ExpandedType.AccessReview`. */
+  readonly '@type': (typeof ExpandedType)['AccessReview'];
 }
 
 const AppResourceFields = loose({
@@ -276,8 +289,8 @@ const AppResourceFields = loose({
  * @group Wire model
  */
 export interface AppResource extends z.output<typeof AppResourceFields> {
-  /** `type.googleapis.com/<package>.app.v1.AppResource`. */
-  readonly '@type': TypeUrl<'app.v1.AppResource'>;
+  /** `ExpandedType.AppResource`. */
+  readonly '@type': (typeof ExpandedType)['AppResource'];
 }
 
 const AppResourceTypeFields = loose({
@@ -295,18 +308,22 @@ const AppResourceTypeFields = loose({
  * @group Wire model
  */
 export interface AppResourceType extends z.output<typeof AppResourceTypeFields> {
-  /** `type.googleapis.com/<package>.app.v1.AppResourceType`. */
-  readonly '@type': TypeUrl<'app.v1.AppResourceType'>;
+  /** `ExpandedType.AppResourceType`. */
+  readonly '@type': (typeof ExpandedType)['AppResourceType'];
 }
 
-declare const unknownTypeUrl: unique symbol;
 /**
- * The `@type` of an expanded object this SDK has no type for. The brand exists only for the
- * compiler: comparing `@type` with a known type's URL narrows to that type, never to this one.
+ * The `@type` of an expanded object this SDK has no type for: at run time the string the service
+ * sent. For the compiler it is a type apart from the known URLs, so that comparing `@type` with
+ * {@link ExpandedType}`.App` narrows to `App` alone. Read it as a string (`String(object['@type'])`),
+ * or name the type with {@link expandedTypeName}. Type only: there is no value to import.
  *
  * @group Wire model
  */
-export type UnknownTypeUrl = string & { readonly [unknownTypeUrl]: true };
+export declare enum UnknownTypeUrl {
+  /** Any `@type` but the known ones. */
+  Other = 'type.googleapis.com/(a type this SDK does not know)',
+}
 
 /**
  * An expanded object of a type this SDK does not know (or one the service sent without `@type`):
@@ -322,19 +339,16 @@ export interface UnknownExpanded {
 }
 
 /**
- * The expanded object types this SDK knows, by name: the schema that checks each and the end of
- * its `@type`.
- *
- * @group Wire model
+ * @internal The schema that checks each known expanded type.
  */
-export const ExpandedTypes = {
-  App: { suffix: '.app.v1.App', schema: AppFields },
-  AppUser: { suffix: '.app.v1.AppUser', schema: AppUserFields },
-  AppEntitlement: { suffix: '.app.v1.AppEntitlement', schema: AppEntitlementFields },
-  User: { suffix: '.user.v1.User', schema: UserFields },
-  AccessReview: { suffix: '.accessreview.v1.AccessReview', schema: AccessReviewFields },
-  AppResource: { suffix: '.app.v1.AppResource', schema: AppResourceFields },
-  AppResourceType: { suffix: '.app.v1.AppResourceType', schema: AppResourceTypeFields },
+export const EXPANDED_SCHEMAS = {
+  App: AppFields,
+  AppUser: AppUserFields,
+  AppEntitlement: AppEntitlementFields,
+  User: UserFields,
+  AccessReview: AccessReviewFields,
+  AppResource: AppResourceFields,
+  AppResourceType: AppResourceTypeFields,
 } as const;
 
 /**
@@ -342,7 +356,7 @@ export const ExpandedTypes = {
  *
  * @group Wire model
  */
-export type ExpandedTypeName = keyof typeof ExpandedTypes;
+export type ExpandedTypeName = keyof typeof ExpandedType;
 
 /**
  * Each known expanded type by name.
@@ -368,13 +382,15 @@ export interface ExpandedTypeMap {
 
 /**
  * Any object of a page's `expanded`: one of the known types, or an unknown one as it came.
- * Narrow on `@type`, or with {@link expandedTypeName}.
+ * Narrow on `@type` (compare it with {@link ExpandedType}), or with {@link expandedTypeName}.
  *
  * @group Wire model
  */
 export type ExpandedObject = ExpandedTypeMap[ExpandedTypeName] | UnknownExpanded;
 
-const PREFIX = 'type.googleapis.com/';
+const byType = new Map<unknown, ExpandedTypeName>(
+  Object.entries(ExpandedType).map(([name, type]) => [type, name as ExpandedTypeName]),
+);
 
 /**
  * The known type an expanded object's `@type` names, or `undefined` for any other.
@@ -385,10 +401,5 @@ const PREFIX = 'type.googleapis.com/';
  * @group Wire model
  */
 export function expandedTypeName(object: { readonly '@type'?: unknown }): ExpandedTypeName | undefined {
-  const type = object['@type'];
-  if (typeof type !== 'string' || !type.startsWith(PREFIX)) return undefined;
-  for (const name of Object.keys(ExpandedTypes) as ExpandedTypeName[]) {
-    if (type.endsWith(ExpandedTypes[name].suffix)) return name;
-  }
-  return undefined;
+  return byType.get(object['@type']);
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { list, loose, nullishBoolean, nullishString, nullishStrings, oneOf, opt } from './wire.ts';
+import { list, loose, nullishBoolean, nullishString, nullishStrings, oneOf } from './wire.ts';
 
 const str = () => nullishString;
 // Field kinds' own settings are not listed by the service: kept as sent, typed as an open record.

@@ -54,3 +54,53 @@ export function openEnum<E extends Record<string, string>>(
   // Validation is exactly "is a string": an enum-or-string union accepts the same set and costs more.
   return z.string() as unknown as z.ZodMiniType<OpenEnum<E>, OpenEnum<E>>;
 }
+
+declare const unlistedBrand: unique symbol;
+/**
+ * A request value this SDK version does not list, sent on purpose: made by {@link unlisted}.
+ * Request types accept the known values only, so a typo is a compile error; this is the way to
+ * send a value the service gained after this release.
+ *
+ * @group Wire model
+ */
+export type Unlisted = string & { readonly [unlistedBrand]: true };
+
+const acknowledged = new Set<string>();
+
+/**
+ * Marks a value this SDK does not list as deliberate, so that a request accepts it and the
+ * unknown-value warning stays quiet for it. Use it for values the service added after this release.
+ *
+ * @example
+ * client.tasks.search({ taskStates: [TaskState.OPEN, unlisted('TASK_STATE_ARCHIVED')] });
+ *
+ * @group Wire model
+ */
+export function unlisted(value: string): Unlisted {
+  acknowledged.add(value);
+  return value as Unlisted;
+}
+
+/** @internal Whether `value` went through {@link unlisted}. */
+export function isUnlisted(value: string): boolean {
+  return acknowledged.has(value);
+}
+
+/**
+ * A request enum field: a known value, or one marked with {@link unlisted}.
+ *
+ * @group Wire model
+ */
+export type EnumInput<E extends Record<string, string>> = E[keyof E] | Unlisted;
+
+/**
+ * The schema of a request enum field: any string is sent as given (the service may know values
+ * this SDK does not), while the input type admits known values and {@link unlisted} ones only.
+ *
+ * @group Wire model
+ */
+export function requestEnum<E extends Record<string, string>>(
+  _enumObject: E,
+): z.ZodMiniType<EnumInput<E>, EnumInput<E>> {
+  return z.string() as unknown as z.ZodMiniType<EnumInput<E>, EnumInput<E>>;
+}

@@ -13,9 +13,9 @@ import {
   TaskSearchSortBy,
   TaskState,
 } from './enums.ts';
-import { openEnum } from './open-enum.ts';
+import { requestEnum, unlisted } from './open-enum.ts';
 import { TaskSchema } from './task.ts';
-import type { TaskTypeKind } from './task-type.ts';
+import type { TaskType, TaskTypeKind } from './task-type.ts';
 import {
   dateTimeInput,
   durationInput,
@@ -31,14 +31,16 @@ import {
 // ---- request (strict: unknown keys and wrong types are errors naming the field) --------------
 
 const ids = () => z.nullish(z.array(z.string()));
-const enums = <E extends Record<string, string>>(e: E) => z.nullish(z.array(openEnum(e)));
+const enums = <E extends Record<string, string>>(e: E) => z.nullish(z.array(requestEnum(e)));
 
 /**
- * What to inline in `expanded`; paths the service adds later are accepted too.
+ * What to inline in `expanded`: known paths, or paths the service added later marked with `unlisted()`.
  *
  * @group Schemas
  */
-export const TaskExpandMaskSchema = z.strictObject({ paths: z.nullish(z.array(openEnum(TaskExpandPath))) });
+export const TaskExpandMaskSchema = z.strictObject({
+  paths: z.nullish(z.array(requestEnum(TaskExpandPath))),
+});
 /**
  * What to inline in `expanded`, e.g. `{ paths: ['app_id', 'user_id'] }`.
  *
@@ -65,27 +67,88 @@ export type TaskRef = z.input<typeof TaskRefSchema>;
  * @group Schemas
  */
 export type KnownTaskTypeKind = Exclude<TaskTypeKind, 'unknown'>;
+
+declare const unlistedVariant: unique symbol;
 /**
- * A task type filter: exactly one variant, usually empty, e.g. `{ grant: {} }`. A variant this SDK
- * does not know is sent as given (the service may know it).
+ * A task type filter for a variant this SDK does not list: made by {@link unlistedTaskType}.
+ *
+ * @group Schemas
+ */
+export type UnlistedTaskTypeFilter = { readonly [unlistedVariant]: true } & Record<string, object>;
+
+/**
+ * A task type filter: exactly one variant, usually empty, e.g. `{ grant: {} }`. A parsed
+ * `task.type` is accepted too (its `$kind` is not sent). For a variant this SDK does not know,
+ * use {@link unlistedTaskType}.
  *
  * @group Schemas
  */
 export type TaskTypeFilter =
-  | { [K in KnownTaskTypeKind]: { [P in K]: Record<string, unknown> } }[KnownTaskTypeKind]
-  | Record<string, Record<string, unknown>>;
+  | {
+      [K in KnownTaskTypeKind]: { readonly [P in K]: object } & { readonly $kind?: string };
+    }[KnownTaskTypeKind]
+  | TaskType
+  | UnlistedTaskTypeFilter;
 
-const TASK_TYPE_FILTER = 'expected an object with exactly one task type variant, such as { grant: {} }';
 /**
- * A task type filter: an object with exactly one key whose value is an object.
+ * A filter for a task type variant the service added after this release, sent on purpose.
+ *
+ * @example
+ * client.tasks.search({ taskTypes: [{ grant: {} }, unlistedTaskType('escalation')] });
  *
  * @group Schemas
  */
-export const TaskTypeFilterSchema = z
-  .record(z.string(), z.record(z.string(), z.unknown()))
-  .check(
-    z.refine((value) => Object.keys(value).length === 1, { error: TASK_TYPE_FILTER }),
-  ) as unknown as z.ZodMiniType<TaskTypeFilter, TaskTypeFilter>;
+export function unlistedTaskType(variant: string, fields: object = {}): UnlistedTaskTypeFilter {
+  unlisted(variant);
+  return { [variant]: fields } as UnlistedTaskTypeFilter;
+}
+
+const TASK_TYPE_FILTER = 'expected an object with exactly one task type variant, such as { grant: {} }';
+/**
+ * A task type filter: an object with exactly one key whose value is an object. The `$kind` of a
+ * parsed `task.type` is dropped, so a task's type can be passed back as a filter.
+ *
+ * @group Schemas
+ */
+export const TaskTypeFilterSchema = z.pipe(
+  z.transform((value: unknown) => {
+    if (!value || typeof value !== 'object' || !('$kind' in value)) return value;
+    const { $kind: _, ...variant } = value as Record<string, unknown>;
+    return variant;
+  }),
+  z
+    .record(z.string(), z.record(z.string(), z.unknown()))
+    .check(z.refine((value) => Object.keys(value).length === 1, { error: TASK_TYPE_FILTER })),
+) as unknown as z.ZodMiniType<Record<string, Record<string, unknown>>, TaskTypeFilter>;
+
+/**
+ * @internal The enum fields of a task search request and their known values, for the warning
+ * about values this SDK does not know.
+ */
+export const TASK_SEARCH_ENUM_FIELDS: Readonly<Record<string, Record<string, string>>> = {
+  accountStatuses: AccountStatus,
+  accountTypes: AppUserType,
+  certifyOutcomes: CertifyOutcome,
+  currentStep: TaskSearchCurrentStep,
+  emergencyStatus: EmergencyStatus,
+  grantOutcomes: GrantOutcome,
+  pendingActionFilter: PendingActionFilter,
+  revokeOutcomes: RevokeOutcome,
+  sortBy: TaskSearchSortBy,
+  stepApprovalTypes: StepApprovalType,
+  taskStates: TaskState,
+  'expandMask.paths': TaskExpandPath,
+};
+
+/** @internal The task type variants this SDK knows, in the order the service lists them. */
+export const KNOWN_TASK_TYPE_KINDS: readonly KnownTaskTypeKind[] = [
+  'grant',
+  'revoke',
+  'certify',
+  'offboarding',
+  'action',
+  'finding',
+];
 
 /**
  * The body of a task search. Every field is optional; an empty request searches all tasks.
@@ -108,8 +171,8 @@ export const TaskSearchRequestSchema = z.strictObject({
   certifyOutcomes: enums(CertifyOutcome),
   createdAfter: z.nullish(dateTimeInput),
   createdBefore: z.nullish(dateTimeInput),
-  currentStep: z.optional(openEnum(TaskSearchCurrentStep)),
-  emergencyStatus: z.optional(openEnum(EmergencyStatus)),
+  currentStep: z.optional(requestEnum(TaskSearchCurrentStep)),
+  emergencyStatus: z.optional(requestEnum(EmergencyStatus)),
   excludeAppEntitlementIds: ids(),
   excludeAppResourceTypeIds: ids(),
   excludeApplicationIds: ids(),
@@ -126,14 +189,14 @@ export const TaskSearchRequestSchema = z.strictObject({
   outcomeBefore: z.nullish(dateTimeInput),
   pageSize: z.optional(pageSizeInput),
   pageToken: z.optional(z.string()),
-  pendingActionFilter: z.optional(openEnum(PendingActionFilter)),
+  pendingActionFilter: z.optional(requestEnum(PendingActionFilter)),
   previouslyActedOnIds: ids(),
   query: z.optional(z.string()),
   refs: z.nullish(z.array(TaskRefSchema)),
   requireApprovalReason: z.optional(z.boolean()),
   requireDenialReason: z.optional(z.boolean()),
   revokeOutcomes: enums(RevokeOutcome),
-  sortBy: z.optional(openEnum(TaskSearchSortBy)),
+  sortBy: z.optional(requestEnum(TaskSearchSortBy)),
   stepApprovalTypes: enums(StepApprovalType),
   subjectIds: ids(),
   taskStates: enums(TaskState),

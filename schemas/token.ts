@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { loose, nullishNumber, opt } from './wire.ts';
+import { loose, opt } from './wire.ts';
 
 /**
  * The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds.
@@ -9,7 +9,16 @@ import { loose, nullishNumber, opt } from './wire.ts';
 export const TokenResponseSchema = loose({
   access_token: z.string().check(z.minLength(1, { error: 'expected a non-empty access token' })),
   token_type: opt(z.string()),
-  expires_in: nullishNumber,
+  // Some servers send the lifetime as a string ("3600"); a numeric string reads as its number.
+  expires_in: opt(
+    z.union([
+      z.number(),
+      z.pipe(
+        z.string().check(z.regex(/^\d{1,10}$/, { error: 'expected a number of seconds' })),
+        z.transform(Number),
+      ),
+    ]),
+  ),
 });
 /**
  * The token endpoint's answer.

@@ -162,7 +162,14 @@ export const dateTimeInput = z.pipe(
       z
         .date()
         .check(z.refine((d) => d.getUTCFullYear() >= 0 && d.getUTCFullYear() <= 9999, { error: RFC3339 })),
-      z.iso.datetime({ offset: true, error: RFC3339 }),
+      // RFC 3339 allows a lower-case `t` and `z`; they are sent upper-case, as the service writes them.
+      z.pipe(
+        z.pipe(
+          z.string(),
+          z.transform((value: string) => value.toUpperCase()),
+        ),
+        z.iso.datetime({ offset: true, error: RFC3339 }),
+      ),
     ],
     { error: RFC3339 },
   ),

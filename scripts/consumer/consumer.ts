@@ -1,5 +1,5 @@
 // A consumer of the packed tarball: type-checked under node16 and bundler resolution, then run.
-import { IdGovClient, TaskState, type TaskView } from '@idgov/sdk';
+import { IdGovClient, TaskState, type TaskView, unlisted } from '@idgov/sdk';
 import { FakeTenant } from '@idgov/sdk/testing';
 import { verifyWebhook, WebhookSender } from '@idgov/sdk/webhooks';
 
@@ -8,9 +8,11 @@ const server = await tenant.listen();
 const client = new IdGovClient({ baseUrl: server.url, credentials: tenant.client });
 
 let count = 0;
-// An unknown enum string is accepted where the API allows new values.
+// A value this release does not list is sent through unlisted(), on purpose; a typo does not compile.
+// @ts-expect-error: 'OPEN' is not a task state (TASK_STATE_OPEN is)
+void client.tasks.search({ taskStates: ['OPEN'] });
 for await (const view of client.tasks.search({
-  taskStates: [TaskState.OPEN, 'TASK_STATE_FROM_THE_FUTURE'],
+  taskStates: [TaskState.OPEN, unlisted('TASK_STATE_FROM_THE_FUTURE')],
 })) {
   const typed: TaskView = view; // for await yields a typed TaskView
   const state: string | null | undefined = typed.task?.state;

@@ -67,6 +67,11 @@ export class APIClient {
     this.#logger = logger;
   }
 
+  /** The client's leveled logger, for resources' own warnings. */
+  get logger(): Logger {
+    return this.#logger;
+  }
+
   /** Sends one call and returns its validated body. */
   async request<S extends z.core.$ZodType>(call: Call<S>): Promise<z.output<S>> {
     const url = new URL(this.#baseUrl + call.path);

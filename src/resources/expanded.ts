@@ -1,7 +1,7 @@
 import {
+  EXPANDED_SCHEMAS,
   type ExpandedTypeMap,
   type ExpandedTypeName,
-  ExpandedTypes,
   expandedTypeName,
   type UnknownExpanded,
 } from '../../schemas/expanded.ts';
@@ -107,7 +107,7 @@ function typed(entry: ExpandedEntry, index: number): unknown {
   const name = expandedTypeName(entry);
   if (name) {
     const what = `expanded[${index}] (${name}) object of the task search`;
-    checkResponse(ExpandedTypes[name].schema, entry, what, JSON.stringify(entry));
+    checkResponse(EXPANDED_SCHEMAS[name], entry, what, JSON.stringify(entry));
   }
   checked.add(entry);
   return entry;
@@ -132,7 +132,7 @@ function typed(entry: ExpandedEntry, index: number): unknown {
  * @example
  * for await (const view of client.tasks.search({ expandMask: { paths: ['app_id'] } })) {
  *   const app = resolveExpanded(view, 'appPath');
- *   if (app?.['@type'] === 'type.googleapis.com/c1.api.app.v1.App') console.log(app.displayName ?? '-');
+ *   if (app?.['@type'] === ExpandedType.App) console.log(app.displayName ?? '-');
  * }
  *
  * @group Task search

@@ -1,4 +1,6 @@
 import {
+  KNOWN_TASK_TYPE_KINDS,
+  TASK_SEARCH_ENUM_FIELDS,
   type TaskSearchRequest,
   TaskSearchRequestSchema,
   type TaskSearchResponse,
@@ -9,6 +11,7 @@ import type { APIClient, RequestOptions } from '../core/api-client.ts';
 import type { PagePromise, PagingOptions } from '../core/paging.ts';
 import { parseRequest } from '../core/validation.ts';
 import { linkExpanded } from './expanded.ts';
+import { UnknownValueWarnings } from './unknown-values.ts';
 
 /**
  * Options of a task search: the common call options plus paging options.
@@ -24,10 +27,12 @@ export type TaskSearchOptions = RequestOptions & PagingOptions;
  */
 export class TaskSearch {
   readonly #api: APIClient;
+  readonly #unknownValues: UnknownValueWarnings;
 
   /** @internal */
   constructor(api: APIClient) {
     this.#api = api;
+    this.#unknownValues = new UnknownValueWarnings(api.logger);
   }
 
   /**
@@ -46,6 +51,7 @@ export class TaskSearch {
     options: TaskSearchOptions = {},
   ): PagePromise<TaskSearchResponse, TaskView> {
     const body = parseRequest(TaskSearchRequestSchema, request, 'task search');
+    this.#warnAboutUnknownValues(request);
     return this.#api.pagedPost(
       '/api/v1/search/tasks',
       body,
@@ -54,5 +60,24 @@ export class TaskSearch {
       options,
       linkExpanded,
     );
+  }
+
+  #warnAboutUnknownValues(request: TaskSearchRequest): void {
+    const fields = request as Record<string, unknown>;
+    for (const [field, known] of Object.entries(TASK_SEARCH_ENUM_FIELDS)) {
+      const [name = '', nested] = field.split('.');
+      const raw = nested
+        ? (fields[name] as Record<string, unknown> | null | undefined)?.[nested]
+        : fields[name];
+      const values = Object.values(known);
+      for (const value of Array.isArray(raw) ? raw : [raw]) this.#unknownValues.check(field, value, values);
+    }
+    for (const filter of request.taskTypes ?? []) {
+      // A parsed task.type (it has $kind) names a variant the service itself sent.
+      if (!filter || '$kind' in filter) continue;
+      for (const variant of Object.keys(filter)) {
+        this.#unknownValues.check('taskTypes', variant, KNOWN_TASK_TYPE_KINDS);
+      }
+    }
   }
 }
