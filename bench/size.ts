@@ -130,10 +130,6 @@ export async function sizeBenchmarks(): Promise<Result[]> {
       "import ky from 'ky'; console.log(await ky.get('https://t.example.com').text());",
       'browser',
     ],
-    "client with task search bundled for a server (with zod's compiler)": [
-      CONSUMERS['client with task search'].code,
-      'node',
-    ],
   } as const;
   for (const [name, [code, platform]] of Object.entries(references)) {
     const { initial } = await bundle(code, root, [], platform);

@@ -1,38 +1,41 @@
 import * as z from 'zod/mini';
 import { list, loose, opt, pageSizeInput } from './wire.ts';
 
-/**
- * An app entitlement. Only its identifiers are typed; every other field is kept as sent.
- *
- * @group Schemas
- */
-export const AppEntitlementSchema = z.looseObject({ id: opt(z.string()), appId: opt(z.string()) });
+const AppEntitlementFields = z.looseObject({ id: opt(z.string()), appId: opt(z.string()) });
 /**
  * An app entitlement.
  *
  * @group Schemas
  */
-export type AppEntitlement = z.output<typeof AppEntitlementSchema>;
-
+export interface AppEntitlement extends z.output<typeof AppEntitlementFields> {}
 /**
- * One item of the entitlement listing: a wrapper around the entitlement.
+ * An app entitlement. Only its identifiers are typed; every other field is kept as sent.
  *
  * @group Schemas
  */
-export const AppEntitlementViewSchema = loose({ appEntitlement: opt(AppEntitlementSchema) });
+export const AppEntitlementSchema: z.ZodMiniType<
+  AppEntitlement,
+  z.input<typeof AppEntitlementFields>
+> = AppEntitlementFields;
+
+const AppEntitlementViewFields = loose({ appEntitlement: opt(AppEntitlementSchema) });
 /**
  * One item of the entitlement listing.
  *
  * @group Schemas
  */
-export type AppEntitlementView = z.output<typeof AppEntitlementViewSchema>;
-
+export interface AppEntitlementView extends z.output<typeof AppEntitlementViewFields> {}
 /**
- * One page of `GET /api/v1/apps/{app_id}/entitlements`.
+ * One item of the entitlement listing: a wrapper around the entitlement.
  *
  * @group Schemas
  */
-export const AppEntitlementListResponseSchema = loose({
+export const AppEntitlementViewSchema: z.ZodMiniType<
+  AppEntitlementView,
+  z.input<typeof AppEntitlementViewFields>
+> = AppEntitlementViewFields;
+
+const AppEntitlementListResponseFields = loose({
   list: list(AppEntitlementViewSchema),
   nextPageToken: opt(z.string()),
 });
@@ -41,7 +44,16 @@ export const AppEntitlementListResponseSchema = loose({
  *
  * @group Schemas
  */
-export type AppEntitlementListResponse = z.output<typeof AppEntitlementListResponseSchema>;
+export interface AppEntitlementListResponse extends z.output<typeof AppEntitlementListResponseFields> {}
+/**
+ * One page of `GET /api/v1/apps/{app_id}/entitlements`.
+ *
+ * @group Schemas
+ */
+export const AppEntitlementListResponseSchema: z.ZodMiniType<
+  AppEntitlementListResponse,
+  z.input<typeof AppEntitlementListResponseFields>
+> = AppEntitlementListResponseFields;
 
 /**
  * Parameters of the entitlement listing.

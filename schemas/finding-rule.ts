@@ -15,42 +15,54 @@ import {
 
 const str = () => nullishString;
 
-/**
- * Transform: set the finding's severity.
- *
- * @group Schemas
- */
-export const SetSeverityTransformSchema = loose({ severity: opt(openEnum(FindingSeverity)) });
+const SetSeverityTransformFields = loose({ severity: opt(openEnum(FindingSeverity)) });
 /**
  * The `setSeverity` transform kind.
  *
  * @group Schemas
  */
-export type SetSeverityTransform = z.output<typeof SetSeverityTransformSchema>;
+export interface SetSeverityTransform extends z.output<typeof SetSeverityTransformFields> {}
 /**
- * Transform: merge these tags into the finding's tags. Values are usually strings; any JSON value is kept.
+ * Transform: set the finding's severity.
  *
  * @group Schemas
  */
-export const SetTagsTransformSchema = loose({ tags: opt(map(z.unknown())) });
+export const SetSeverityTransformSchema: z.ZodMiniType<
+  SetSeverityTransform,
+  z.input<typeof SetSeverityTransformFields>
+> = SetSeverityTransformFields;
+const SetTagsTransformFields = loose({ tags: opt(map(z.unknown())) });
 /**
  * The `setTags` transform kind.
  *
  * @group Schemas
  */
-export type SetTagsTransform = z.output<typeof SetTagsTransformSchema>;
+export interface SetTagsTransform extends z.output<typeof SetTagsTransformFields> {}
 /**
- * Transform: remove the tags with these keys.
+ * Transform: merge these tags into the finding's tags. Values are usually strings; any JSON value is kept.
  *
  * @group Schemas
  */
-export const RemoveTagsTransformSchema = loose({ keys: nullishStrings });
+export const SetTagsTransformSchema: z.ZodMiniType<
+  SetTagsTransform,
+  z.input<typeof SetTagsTransformFields>
+> = SetTagsTransformFields;
+const RemoveTagsTransformFields = loose({ keys: nullishStrings });
 /**
  * The `removeTags` transform kind.
  *
  * @group Schemas
  */
-export type RemoveTagsTransform = z.output<typeof RemoveTagsTransformSchema>;
+export interface RemoveTagsTransform extends z.output<typeof RemoveTagsTransformFields> {}
+/**
+ * Transform: remove the tags with these keys.
+ *
+ * @group Schemas
+ */
+export const RemoveTagsTransformSchema: z.ZodMiniType<
+  RemoveTagsTransform,
+  z.input<typeof RemoveTagsTransformFields>
+> = RemoveTagsTransformFields;
 
 /**
  * One transform of a rule: exactly one of `setSeverity`, `setTags`, `removeTags`; switch on `$kind`.
@@ -73,13 +85,7 @@ export const FindingTransformSchema = oneOf(
  */
 export type FindingTransform = z.output<typeof FindingTransformSchema>;
 
-/**
- * A finding transformation rule: when `condition` (a CEL expression) matches a finding, its
- * `transforms` apply, rules in ascending `evaluationOrder`, the last writer of a field winning.
- *
- * @group Schemas
- */
-export const FindingTransformationRuleSchema = loose({
+const FindingTransformationRuleFields = loose({
   id: str(),
   appId: str(),
   templateId: str(),
@@ -98,7 +104,17 @@ export const FindingTransformationRuleSchema = loose({
  *
  * @group Schemas
  */
-export type FindingTransformationRule = z.output<typeof FindingTransformationRuleSchema>;
+export interface FindingTransformationRule extends z.output<typeof FindingTransformationRuleFields> {}
+/**
+ * A finding transformation rule: when `condition` (a CEL expression) matches a finding, its
+ * `transforms` apply, rules in ascending `evaluationOrder`, the last writer of a field winning.
+ *
+ * @group Schemas
+ */
+export const FindingTransformationRuleSchema: z.ZodMiniType<
+  FindingTransformationRule,
+  z.input<typeof FindingTransformationRuleFields>
+> = FindingTransformationRuleFields;
 
 /**
  * The answer of the rule lookup.

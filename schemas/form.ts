@@ -35,12 +35,7 @@ export const FormFieldSchema = oneOf(
  */
 export type FormField = z.output<typeof FormFieldSchema>;
 
-/**
- * A group of form fields.
- *
- * @group Schemas
- */
-export const FieldGroupSchema = loose({
+const FieldGroupFields = loose({
   default: nullishBoolean,
   displayName: str(),
   helpText: str(),
@@ -52,7 +47,13 @@ export const FieldGroupSchema = loose({
  *
  * @group Schemas
  */
-export type FieldGroup = z.output<typeof FieldGroupSchema>;
+export interface FieldGroup extends z.output<typeof FieldGroupFields> {}
+/**
+ * A group of form fields.
+ *
+ * @group Schemas
+ */
+export const FieldGroupSchema: z.ZodMiniType<FieldGroup, z.input<typeof FieldGroupFields>> = FieldGroupFields;
 
 /**
  * A rule between form fields: exactly one of four kinds; switch on `$kind`.
@@ -75,12 +76,7 @@ export const FieldRelationshipSchema = oneOf(
  */
 export type FieldRelationship = z.output<typeof FieldRelationshipSchema>;
 
-/**
- * A request form.
- *
- * @group Schemas
- */
-export const FormSchema = loose({
+const FormFields = loose({
   id: str(),
   displayName: str(),
   description: str(),
@@ -93,4 +89,10 @@ export const FormSchema = loose({
  *
  * @group Schemas
  */
-export type Form = z.output<typeof FormSchema>;
+export interface Form extends z.output<typeof FormFields> {}
+/**
+ * A request form.
+ *
+ * @group Schemas
+ */
+export const FormSchema: z.ZodMiniType<Form, z.input<typeof FormFields>> = FormFields;

@@ -51,12 +51,7 @@ export const PolicyStepInstanceSchema = oneOf(
  */
 export type PolicyStepInstance = z.output<typeof PolicyStepInstanceSchema>;
 
-/**
- * A policy.
- *
- * @group Schemas
- */
-export const PolicySchema = loose({
+const PolicyFields = loose({
   id: str(),
   displayName: str(),
   description: str(),
@@ -70,14 +65,15 @@ export const PolicySchema = loose({
  *
  * @group Schemas
  */
-export type Policy = z.output<typeof PolicySchema>;
-
+export interface Policy extends z.output<typeof PolicyFields> {}
 /**
- * The policy attached to a task: the current step, the completed ones and those still to come.
+ * A policy.
  *
  * @group Schemas
  */
-export const PolicyInstanceSchema = loose({
+export const PolicySchema: z.ZodMiniType<Policy, z.input<typeof PolicyFields>> = PolicyFields;
+
+const PolicyInstanceFields = loose({
   current: opt(PolicyStepInstanceSchema),
   history: list(PolicyStepInstanceSchema),
   next: list(PolicyStepSchema),
@@ -88,4 +84,13 @@ export const PolicyInstanceSchema = loose({
  *
  * @group Schemas
  */
-export type PolicyInstance = z.output<typeof PolicyInstanceSchema>;
+export interface PolicyInstance extends z.output<typeof PolicyInstanceFields> {}
+/**
+ * The policy attached to a task: the current step, the completed ones and those still to come.
+ *
+ * @group Schemas
+ */
+export const PolicyInstanceSchema: z.ZodMiniType<
+  PolicyInstance,
+  z.input<typeof PolicyInstanceFields>
+> = PolicyInstanceFields;

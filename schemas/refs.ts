@@ -1,12 +1,7 @@
 import * as z from 'zod/mini';
 import { loose, opt } from './wire.ts';
 
-/**
- * Reference to an app resource.
- *
- * @group Schemas
- */
-export const AppResourceRefSchema = loose({
+const AppResourceRefFields = loose({
   appId: opt(z.string()),
   appResourceTypeId: opt(z.string()),
   id: opt(z.string()),
@@ -16,14 +11,18 @@ export const AppResourceRefSchema = loose({
  *
  * @group Schemas
  */
-export type AppResourceRef = z.output<typeof AppResourceRefSchema>;
-
+export interface AppResourceRef extends z.output<typeof AppResourceRefFields> {}
 /**
- * Reference to an app entitlement.
+ * Reference to an app resource.
  *
  * @group Schemas
  */
-export const AppEntitlementRefSchema = loose({
+export const AppResourceRefSchema: z.ZodMiniType<
+  AppResourceRef,
+  z.input<typeof AppResourceRefFields>
+> = AppResourceRefFields;
+
+const AppEntitlementRefFields = loose({
   appId: opt(z.string()),
   id: opt(z.string()),
 });
@@ -32,4 +31,13 @@ export const AppEntitlementRefSchema = loose({
  *
  * @group Schemas
  */
-export type AppEntitlementRef = z.output<typeof AppEntitlementRefSchema>;
+export interface AppEntitlementRef extends z.output<typeof AppEntitlementRefFields> {}
+/**
+ * Reference to an app entitlement.
+ *
+ * @group Schemas
+ */
+export const AppEntitlementRefSchema: z.ZodMiniType<
+  AppEntitlementRef,
+  z.input<typeof AppEntitlementRefFields>
+> = AppEntitlementRefFields;

@@ -220,12 +220,7 @@ export type TaskSearchRequestBody = z.output<typeof TaskSearchRequestSchema>;
 
 const str = () => nullishString;
 
-/**
- * What the calling user may do to an object.
- *
- * @group Schemas
- */
-export const ActorObjectPermissionsSchema = loose({
+const ActorObjectPermissionsFields = loose({
   read: nullishBoolean,
   edit: nullishBoolean,
   delete: nullishBoolean,
@@ -236,15 +231,18 @@ export const ActorObjectPermissionsSchema = loose({
  *
  * @group Schemas
  */
-export type ActorObjectPermissions = z.output<typeof ActorObjectPermissionsSchema>;
-
+export interface ActorObjectPermissions extends z.output<typeof ActorObjectPermissionsFields> {}
 /**
- * One search result: the task, the caller's permissions on it, and JSONPATH strings
- * (`"$.expanded[0]"`) locating related objects in the page's `expanded` array.
+ * What the calling user may do to an object.
  *
  * @group Schemas
  */
-export const TaskViewSchema = loose({
+export const ActorObjectPermissionsSchema: z.ZodMiniType<
+  ActorObjectPermissions,
+  z.input<typeof ActorObjectPermissionsFields>
+> = ActorObjectPermissionsFields;
+
+const TaskViewFields = loose({
   task: opt(TaskSchema),
   objectPermissions: opt(ActorObjectPermissionsSchema),
   accessReviewPath: str(),
@@ -268,8 +266,22 @@ export const TaskViewSchema = loose({
  *
  * @group Schemas
  */
-export type TaskView = z.output<typeof TaskViewSchema>;
+export interface TaskView extends z.output<typeof TaskViewFields> {}
+/**
+ * One search result: the task, the caller's permissions on it, and JSONPATH strings
+ * (`"$.expanded[0]"`) locating related objects in the page's `expanded` array.
+ *
+ * @group Schemas
+ */
+export const TaskViewSchema: z.ZodMiniType<TaskView, z.input<typeof TaskViewFields>> = TaskViewFields;
 
+const ExpandedEntryFields = z.looseObject({ '@type': str() });
+/**
+ * An entry of a page's `expanded` array, unchecked beyond its `@type`.
+ *
+ * @group Wire model
+ */
+export interface ExpandedEntry extends z.output<typeof ExpandedEntryFields> {}
 /**
  * An entry of a page's `expanded` array as the page carries it: only its `@type` is checked with
  * the page, so paging never pays for objects nobody reads. `resolveExpanded` checks an entry
@@ -277,20 +289,12 @@ export type TaskView = z.output<typeof TaskViewSchema>;
  *
  * @group Wire model
  */
-export const ExpandedEntrySchema = z.looseObject({ '@type': str() });
-/**
- * An entry of a page's `expanded` array, unchecked beyond its `@type`.
- *
- * @group Wire model
- */
-export type ExpandedEntry = z.output<typeof ExpandedEntrySchema>;
+export const ExpandedEntrySchema: z.ZodMiniType<
+  ExpandedEntry,
+  z.input<typeof ExpandedEntryFields>
+> = ExpandedEntryFields;
 
-/**
- * One page of task search results.
- *
- * @group Schemas
- */
-export const TaskSearchResponseSchema = loose({
+const TaskSearchResponseFields = loose({
   list: list(TaskViewSchema),
   expanded: list(ExpandedEntrySchema),
   nextPageToken: str(),
@@ -300,4 +304,13 @@ export const TaskSearchResponseSchema = loose({
  *
  * @group Schemas
  */
-export type TaskSearchResponse = z.output<typeof TaskSearchResponseSchema>;
+export interface TaskSearchResponse extends z.output<typeof TaskSearchResponseFields> {}
+/**
+ * One page of task search results.
+ *
+ * @group Schemas
+ */
+export const TaskSearchResponseSchema: z.ZodMiniType<
+  TaskSearchResponse,
+  z.input<typeof TaskSearchResponseFields>
+> = TaskSearchResponseFields;

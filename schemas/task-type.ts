@@ -24,12 +24,7 @@ import {
 
 const str = () => nullishString;
 
-/**
- * Where a grant task came from.
- *
- * @group Schemas
- */
-export const TaskGrantSourceSchema = loose({
+const TaskGrantSourceFields = loose({
   conversationId: str(),
   externalUrl: str(),
   integrationId: str(),
@@ -41,7 +36,16 @@ export const TaskGrantSourceSchema = loose({
  *
  * @group Schemas
  */
-export type TaskGrantSource = z.output<typeof TaskGrantSourceSchema>;
+export interface TaskGrantSource extends z.output<typeof TaskGrantSourceFields> {}
+/**
+ * Where a grant task came from.
+ *
+ * @group Schemas
+ */
+export const TaskGrantSourceSchema: z.ZodMiniType<
+  TaskGrantSource,
+  z.input<typeof TaskGrantSourceFields>
+> = TaskGrantSourceFields;
 
 /**
  * Revoke source variant: created by a denied certify ticket of an access review.
@@ -89,12 +93,7 @@ export const TaskRevokeSourceSchema = oneOf(
  */
 export type TaskRevokeSource = z.output<typeof TaskRevokeSourceSchema>;
 
-/**
- * The grant variant of a task type.
- *
- * @group Schemas
- */
-export const TaskTypeGrantSchema = loose({
+const TaskTypeGrantFields = loose({
   appEntitlementId: str(),
   appId: str(),
   appUserId: str(),
@@ -109,14 +108,18 @@ export const TaskTypeGrantSchema = loose({
  *
  * @group Schemas
  */
-export type TaskTypeGrant = z.output<typeof TaskTypeGrantSchema>;
-
+export interface TaskTypeGrant extends z.output<typeof TaskTypeGrantFields> {}
 /**
- * The revoke variant of a task type.
+ * The grant variant of a task type.
  *
  * @group Schemas
  */
-export const TaskTypeRevokeSchema = loose({
+export const TaskTypeGrantSchema: z.ZodMiniType<
+  TaskTypeGrant,
+  z.input<typeof TaskTypeGrantFields>
+> = TaskTypeGrantFields;
+
+const TaskTypeRevokeFields = loose({
   appEntitlementId: str(),
   appId: str(),
   appUserId: str(),
@@ -131,14 +134,18 @@ export const TaskTypeRevokeSchema = loose({
  *
  * @group Schemas
  */
-export type TaskTypeRevoke = z.output<typeof TaskTypeRevokeSchema>;
-
+export interface TaskTypeRevoke extends z.output<typeof TaskTypeRevokeFields> {}
 /**
- * The certify variant of a task type.
+ * The revoke variant of a task type.
  *
  * @group Schemas
  */
-export const TaskTypeCertifySchema = loose({
+export const TaskTypeRevokeSchema: z.ZodMiniType<
+  TaskTypeRevoke,
+  z.input<typeof TaskTypeRevokeFields>
+> = TaskTypeRevokeFields;
+
+const TaskTypeCertifyFields = loose({
   accessReviewId: str(),
   accessReviewSelection: str(),
   appEntitlementId: str(),
@@ -154,14 +161,18 @@ export const TaskTypeCertifySchema = loose({
  *
  * @group Schemas
  */
-export type TaskTypeCertify = z.output<typeof TaskTypeCertifySchema>;
-
+export interface TaskTypeCertify extends z.output<typeof TaskTypeCertifyFields> {}
 /**
- * The offboarding variant of a task type.
+ * The certify variant of a task type.
  *
  * @group Schemas
  */
-export const TaskTypeOffboardingSchema = loose({
+export const TaskTypeCertifySchema: z.ZodMiniType<
+  TaskTypeCertify,
+  z.input<typeof TaskTypeCertifyFields>
+> = TaskTypeCertifyFields;
+
+const TaskTypeOffboardingFields = loose({
   subjectUserId: str(),
   outcome: opt(openEnum(OffboardingOutcome)),
   outcomeTime: str(),
@@ -171,14 +182,18 @@ export const TaskTypeOffboardingSchema = loose({
  *
  * @group Schemas
  */
-export type TaskTypeOffboarding = z.output<typeof TaskTypeOffboardingSchema>;
-
+export interface TaskTypeOffboarding extends z.output<typeof TaskTypeOffboardingFields> {}
 /**
- * The finding variant of a task type.
+ * The offboarding variant of a task type.
  *
  * @group Schemas
  */
-export const TaskTypeFindingSchema = loose({
+export const TaskTypeOffboardingSchema: z.ZodMiniType<
+  TaskTypeOffboarding,
+  z.input<typeof TaskTypeOffboardingFields>
+> = TaskTypeOffboardingFields;
+
+const TaskTypeFindingFields = loose({
   findingId: str(),
   findingType: str(),
   outcome: opt(openEnum(FindingTaskOutcome)),
@@ -189,7 +204,16 @@ export const TaskTypeFindingSchema = loose({
  *
  * @group Schemas
  */
-export type TaskTypeFinding = z.output<typeof TaskTypeFindingSchema>;
+export interface TaskTypeFinding extends z.output<typeof TaskTypeFindingFields> {}
+/**
+ * The finding variant of a task type.
+ *
+ * @group Schemas
+ */
+export const TaskTypeFindingSchema: z.ZodMiniType<
+  TaskTypeFinding,
+  z.input<typeof TaskTypeFindingFields>
+> = TaskTypeFindingFields;
 
 /**
  * Reference to a connector resource action.
@@ -233,12 +257,7 @@ export const ActionInstanceSchema = oneOf(
  */
 export type ActionInstance = z.output<typeof ActionInstanceSchema>;
 
-/**
- * Scope-role target of an action task.
- *
- * @group Schemas
- */
-export const ScopeRoleSchema = loose({
+const ScopeRoleFields = loose({
   appId: str(),
   roleResourceId: str(),
   roleResourceTypeId: str(),
@@ -251,14 +270,15 @@ export const ScopeRoleSchema = loose({
  *
  * @group Schemas
  */
-export type ScopeRole = z.output<typeof ScopeRoleSchema>;
-
+export interface ScopeRole extends z.output<typeof ScopeRoleFields> {}
 /**
- * Gated tool call target of an action task.
+ * Scope-role target of an action task.
  *
  * @group Schemas
  */
-export const GatedToolCallTargetSchema = loose({
+export const ScopeRoleSchema: z.ZodMiniType<ScopeRole, z.input<typeof ScopeRoleFields>> = ScopeRoleFields;
+
+const GatedToolCallTargetFields = loose({
   appEntitlementId: str(),
   appId: str(),
   callerKind: str(),
@@ -277,20 +297,33 @@ export const GatedToolCallTargetSchema = loose({
  *
  * @group Schemas
  */
-export type GatedToolCallTarget = z.output<typeof GatedToolCallTargetSchema>;
+export interface GatedToolCallTarget extends z.output<typeof GatedToolCallTargetFields> {}
+/**
+ * Gated tool call target of an action task.
+ *
+ * @group Schemas
+ */
+export const GatedToolCallTargetSchema: z.ZodMiniType<
+  GatedToolCallTarget,
+  z.input<typeof GatedToolCallTargetFields>
+> = GatedToolCallTargetFields;
 
+const FindingTargetFields = loose({ findingId: str(), findingType: str() });
 /**
  * Finding target of an action task.
  *
  * @group Schemas
  */
-export const FindingTargetSchema = loose({ findingId: str(), findingType: str() });
+export interface FindingTarget extends z.output<typeof FindingTargetFields> {}
 /**
  * Finding target of an action task.
  *
  * @group Schemas
  */
-export type FindingTarget = z.output<typeof FindingTargetSchema>;
+export const FindingTargetSchema: z.ZodMiniType<
+  FindingTarget,
+  z.input<typeof FindingTargetFields>
+> = FindingTargetFields;
 
 /**
  * The action variant of a task type; its target is exactly one of three, switch on `$kind`.

@@ -26,12 +26,7 @@ import {
 const str = () => nullishString;
 const strings = () => nullishStrings;
 
-/**
- * A reference to an external system (read-only, currently unused by the service).
- *
- * @group Schemas
- */
-export const ExternalRefSchema = loose({
+const ExternalRefFields = loose({
   externalRefSource: opt(openEnum(ExternalRefSource)),
   name: str(),
   url: str(),
@@ -41,41 +36,49 @@ export const ExternalRefSchema = loose({
  *
  * @group Schemas
  */
-export type ExternalRef = z.output<typeof ExternalRefSchema>;
+export interface ExternalRef extends z.output<typeof ExternalRefFields> {}
+/**
+ * A reference to an external system (read-only, currently unused by the service).
+ *
+ * @group Schemas
+ */
+export const ExternalRefSchema: z.ZodMiniType<
+  ExternalRef,
+  z.input<typeof ExternalRefFields>
+> = ExternalRefFields;
 
+const TaskRevocationTargetFields = loose({ entitlementRef: opt(AppEntitlementRefSchema) });
 /**
  * An ancestor entitlement also revoked when a revoke task is approved.
  *
  * @group Schemas
  */
-export const TaskRevocationTargetSchema = loose({ entitlementRef: opt(AppEntitlementRefSchema) });
+export interface TaskRevocationTarget extends z.output<typeof TaskRevocationTargetFields> {}
 /**
  * An ancestor entitlement also revoked when a revoke task is approved.
  *
  * @group Schemas
  */
-export type TaskRevocationTarget = z.output<typeof TaskRevocationTargetSchema>;
+export const TaskRevocationTargetSchema: z.ZodMiniType<
+  TaskRevocationTarget,
+  z.input<typeof TaskRevocationTargetFields>
+> = TaskRevocationTargetFields;
 
-/**
- * A typed annotation: `@type` names its serialized type; its other fields are kept as sent.
- *
- * @group Schemas
- */
-export const AnnotationSchema = z.looseObject({ '@type': str() });
+const AnnotationFields = z.looseObject({ '@type': str() });
 /**
  * A typed annotation.
  *
  * @group Schemas
  */
-export type Annotation = z.output<typeof AnnotationSchema>;
-
+export interface Annotation extends z.output<typeof AnnotationFields> {}
 /**
- * An access task. `numericId` is an int64 carried as a string (never parse it to a number);
- * date-times are RFC 3339 strings and durations `"3600s"` strings, as the service sends them.
+ * A typed annotation: `@type` names its serialized type; its other fields are kept as sent.
  *
  * @group Schemas
  */
-export const TaskSchema = loose({
+export const AnnotationSchema: z.ZodMiniType<Annotation, z.input<typeof AnnotationFields>> = AnnotationFields;
+
+const TaskFields = loose({
   id: str(),
   numericId: str(),
   displayName: str(),
@@ -110,4 +113,11 @@ export const TaskSchema = loose({
  *
  * @group Schemas
  */
-export type Task = z.output<typeof TaskSchema>;
+export interface Task extends z.output<typeof TaskFields> {}
+/**
+ * An access task. `numericId` is an int64 carried as a string (never parse it to a number);
+ * date-times are RFC 3339 strings and durations `"3600s"` strings, as the service sends them.
+ *
+ * @group Schemas
+ */
+export const TaskSchema: z.ZodMiniType<Task, z.input<typeof TaskFields>> = TaskFields;

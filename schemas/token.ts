@@ -1,12 +1,7 @@
 import * as z from 'zod/mini';
 import { loose, opt } from './wire.ts';
 
-/**
- * The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds.
- *
- * @group Schemas
- */
-export const TokenResponseSchema = loose({
+const TokenResponseFields = loose({
   access_token: z.string().check(z.minLength(1, { error: 'expected a non-empty access token' })),
   token_type: opt(z.string()),
   // Some servers send the lifetime as a string ("3600"); a numeric string reads as its number.
@@ -25,14 +20,18 @@ export const TokenResponseSchema = loose({
  *
  * @group Schemas
  */
-export type TokenResponse = z.output<typeof TokenResponseSchema>;
-
+export interface TokenResponse extends z.output<typeof TokenResponseFields> {}
 /**
- * The token endpoint's error answer (RFC 6749 section 5.2).
+ * The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds.
  *
  * @group Schemas
  */
-export const TokenErrorResponseSchema = loose({
+export const TokenResponseSchema: z.ZodMiniType<
+  TokenResponse,
+  z.input<typeof TokenResponseFields>
+> = TokenResponseFields;
+
+const TokenErrorResponseFields = loose({
   error: opt(z.string()),
   error_description: opt(z.string()),
 });
@@ -41,4 +40,13 @@ export const TokenErrorResponseSchema = loose({
  *
  * @group Schemas
  */
-export type TokenErrorResponse = z.output<typeof TokenErrorResponseSchema>;
+export interface TokenErrorResponse extends z.output<typeof TokenErrorResponseFields> {}
+/**
+ * The token endpoint's error answer (RFC 6749 section 5.2).
+ *
+ * @group Schemas
+ */
+export const TokenErrorResponseSchema: z.ZodMiniType<
+  TokenErrorResponse,
+  z.input<typeof TokenErrorResponseFields>
+> = TokenErrorResponseFields;

@@ -1,7 +1,8 @@
+import { fakeExpandedObject } from './expanded-objects.ts';
 import type { WireTask } from './fake-data.ts';
 import { appOf, variantOf } from './task-filter.ts';
 
-const TYPE = 'type.googleapis.com/svc.api.';
+const TYPE = 'type.googleapis.com/c1.api.';
 
 // Which mask path fills which TaskView field, and with what related objects of the task.
 const EXPANSIONS: ReadonlyArray<{
@@ -66,7 +67,7 @@ export function expandPage(tasks: readonly WireTask[], paths: readonly string[])
     const key = `${type}/${id}`;
     let at = index.get(key);
     if (at === undefined) {
-      at = expanded.push({ '@type': TYPE + type, id, displayName: `${type.split('.').pop()} ${id}` }) - 1;
+      at = expanded.push(fakeExpandedObject(TYPE + type, type, id)) - 1;
       index.set(key, at);
     }
     return at;
