@@ -1,7 +1,8 @@
 import { defineEnum, type OpenEnum } from './open-enum.ts';
 
 // Every enum of the service's interface, written as its description writes them: a prefix and the
-// suffixes. Each is open: `type X` also admits new strings, because the service adds values.
+// suffixes. Each is open: `type X` also admits new strings, because the service adds values
+// (guides/protocol.md, Wire conventions).
 
 /**
  * Task state (`Task.state`, `TaskSearchRequest.taskStates`).

@@ -109,6 +109,7 @@ export function oneOf<
 
 // ---- request scalars: strict on the way out -------------------------------------------------
 
+// Date-time and duration forms on the wire: guides/protocol.md, Wire conventions.
 const RFC3339 = 'expected an RFC 3339 date-time such as "2026-01-01T00:00:00Z", or a Date';
 
 /**
@@ -157,6 +158,7 @@ export const durationInput = z.pipe(
   ),
 );
 
+// The service's page-size rules are in guides/protocol.md, Paging.
 const PAGE_SIZE = 'expected an integer: 10 to 100, or 0 for the service default (25)';
 /**
  * A page size: a non-negative integer (the client clamps it to 10..100; 0 means the service default).

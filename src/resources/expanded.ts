@@ -68,7 +68,8 @@ export function linkExpanded(page: TaskSearchResponse): void {
   for (const view of page.list ?? []) pageOf.set(view, expanded);
 }
 
-// "$.expanded[3]" or "$.expanded[3,7]": indexes into the page's `expanded` array.
+// "$.expanded[3]" or "$.expanded[3,7]": indexes into the page's `expanded` array
+// (guides/protocol.md, Wire conventions).
 const JSONPATH = /^\$\.expanded\[(\d+(?:\s*,\s*\d+)*)\]$/;
 
 /**
