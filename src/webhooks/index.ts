@@ -6,7 +6,6 @@
 
 export { isEventId, newEventId } from './event-id.ts';
 export { type EventIdStore, MemoryEventIdStore } from './event-store.ts';
-export { bodyHash } from './hmac.ts';
 export type { JwtAlgorithm, PrivateKeyInput } from './key-inspect.ts';
 export { generateWebhookKeyPair, type WebhookKeyPair } from './key-pair.ts';
 export {
