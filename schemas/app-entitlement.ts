@@ -4,33 +4,33 @@ import { loose, opt, pageSizeInput } from './wire.ts';
 /**
  * An app entitlement. Only its identifiers are typed; every other field is kept as sent.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementSchema = z.looseObject({ id: opt(z.string()), appId: opt(z.string()) });
 /**
  * An app entitlement.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AppEntitlement = z.output<typeof AppEntitlementSchema>;
 
 /**
  * One item of the entitlement listing: a wrapper around the entitlement.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementViewSchema = loose({ appEntitlement: opt(AppEntitlementSchema) });
 /**
  * One item of the entitlement listing.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AppEntitlementView = z.output<typeof AppEntitlementViewSchema>;
 
 /**
  * One page of `GET /api/v1/apps/{app_id}/entitlements`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementListResponseSchema = loose({
   list: opt(z.array(AppEntitlementViewSchema)),
@@ -39,19 +39,19 @@ export const AppEntitlementListResponseSchema = loose({
 /**
  * One page of the entitlement listing.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AppEntitlementListResponse = z.output<typeof AppEntitlementListResponseSchema>;
 
 /**
  * Parameters of the entitlement listing.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementListRequestSchema = z.strictObject({ pageSize: z.optional(pageSizeInput) });
 /**
  * Parameters of the entitlement listing.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AppEntitlementListRequest = z.input<typeof AppEntitlementListRequestSchema>;

@@ -8,19 +8,19 @@ const str = () => nullishString;
 /**
  * Transform: set the finding's severity.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const SetSeverityTransformSchema = loose({ severity: opt(openEnum(FindingSeverity)) });
 /**
  * Transform: merge these tags into the finding's tags.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const SetTagsTransformSchema = loose({ tags: opt(map(z.string())) });
 /**
  * Transform: remove the tags with these keys.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const RemoveTagsTransformSchema = loose({ keys: opt(z.array(z.string())) });
 
@@ -28,7 +28,7 @@ export const RemoveTagsTransformSchema = loose({ keys: opt(z.array(z.string())) 
  * One transform of a rule: exactly one of `setSeverity`, `setTags`, `removeTags`; switch on `kind`.
  * Kinds the service adds later (e.g. `setAssignee`) parse as `kind: 'unknown'` with their data kept.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingTransformSchema = oneOf(
   'kind',
@@ -42,7 +42,7 @@ export const FindingTransformSchema = oneOf(
 /**
  * One transform of a rule; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FindingTransform = z.output<typeof FindingTransformSchema>;
 
@@ -50,7 +50,7 @@ export type FindingTransform = z.output<typeof FindingTransformSchema>;
  * A finding transformation rule: when `condition` (a CEL expression) matches a finding, its
  * `transforms` apply, rules in ascending `evaluationOrder`, the last writer of a field winning.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingTransformationRuleSchema = loose({
   id: str(),
@@ -69,14 +69,14 @@ export const FindingTransformationRuleSchema = loose({
 /**
  * A finding transformation rule.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FindingTransformationRule = z.output<typeof FindingTransformationRuleSchema>;
 
 /**
  * The answer of the rule lookup.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const GetFindingTransformationRuleResponseSchema = loose({
   transformationRule: opt(FindingTransformationRuleSchema),
@@ -84,7 +84,7 @@ export const GetFindingTransformationRuleResponseSchema = loose({
 /**
  * The answer of the rule lookup.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type GetFindingTransformationRuleResponse = z.output<
   typeof GetFindingTransformationRuleResponseSchema

@@ -8,7 +8,7 @@ const anything = z.looseObject({});
 /**
  * A form field: common fields and exactly one of seven field kinds; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FormFieldSchema = oneOf(
   'kind',
@@ -32,14 +32,14 @@ export const FormFieldSchema = oneOf(
 /**
  * A form field; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FormField = z.output<typeof FormFieldSchema>;
 
 /**
  * A group of form fields.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FieldGroupSchema = loose({
   default: nullishBoolean,
@@ -51,14 +51,14 @@ export const FieldGroupSchema = loose({
 /**
  * A group of form fields.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FieldGroup = z.output<typeof FieldGroupSchema>;
 
 /**
  * A rule between form fields: exactly one of four kinds; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FieldRelationshipSchema = oneOf(
   'kind',
@@ -73,14 +73,14 @@ export const FieldRelationshipSchema = oneOf(
 /**
  * A rule between form fields; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FieldRelationship = z.output<typeof FieldRelationshipSchema>;
 
 /**
  * A request form.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FormSchema = loose({
   id: str(),
@@ -93,6 +93,6 @@ export const FormSchema = loose({
 /**
  * A request form.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type Form = z.output<typeof FormSchema>;

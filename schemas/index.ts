@@ -8,7 +8,7 @@
  * The enums (`TaskState`, ...) and `isKnownEnumValue` are exported by the root, `@idgov/sdk`.
  * The wire conventions are described in guides/protocol.md, "Wire conventions".
  *
- * @module schemas
+ * @module @idgov/sdk/schemas
  */
 export * from './app-entitlement.ts';
 export * from './finding-rule.ts';

@@ -8,7 +8,7 @@ const str = () => nullishString;
 /**
  * A policy step kind's own payload: its state and outcome (values not listed by the service).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyStepKindSchema = loose({ state: str(), outcome: str() });
 
@@ -25,20 +25,20 @@ const stepKinds = {
 /**
  * A step still to process: exactly one of seven kinds; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyStepSchema = oneOf('kind', {}, stepKinds);
 /**
  * A step still to process; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type PolicyStep = z.output<typeof PolicyStepSchema>;
 
 /**
  * A step instance: common fields and exactly one of seven kinds; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyStepInstanceSchema = oneOf(
   'kind',
@@ -48,14 +48,14 @@ export const PolicyStepInstanceSchema = oneOf(
 /**
  * A step instance; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type PolicyStepInstance = z.output<typeof PolicyStepInstanceSchema>;
 
 /**
  * A policy.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicySchema = loose({
   id: str(),
@@ -69,14 +69,14 @@ export const PolicySchema = loose({
 /**
  * A policy.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type Policy = z.output<typeof PolicySchema>;
 
 /**
  * The policy attached to a task: the current step, the completed ones and those still to come.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyInstanceSchema = loose({
   current: opt(PolicyStepInstanceSchema),
@@ -87,6 +87,6 @@ export const PolicyInstanceSchema = loose({
 /**
  * The policy attached to a task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type PolicyInstance = z.output<typeof PolicyInstanceSchema>;

@@ -4,7 +4,7 @@ import { loose, opt } from './wire.ts';
 /**
  * Reference to an app resource.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppResourceRefSchema = loose({
   appId: opt(z.string()),
@@ -14,14 +14,14 @@ export const AppResourceRefSchema = loose({
 /**
  * Reference to an app resource.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AppResourceRef = z.output<typeof AppResourceRefSchema>;
 
 /**
  * Reference to an app entitlement.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementRefSchema = loose({
   appId: opt(z.string()),
@@ -30,6 +30,6 @@ export const AppEntitlementRefSchema = loose({
 /**
  * Reference to an app entitlement.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AppEntitlementRef = z.output<typeof AppEntitlementRefSchema>;

@@ -35,40 +35,40 @@ const enums = <E extends Record<string, string>>(e: E) => z.nullish(z.array(open
 /**
  * What to inline in `expanded`; paths the service adds later are accepted too.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskExpandMaskSchema = z.strictObject({ paths: z.nullish(z.array(openEnum(TaskExpandPath))) });
 /**
  * What to inline in `expanded`, e.g. `{ paths: ['app_id', 'user_id'] }`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskExpandMask = z.input<typeof TaskExpandMaskSchema>;
 
 /**
  * A task reference in a search: the task ID.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRefSchema = z.strictObject({ id: z.string() });
 /**
  * A task reference in a search.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskRef = z.input<typeof TaskRefSchema>;
 
 /**
  * The task type variants this SDK knows.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type KnownTaskTypeKind = Exclude<TaskTypeKind, 'unknown'>;
 /**
  * A task type filter: exactly one variant, usually empty, e.g. `{ grant: {} }`. A variant this SDK
  * does not know is sent as given (the service may know it).
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeFilter =
   | { [K in KnownTaskTypeKind]: { [P in K]: Record<string, unknown> } }[KnownTaskTypeKind]
@@ -78,7 +78,7 @@ const TASK_TYPE_FILTER = 'expected an object with exactly one task type variant,
 /**
  * A task type filter: an object with exactly one key whose value is an object.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeFilterSchema = z
   .record(z.string(), z.record(z.string(), z.unknown()))
@@ -89,7 +89,7 @@ export const TaskTypeFilterSchema = z
 /**
  * The body of a task search. Every field is optional; an empty request searches all tasks.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskSearchRequestSchema = z.strictObject({
   accessReviewIds: ids(),
@@ -142,13 +142,13 @@ export const TaskSearchRequestSchema = z.strictObject({
 /**
  * A task search as you write it: dates may be `Date`s, durations numbers of seconds.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskSearchRequest = z.input<typeof TaskSearchRequestSchema>;
 /**
  * A task search as sent on the wire (dates and durations serialised).
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskSearchRequestBody = z.output<typeof TaskSearchRequestSchema>;
 
@@ -159,7 +159,7 @@ const str = () => nullishString;
 /**
  * What the calling user may do to an object.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ActorObjectPermissionsSchema = loose({
   read: nullishBoolean,
@@ -170,7 +170,7 @@ export const ActorObjectPermissionsSchema = loose({
 /**
  * What the calling user may do to an object.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ActorObjectPermissions = z.output<typeof ActorObjectPermissionsSchema>;
 
@@ -178,7 +178,7 @@ export type ActorObjectPermissions = z.output<typeof ActorObjectPermissionsSchem
  * One search result: the task, the caller's permissions on it, and JSONPATH strings
  * (`"$.expanded[0]"`) locating related objects in the page's `expanded` array.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskViewSchema = loose({
   task: opt(TaskSchema),
@@ -202,7 +202,7 @@ export const TaskViewSchema = loose({
 /**
  * One search result.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskView = z.output<typeof TaskViewSchema>;
 
@@ -210,20 +210,20 @@ export type TaskView = z.output<typeof TaskViewSchema>;
  * A related object inlined by the expand mask. `@type` names its serialized type
  * (e.g. `"type.googleapis.com/svc.api.app.v1.App"`); its fields are the service's and kept as sent.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ExpandedObjectSchema = z.looseObject({ '@type': str() });
 /**
  * A related object inlined by the expand mask.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ExpandedObject = z.output<typeof ExpandedObjectSchema>;
 
 /**
  * One page of task search results.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskSearchResponseSchema = loose({
   list: opt(z.array(TaskViewSchema)),
@@ -233,6 +233,6 @@ export const TaskSearchResponseSchema = loose({
 /**
  * One page of task search results. `nextPageToken` is empty on the last page.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskSearchResponse = z.output<typeof TaskSearchResponseSchema>;

@@ -18,7 +18,7 @@ const str = () => nullishString;
 /**
  * Where a grant task came from.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskGrantSourceSchema = loose({
   conversationId: str(),
@@ -30,39 +30,39 @@ export const TaskGrantSourceSchema = loose({
 /**
  * Where a grant task came from.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskGrantSource = z.output<typeof TaskGrantSourceSchema>;
 
 /**
  * Revoke source variant: created by a denied certify ticket of an access review.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceReviewSchema = loose({ accessReviewId: str(), certTicketId: str() });
 /**
  * Revoke source variant: requested by a user.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceRequestSchema = loose({ requestUserId: str() });
 /**
  * Revoke source variant: the grant expired.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceExpiredSchema = loose({ expiredAt: str() });
 /**
  * Revoke source variant: revoked for non-usage.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceNonUsageSchema = loose({ expiresAt: str(), lastLogin: str() });
 
 /**
  * Why a revoke task exists: exactly one of `review`, `request`, `expired`, `nonUsage`; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceSchema = oneOf(
   'kind',
@@ -77,14 +77,14 @@ export const TaskRevokeSourceSchema = oneOf(
 /**
  * Why a revoke task exists; switch on `kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskRevokeSource = z.output<typeof TaskRevokeSourceSchema>;
 
 /**
  * The grant variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeGrantSchema = loose({
   appEntitlementId: str(),
@@ -99,14 +99,14 @@ export const TaskTypeGrantSchema = loose({
 /**
  * The grant variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeGrant = z.output<typeof TaskTypeGrantSchema>;
 
 /**
  * The revoke variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeRevokeSchema = loose({
   appEntitlementId: str(),
@@ -121,14 +121,14 @@ export const TaskTypeRevokeSchema = loose({
 /**
  * The revoke variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeRevoke = z.output<typeof TaskTypeRevokeSchema>;
 
 /**
  * The certify variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeCertifySchema = loose({
   accessReviewId: str(),
@@ -144,14 +144,14 @@ export const TaskTypeCertifySchema = loose({
 /**
  * The certify variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeCertify = z.output<typeof TaskTypeCertifySchema>;
 
 /**
  * The offboarding variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeOffboardingSchema = loose({
   subjectUserId: str(),
@@ -161,14 +161,14 @@ export const TaskTypeOffboardingSchema = loose({
 /**
  * The offboarding variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeOffboarding = z.output<typeof TaskTypeOffboardingSchema>;
 
 /**
  * The finding variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeFindingSchema = loose({
   findingId: str(),
@@ -179,14 +179,14 @@ export const TaskTypeFindingSchema = loose({
 /**
  * The finding variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeFinding = z.output<typeof TaskTypeFindingSchema>;
 
 /**
  * Reference to a connector resource action.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ConnectorResourceActionRefSchema = loose({
   appId: str(),
@@ -198,7 +198,7 @@ export const ConnectorResourceActionRefSchema = loose({
 /**
  * Reference to a connector action.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ConnectorActionRefSchema = loose({
   appId: str(),
@@ -209,7 +209,7 @@ export const ConnectorActionRefSchema = loose({
 /**
  * The action an action task runs: exactly one target reference; switch on `targetKind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ActionInstanceSchema = oneOf(
   'targetKind',
@@ -222,14 +222,14 @@ export const ActionInstanceSchema = oneOf(
 /**
  * The action an action task runs; switch on `targetKind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ActionInstance = z.output<typeof ActionInstanceSchema>;
 
 /**
  * Scope-role target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ScopeRoleSchema = loose({
   appId: str(),
@@ -242,14 +242,14 @@ export const ScopeRoleSchema = loose({
 /**
  * Scope-role target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ScopeRole = z.output<typeof ScopeRoleSchema>;
 
 /**
  * Gated tool call target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const GatedToolCallTargetSchema = loose({
   appEntitlementId: str(),
@@ -268,27 +268,27 @@ export const GatedToolCallTargetSchema = loose({
 /**
  * Gated tool call target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type GatedToolCallTarget = z.output<typeof GatedToolCallTargetSchema>;
 
 /**
  * Finding target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingTargetSchema = loose({ findingId: str(), findingType: str() });
 /**
  * Finding target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FindingTarget = z.output<typeof FindingTargetSchema>;
 
 /**
  * The action variant of a task type; its target is exactly one of three, switch on `targetKind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeActionSchema = oneOf(
   'targetKind',
@@ -309,14 +309,14 @@ export const TaskTypeActionSchema = oneOf(
 /**
  * The action variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeAction = z.output<typeof TaskTypeActionSchema>;
 
 /**
  * The type of a task: exactly one of six variants; switch on `kind` to narrow.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeSchema = oneOf(
   'kind',
@@ -334,12 +334,12 @@ export const TaskTypeSchema = oneOf(
  * The type of a task; switch on `kind` (`'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' |
  * 'finding' | 'unknown'`) to narrow to the variant.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskType = z.output<typeof TaskTypeSchema>;
 /**
  * The name of a task type variant.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeKind = TaskType['kind'];

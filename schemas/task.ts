@@ -20,7 +20,7 @@ const strings = () => nullishStrings;
 /**
  * A reference to an external system (read-only, currently unused by the service).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ExternalRefSchema = loose({
   externalRefSource: opt(openEnum(ExternalRefSource)),
@@ -30,33 +30,33 @@ export const ExternalRefSchema = loose({
 /**
  * A reference to an external system.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ExternalRef = z.output<typeof ExternalRefSchema>;
 
 /**
  * An ancestor entitlement also revoked when a revoke task is approved.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevocationTargetSchema = loose({ entitlementRef: opt(AppEntitlementRefSchema) });
 /**
  * An ancestor entitlement also revoked when a revoke task is approved.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskRevocationTarget = z.output<typeof TaskRevocationTargetSchema>;
 
 /**
  * A typed annotation: `@type` names its serialized type; its other fields are kept as sent.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AnnotationSchema = z.looseObject({ '@type': str() });
 /**
  * A typed annotation.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type Annotation = z.output<typeof AnnotationSchema>;
 
@@ -64,7 +64,7 @@ export type Annotation = z.output<typeof AnnotationSchema>;
  * An access task. `numericId` is an int64 carried as a string (never parse it to a number);
  * date-times are RFC 3339 strings and durations `"3600s"` strings, as the service sends them.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskSchema = loose({
   id: str(),
@@ -99,6 +99,6 @@ export const TaskSchema = loose({
 /**
  * An access task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type Task = z.output<typeof TaskSchema>;

@@ -4,7 +4,7 @@ import { loose, nullishNumber, opt } from './wire.ts';
 /**
  * The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TokenResponseSchema = loose({
   access_token: z.string().check(z.minLength(1, { error: 'expected a non-empty access token' })),
@@ -14,14 +14,14 @@ export const TokenResponseSchema = loose({
 /**
  * The token endpoint's answer.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TokenResponse = z.output<typeof TokenResponseSchema>;
 
 /**
  * The token endpoint's error answer (RFC 6749 section 5.2).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TokenErrorResponseSchema = loose({
   error: opt(z.string()),
@@ -30,6 +30,6 @@ export const TokenErrorResponseSchema = loose({
 /**
  * The token endpoint's error answer.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TokenErrorResponse = z.output<typeof TokenErrorResponseSchema>;

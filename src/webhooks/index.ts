@@ -1,7 +1,7 @@
 /**
  * Signing, delivering and verifying inbound webhook calls (HMAC or JWT).
  *
- * @module webhooks
+ * @module @idgov/sdk/webhooks
  */
 
 export { isEventId, newEventId } from './event-id.ts';
