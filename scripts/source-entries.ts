@@ -1,0 +1,15 @@
+/**
+ * The package's entry points mapped to their TypeScript sources, for work inside the repository:
+ * tests (vitest.config.ts), examples and test fixtures run by Node (scripts/from-source.ts) resolve
+ * `@idgov/sdk` here instead of `dist/`, so nothing needs a build first. tsconfig.json "paths" holds
+ * the same map for the type-checker. The published package has no such mapping (the sources are not
+ * in the tarball), so users always get `dist/`.
+ */
+export const sourceEntries: Readonly<Record<string, string>> = {
+  '@idgov/sdk': 'src/index.ts',
+  '@idgov/sdk/schemas': 'schemas/index.ts',
+  '@idgov/sdk/webhooks': 'src/webhooks/index.ts',
+  '@idgov/sdk/testing': 'src/testing/index.ts',
+  // package.json "imports": the server target; the browser stub is tested through dist.
+  '#zod-compiler': 'src/internal/zod-compiler.ts',
+};
