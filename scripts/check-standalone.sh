@@ -14,6 +14,6 @@ trap 'rm -rf "$tmp"' EXIT
 git clone -q "$PWD" "$tmp/sdk"
 cd "$tmp/sdk"
 # The npm cache of this machine is reused, so the install is quick and reads the registry only for misses.
-npm ci --no-audit --no-fund --prefer-offline > /dev/null
+npm ci --no-audit --no-fund --prefer-offline --loglevel=error > /dev/null
 npm test
 echo "standalone clone: npm ci && npm test passed"
