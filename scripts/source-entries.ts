@@ -3,7 +3,8 @@
  * tests (vitest.config.ts), examples and test fixtures run by Node (scripts/from-source.ts) resolve
  * `@idgov/sdk` here instead of `dist/`, so nothing needs a build first. tsconfig.json "paths" holds
  * the same map for the type-checker. The published package has no such mapping (the sources are not
- * in the tarball), so users always get `dist/`.
+ * in the tarball), so users always get `dist/`. esbuild also reads tsconfig.json "paths": a build in
+ * the repository that must use `dist/` (bench/size.ts, scripts/smoke/browser.mjs) passes `tsconfigRaw: {}`.
  */
 export const sourceEntries: Readonly<Record<string, string>> = {
   '@idgov/sdk': 'src/index.ts',
