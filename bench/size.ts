@@ -81,6 +81,8 @@ async function bundle(
     metafile: true,
     nodePaths: [join(root, 'node_modules')],
     absWorkingDir: root,
+    // Not the repository's tsconfig.json: its "paths" would resolve the package's imports to the sources.
+    tsconfigRaw: {},
     logLevel: 'error',
     plugins: [
       {

@@ -1,7 +1,7 @@
 /**
  * Preview what finding transformation rules will do to a finding before enabling them.
  *
- *   node --conditions=@idgov/source examples/finding-rules-preview.ts
+ *   node --import ./scripts/from-source.ts examples/finding-rules-preview.ts
  */
 import { FindingSeverity, previewFindingRules } from '@idgov/sdk';
 import { type ExampleEnvironment, runIfMain } from './support/environment.ts';

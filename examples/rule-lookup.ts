@@ -1,7 +1,7 @@
 /**
  * Look up a finding transformation rule and read its transforms.
  *
- *   IDGOV_RULE_ID=... node --conditions=@idgov/source examples/rule-lookup.ts
+ *   IDGOV_RULE_ID=... node --import ./scripts/from-source.ts examples/rule-lookup.ts
  */
 import { NotFoundError } from '@idgov/sdk';
 import { type ExampleEnvironment, runIfMain } from './support/environment.ts';

@@ -1,7 +1,7 @@
 /**
  * Page through open access tasks with `for await`, and resolve expanded related objects.
  *
- *   node --conditions=@idgov/source examples/task-paging.ts
+ *   node --import ./scripts/from-source.ts examples/task-paging.ts
  */
 import { resolveExpanded, TaskState } from '@idgov/sdk';
 import { type ExampleEnvironment, runIfMain } from './support/environment.ts';

@@ -1,7 +1,7 @@
 /**
  * Trigger an automation through an HMAC listener, and see that a resent event is not run twice.
  *
- *   IDGOV_WEBHOOK_URL=... IDGOV_WEBHOOK_SECRET=... node --conditions=@idgov/source examples/webhook-hmac.ts
+ *   IDGOV_WEBHOOK_URL=... IDGOV_WEBHOOK_SECRET=... node --import ./scripts/from-source.ts examples/webhook-hmac.ts
  */
 import { WebhookSender } from '@idgov/sdk/webhooks';
 import { type ExampleEnvironment, runIfMain } from './support/environment.ts';

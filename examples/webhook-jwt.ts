@@ -1,7 +1,7 @@
 /**
  * Trigger an automation through a JWT listener: generate a key pair, host its JWKS, sign with ES256.
  *
- *   node --conditions=@idgov/source examples/webhook-jwt.ts
+ *   node --import ./scripts/from-source.ts examples/webhook-jwt.ts
  */
 import { generateWebhookKeyPair, WebhookSender } from '@idgov/sdk/webhooks';
 import { type ExampleEnvironment, runIfMain } from './support/environment.ts';

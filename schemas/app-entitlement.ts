@@ -5,13 +5,13 @@ const AppEntitlementFields = z.looseObject({ id: opt(z.string()), appId: opt(z.s
 /**
  * An app entitlement.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface AppEntitlement extends z.output<typeof AppEntitlementFields> {}
 /**
  * An app entitlement. Only its identifiers are typed; every other field is kept as sent.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementSchema: z.ZodMiniType<
   AppEntitlement,
@@ -22,13 +22,13 @@ const AppEntitlementViewFields = loose({ appEntitlement: opt(AppEntitlementSchem
 /**
  * One item of the entitlement listing.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface AppEntitlementView extends z.output<typeof AppEntitlementViewFields> {}
 /**
  * One item of the entitlement listing: a wrapper around the entitlement.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementViewSchema: z.ZodMiniType<
   AppEntitlementView,
@@ -42,13 +42,13 @@ const AppEntitlementListResponseFields = loose({
 /**
  * One page of the entitlement listing.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface AppEntitlementListResponse extends z.output<typeof AppEntitlementListResponseFields> {}
 /**
  * One page of `GET /api/v1/apps/{app_id}/entitlements`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementListResponseSchema: z.ZodMiniType<
   AppEntitlementListResponse,
@@ -58,12 +58,12 @@ export const AppEntitlementListResponseSchema: z.ZodMiniType<
 /**
  * Parameters of the entitlement listing.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementListRequestSchema = z.strictObject({ pageSize: z.optional(pageSizeInput) });
 /**
  * Parameters of the entitlement listing.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AppEntitlementListRequest = z.input<typeof AppEntitlementListRequestSchema>;

@@ -1,25 +1,26 @@
 import { defineEnum, type OpenEnum } from './open-enum.ts';
 
 // Every enum of the service's interface, written as its description writes them: a prefix and the
-// suffixes. Each is open: `type X` also admits new strings, because the service adds values.
+// suffixes. Each is open: `type X` also admits new strings, because the service adds values
+// (guides/protocol.md, Wire conventions).
 
 /**
  * Task state (`Task.state`, `TaskSearchRequest.taskStates`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskState = defineEnum('TASK_STATE_', ['UNSPECIFIED', 'OPEN', 'CLOSED']);
 /**
  * Task state; unknown values from the service pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskState = OpenEnum<typeof TaskState>;
 
 /**
  * Processing state of a task (`Task.processing`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskProcessingType = defineEnum('TASK_PROCESSING_TYPE_', [
   'UNSPECIFIED',
@@ -30,14 +31,14 @@ export const TaskProcessingType = defineEnum('TASK_PROCESSING_TYPE_', [
 /**
  * Processing state; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskProcessingType = OpenEnum<typeof TaskProcessingType>;
 
 /**
  * Where a task came from (`Task.origin`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskOrigin = defineEnum('TASK_ORIGIN_', [
   'UNSPECIFIED',
@@ -58,14 +59,14 @@ export const TaskOrigin = defineEnum('TASK_ORIGIN_', [
 /**
  * Task origin; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskOrigin = OpenEnum<typeof TaskOrigin>;
 
 /**
  * Actions the calling user may perform on a task (`Task.actions`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskActionType = defineEnum('TASK_ACTION_TYPE_', [
   'UNSPECIFIED',
@@ -100,14 +101,14 @@ export const TaskActionType = defineEnum('TASK_ACTION_TYPE_', [
 /**
  * Task action; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskActionType = OpenEnum<typeof TaskActionType>;
 
 /**
  * Insight recommendation on a task (`Task.recommendation`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const InsightRecommendation = defineEnum('INSIGHT_RECOMMENDATION_', [
   'UNSPECIFIED',
@@ -118,27 +119,27 @@ export const InsightRecommendation = defineEnum('INSIGHT_RECOMMENDATION_', [
 /**
  * Insight recommendation; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type InsightRecommendation = OpenEnum<typeof InsightRecommendation>;
 
 /**
  * Source of an external reference (`ExternalRef.externalRefSource`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ExternalRefSource = defineEnum('', ['UNSPECIFIED', 'TICKETING']);
 /**
  * External reference source; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ExternalRefSource = OpenEnum<typeof ExternalRefSource>;
 
 /**
  * Outcome of a grant task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const GrantOutcome = defineEnum('GRANT_OUTCOME_', [
   'UNSPECIFIED',
@@ -151,14 +152,14 @@ export const GrantOutcome = defineEnum('GRANT_OUTCOME_', [
 /**
  * Grant outcome; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type GrantOutcome = OpenEnum<typeof GrantOutcome>;
 
 /**
  * Outcome of a revoke task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const RevokeOutcome = defineEnum('REVOKE_OUTCOME_', [
   'UNSPECIFIED',
@@ -171,14 +172,14 @@ export const RevokeOutcome = defineEnum('REVOKE_OUTCOME_', [
 /**
  * Revoke outcome; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type RevokeOutcome = OpenEnum<typeof RevokeOutcome>;
 
 /**
  * Outcome of a certify task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const CertifyOutcome = defineEnum('CERTIFY_OUTCOME_', [
   'UNSPECIFIED',
@@ -191,14 +192,14 @@ export const CertifyOutcome = defineEnum('CERTIFY_OUTCOME_', [
 /**
  * Certify outcome; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type CertifyOutcome = OpenEnum<typeof CertifyOutcome>;
 
 /**
  * Outcome of an offboarding task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const OffboardingOutcome = defineEnum('OFFBOARDING_OUTCOME_', [
   'UNSPECIFIED',
@@ -210,14 +211,14 @@ export const OffboardingOutcome = defineEnum('OFFBOARDING_OUTCOME_', [
 /**
  * Offboarding outcome; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type OffboardingOutcome = OpenEnum<typeof OffboardingOutcome>;
 
 /**
  * Outcome of a finding task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingTaskOutcome = defineEnum('FINDING_TASK_OUTCOME_', [
   'UNSPECIFIED',
@@ -228,14 +229,14 @@ export const FindingTaskOutcome = defineEnum('FINDING_TASK_OUTCOME_', [
 /**
  * Finding task outcome; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FindingTaskOutcome = OpenEnum<typeof FindingTaskOutcome>;
 
 /**
  * Kind of an action task (`TaskTypeAction.type`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ActionType = defineEnum('TYPE_', [
   'UNSPECIFIED',
@@ -248,14 +249,14 @@ export const ActionType = defineEnum('TYPE_', [
 /**
  * Action kind; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ActionType = OpenEnum<typeof ActionType>;
 
 /**
  * Outcome of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ActionOutcome = defineEnum('ACTION_OUTCOME_', [
   'UNSPECIFIED',
@@ -267,40 +268,40 @@ export const ActionOutcome = defineEnum('ACTION_OUTCOME_', [
 /**
  * Action outcome; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ActionOutcome = OpenEnum<typeof ActionOutcome>;
 
 /**
  * Operation of a connector action reference.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ConnectorActionOperation = defineEnum('OPERATION_', ['UNSPECIFIED', 'GRANT']);
 /**
  * Connector action operation; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ConnectorActionOperation = OpenEnum<typeof ConnectorActionOperation>;
 
 /**
  * Account status of the app user subject (`TaskSearchRequest.accountStatuses`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AccountStatus = defineEnum('STATUS_', ['UNSPECIFIED', 'ENABLED', 'DISABLED', 'DELETED']);
 /**
  * Account status; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AccountStatus = OpenEnum<typeof AccountStatus>;
 
 /**
  * App user type (`TaskSearchRequest.accountTypes`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppUserType = defineEnum('APP_USER_TYPE_', [
   'UNSPECIFIED',
@@ -311,14 +312,14 @@ export const AppUserType = defineEnum('APP_USER_TYPE_', [
 /**
  * App user type; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type AppUserType = OpenEnum<typeof AppUserType>;
 
 /**
  * Current step filter (`TaskSearchRequest.currentStep`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskSearchCurrentStep = defineEnum('TASK_SEARCH_CURRENT_STEP_', [
   'UNSPECIFIED',
@@ -328,27 +329,27 @@ export const TaskSearchCurrentStep = defineEnum('TASK_SEARCH_CURRENT_STEP_', [
 /**
  * Current step filter; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskSearchCurrentStep = OpenEnum<typeof TaskSearchCurrentStep>;
 
 /**
  * Emergency access filter (`TaskSearchRequest.emergencyStatus`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const EmergencyStatus = defineEnum('', ['UNSPECIFIED', 'ALL', 'NON_EMERGENCY', 'EMERGENCY']);
 /**
  * Emergency access filter; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type EmergencyStatus = OpenEnum<typeof EmergencyStatus>;
 
 /**
  * Pending action filter (`TaskSearchRequest.pendingActionFilter`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PendingActionFilter = defineEnum('PENDING_ACTION_FILTER_', [
   'UNSPECIFIED',
@@ -358,14 +359,14 @@ export const PendingActionFilter = defineEnum('PENDING_ACTION_FILTER_', [
 /**
  * Pending action filter; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type PendingActionFilter = OpenEnum<typeof PendingActionFilter>;
 
 /**
  * Sort order of task search (`TaskSearchRequest.sortBy`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskSearchSortBy = defineEnum('TASK_SEARCH_SORT_BY_', [
   'UNSPECIFIED',
@@ -381,14 +382,14 @@ export const TaskSearchSortBy = defineEnum('TASK_SEARCH_SORT_BY_', [
 /**
  * Task search sort order; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskSearchSortBy = OpenEnum<typeof TaskSearchSortBy>;
 
 /**
  * Type of the current policy step (`TaskSearchRequest.stepApprovalTypes`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const StepApprovalType = defineEnum('STEP_APPROVAL_TYPE_', [
   'UNSPECIFIED',
@@ -406,14 +407,14 @@ export const StepApprovalType = defineEnum('STEP_APPROVAL_TYPE_', [
 /**
  * Step approval type; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type StepApprovalType = OpenEnum<typeof StepApprovalType>;
 
 /**
  * Type of finding a transformation rule applies to (newer services add more).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingType = defineEnum('FINDING_TYPE_', [
   'UNSPECIFIED',
@@ -433,14 +434,14 @@ export const FindingType = defineEnum('FINDING_TYPE_', [
 /**
  * Finding type; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FindingType = OpenEnum<typeof FindingType>;
 
 /**
  * Finding severity (`setSeverity.severity`).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingSeverity = defineEnum('FINDING_SEVERITY_', [
   'UNSPECIFIED',
@@ -453,27 +454,27 @@ export const FindingSeverity = defineEnum('FINDING_SEVERITY_', [
 /**
  * Finding severity; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FindingSeverity = OpenEnum<typeof FindingSeverity>;
 
 /**
  * State of a policy step instance.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyStepState = defineEnum('POLICY_STEP_STATE_', ['UNSPECIFIED', 'ACTIVE', 'DONE']);
 /**
  * Policy step state; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type PolicyStepState = OpenEnum<typeof PolicyStepState>;
 
 /**
  * Kind of policy.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyType = defineEnum('POLICY_TYPE_', [
   'UNSPECIFIED',
@@ -486,14 +487,14 @@ export const PolicyType = defineEnum('POLICY_TYPE_', [
 /**
  * Policy kind; unknown values pass through.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type PolicyType = OpenEnum<typeof PolicyType>;
 
 /**
  * Allowed `TaskExpandMask.paths` values; `ALL` (`*`) expands everything.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskExpandPath = Object.freeze({
   ALL: '*',
@@ -515,6 +516,6 @@ export const TaskExpandPath = Object.freeze({
 /**
  * An expand mask path; paths the service adds later are accepted too.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskExpandPath = OpenEnum<typeof TaskExpandPath>;

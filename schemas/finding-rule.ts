@@ -19,13 +19,13 @@ const SetSeverityTransformFields = loose({ severity: opt(openEnum(FindingSeverit
 /**
  * The `setSeverity` transform kind.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface SetSeverityTransform extends z.output<typeof SetSeverityTransformFields> {}
 /**
  * Transform: set the finding's severity.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const SetSeverityTransformSchema: z.ZodMiniType<
   SetSeverityTransform,
@@ -35,13 +35,13 @@ const SetTagsTransformFields = loose({ tags: opt(map(z.unknown())) });
 /**
  * The `setTags` transform kind.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface SetTagsTransform extends z.output<typeof SetTagsTransformFields> {}
 /**
  * Transform: merge these tags into the finding's tags. Values are usually strings; any JSON value is kept.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const SetTagsTransformSchema: z.ZodMiniType<
   SetTagsTransform,
@@ -51,13 +51,13 @@ const RemoveTagsTransformFields = loose({ keys: nullishStrings });
 /**
  * The `removeTags` transform kind.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface RemoveTagsTransform extends z.output<typeof RemoveTagsTransformFields> {}
 /**
  * Transform: remove the tags with these keys.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const RemoveTagsTransformSchema: z.ZodMiniType<
   RemoveTagsTransform,
@@ -68,7 +68,7 @@ export const RemoveTagsTransformSchema: z.ZodMiniType<
  * One transform of a rule: exactly one of `setSeverity`, `setTags`, `removeTags`; switch on `$kind`.
  * Kinds the service adds later (e.g. `setAssignee`) parse as `$kind: 'unknown'` with their data kept.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingTransformSchema = oneOf(
   {},
@@ -81,7 +81,7 @@ export const FindingTransformSchema = oneOf(
 /**
  * One transform of a rule; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FindingTransform = z.output<typeof FindingTransformSchema>;
 
@@ -102,14 +102,14 @@ const FindingTransformationRuleFields = loose({
 /**
  * A finding transformation rule.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface FindingTransformationRule extends z.output<typeof FindingTransformationRuleFields> {}
 /**
  * A finding transformation rule: when `condition` (a CEL expression) matches a finding, its
  * `transforms` apply, rules in ascending `evaluationOrder`, the last writer of a field winning.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingTransformationRuleSchema: z.ZodMiniType<
   FindingTransformationRule,
@@ -119,7 +119,7 @@ export const FindingTransformationRuleSchema: z.ZodMiniType<
 /**
  * The answer of the rule lookup.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const GetFindingTransformationRuleResponseSchema = loose({
   transformationRule: opt(FindingTransformationRuleSchema),
@@ -127,7 +127,7 @@ export const GetFindingTransformationRuleResponseSchema = loose({
 /**
  * The answer of the rule lookup.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type GetFindingTransformationRuleResponse = z.output<
   typeof GetFindingTransformationRuleResponseSchema

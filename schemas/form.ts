@@ -8,7 +8,7 @@ const anything = z.looseObject({});
 /**
  * A form field: common fields and exactly one of seven field kinds; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FormFieldSchema = oneOf(
   {
@@ -31,7 +31,7 @@ export const FormFieldSchema = oneOf(
 /**
  * A form field; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FormField = z.output<typeof FormFieldSchema>;
 
@@ -45,20 +45,20 @@ const FieldGroupFields = loose({
 /**
  * A group of form fields.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface FieldGroup extends z.output<typeof FieldGroupFields> {}
 /**
  * A group of form fields.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FieldGroupSchema: z.ZodMiniType<FieldGroup, z.input<typeof FieldGroupFields>> = FieldGroupFields;
 
 /**
  * A rule between form fields: exactly one of four kinds; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FieldRelationshipSchema = oneOf(
   { fieldNames: nullishStrings },
@@ -72,7 +72,7 @@ export const FieldRelationshipSchema = oneOf(
 /**
  * A rule between form fields; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type FieldRelationship = z.output<typeof FieldRelationshipSchema>;
 
@@ -87,12 +87,12 @@ const FormFields = loose({
 /**
  * A request form.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface Form extends z.output<typeof FormFields> {}
 /**
  * A request form.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FormSchema: z.ZodMiniType<Form, z.input<typeof FormFields>> = FormFields;

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
  * The type of an enum the service may extend: its known values, plus any other string.
  * `(string & {})` keeps editor completion for the known values while accepting new ones.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type OpenEnum<E extends Record<string, string>> = E[keyof E] | (string & {});
 
@@ -15,7 +15,7 @@ export type OpenEnum<E extends Record<string, string>> = E[keyof E] | (string & 
  * const TaskState = defineEnum('TASK_STATE_', ['UNSPECIFIED', 'OPEN', 'CLOSED']);
  * TaskState.OPEN; // 'TASK_STATE_OPEN'
  *
- * @group Schemas
+ * @group Wire model
  */
 export function defineEnum<const P extends string, const K extends readonly string[]>(
   prefix: P,
@@ -33,7 +33,7 @@ export function defineEnum<const P extends string, const K extends readonly stri
  * @example
  * if (!isKnownEnumValue(TaskState, task.state)) console.warn(`new task state ${task.state}`);
  *
- * @group Schemas
+ * @group Wire model
  */
 export function isKnownEnumValue<E extends Record<string, string>>(
   enumObject: E,
@@ -46,7 +46,7 @@ export function isKnownEnumValue<E extends Record<string, string>>(
  * The schema of an open enum: any string parses (unknown values pass through unchanged),
  * and the inferred type still lists the known values.
  *
- * @group Schemas
+ * @group Wire model
  */
 export function openEnum<E extends Record<string, string>>(
   _enumObject: E,

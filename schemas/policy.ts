@@ -8,7 +8,7 @@ const str = () => nullishString;
 /**
  * A policy step kind's own payload: its state and outcome (values not listed by the service).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyStepKindSchema = loose({ state: str(), outcome: str() });
 
@@ -25,20 +25,20 @@ const stepKinds = {
 /**
  * A step still to process: exactly one of seven kinds; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyStepSchema = oneOf({}, stepKinds);
 /**
  * A step still to process; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type PolicyStep = z.output<typeof PolicyStepSchema>;
 
 /**
  * A step instance: common fields and exactly one of seven kinds; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyStepInstanceSchema = oneOf(
   { id: str(), policyGenerationId: str(), state: opt(openEnum(PolicyStepState)) },
@@ -47,7 +47,7 @@ export const PolicyStepInstanceSchema = oneOf(
 /**
  * A step instance; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type PolicyStepInstance = z.output<typeof PolicyStepInstanceSchema>;
 
@@ -63,13 +63,13 @@ const PolicyFields = loose({
 /**
  * A policy.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface Policy extends z.output<typeof PolicyFields> {}
 /**
  * A policy.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicySchema: z.ZodMiniType<Policy, z.input<typeof PolicyFields>> = PolicyFields;
 
@@ -82,13 +82,13 @@ const PolicyInstanceFields = loose({
 /**
  * The policy attached to a task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface PolicyInstance extends z.output<typeof PolicyInstanceFields> {}
 /**
  * The policy attached to a task: the current step, the completed ones and those still to come.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const PolicyInstanceSchema: z.ZodMiniType<
   PolicyInstance,

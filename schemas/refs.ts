@@ -9,13 +9,13 @@ const AppResourceRefFields = loose({
 /**
  * Reference to an app resource.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface AppResourceRef extends z.output<typeof AppResourceRefFields> {}
 /**
  * Reference to an app resource.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppResourceRefSchema: z.ZodMiniType<
   AppResourceRef,
@@ -29,13 +29,13 @@ const AppEntitlementRefFields = loose({
 /**
  * Reference to an app entitlement.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface AppEntitlementRef extends z.output<typeof AppEntitlementRefFields> {}
 /**
  * Reference to an app entitlement.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AppEntitlementRefSchema: z.ZodMiniType<
   AppEntitlementRef,

@@ -13,7 +13,7 @@ import {
   TaskSearchSortBy,
   TaskState,
 } from './enums.ts';
-import { requestEnum, unlisted } from './open-enum.ts';
+import { requestEnum } from './open-enum.ts';
 import { TaskSchema } from './task.ts';
 import type { TaskType, TaskTypeKind } from './task-type.ts';
 import {
@@ -36,7 +36,7 @@ const enums = <E extends Record<string, string>>(e: E) => z.nullish(z.array(requ
 /**
  * What to inline in `expanded`: known paths, or paths the service added later marked with `unlisted()`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskExpandMaskSchema = z.strictObject({
   paths: z.nullish(z.array(requestEnum(TaskExpandPath))),
@@ -44,27 +44,27 @@ export const TaskExpandMaskSchema = z.strictObject({
 /**
  * What to inline in `expanded`, e.g. `{ paths: ['app_id', 'user_id'] }`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskExpandMask = z.input<typeof TaskExpandMaskSchema>;
 
 /**
  * A task reference in a search: the task ID.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRefSchema = z.strictObject({ id: z.string() });
 /**
  * A task reference in a search.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskRef = z.input<typeof TaskRefSchema>;
 
 /**
  * The task type variants this SDK knows.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type KnownTaskTypeKind = Exclude<TaskTypeKind, 'unknown'>;
 
@@ -72,7 +72,7 @@ declare const unlistedVariant: unique symbol;
 /**
  * A task type filter for a variant this SDK does not list: made by {@link unlistedTaskType}.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type UnlistedTaskTypeFilter = { readonly [unlistedVariant]: true } & Record<string, object>;
 
@@ -81,7 +81,7 @@ export type UnlistedTaskTypeFilter = { readonly [unlistedVariant]: true } & Reco
  * `task.type` is accepted too (its `$kind` is not sent). For a variant this SDK does not know,
  * use {@link unlistedTaskType}.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeFilter =
   | {
@@ -90,25 +90,12 @@ export type TaskTypeFilter =
   | TaskType
   | UnlistedTaskTypeFilter;
 
-/**
- * A filter for a task type variant the service added after this release, sent on purpose.
- *
- * @example
- * client.tasks.search({ taskTypes: [{ grant: {} }, unlistedTaskType('escalation')] });
- *
- * @group Schemas
- */
-export function unlistedTaskType(variant: string, fields: object = {}): UnlistedTaskTypeFilter {
-  unlisted(variant);
-  return { [variant]: fields } as UnlistedTaskTypeFilter;
-}
-
 const TASK_TYPE_FILTER = 'expected an object with exactly one task type variant, such as { grant: {} }';
 /**
  * A task type filter: an object with exactly one key whose value is an object. The `$kind` of a
  * parsed `task.type` is dropped, so a task's type can be passed back as a filter.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeFilterSchema = z.pipe(
   z.transform((value: unknown) => {
@@ -122,38 +109,9 @@ export const TaskTypeFilterSchema = z.pipe(
 ) as unknown as z.ZodMiniType<Record<string, Record<string, unknown>>, TaskTypeFilter>;
 
 /**
- * @internal The enum fields of a task search request and their known values, for the warning
- * about values this SDK does not know.
- */
-export const TASK_SEARCH_ENUM_FIELDS: Readonly<Record<string, Record<string, string>>> = {
-  accountStatuses: AccountStatus,
-  accountTypes: AppUserType,
-  certifyOutcomes: CertifyOutcome,
-  currentStep: TaskSearchCurrentStep,
-  emergencyStatus: EmergencyStatus,
-  grantOutcomes: GrantOutcome,
-  pendingActionFilter: PendingActionFilter,
-  revokeOutcomes: RevokeOutcome,
-  sortBy: TaskSearchSortBy,
-  stepApprovalTypes: StepApprovalType,
-  taskStates: TaskState,
-  'expandMask.paths': TaskExpandPath,
-};
-
-/** @internal The task type variants this SDK knows, in the order the service lists them. */
-export const KNOWN_TASK_TYPE_KINDS: readonly KnownTaskTypeKind[] = [
-  'grant',
-  'revoke',
-  'certify',
-  'offboarding',
-  'action',
-  'finding',
-];
-
-/**
  * The body of a task search. Every field is optional; an empty request searches all tasks.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskSearchRequestSchema = z.strictObject({
   accessReviewIds: ids(),
@@ -206,13 +164,13 @@ export const TaskSearchRequestSchema = z.strictObject({
 /**
  * A task search as you write it: dates may be `Date`s, durations numbers of seconds.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskSearchRequest = z.input<typeof TaskSearchRequestSchema>;
 /**
  * A task search as sent on the wire (dates and durations serialised).
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskSearchRequestBody = z.output<typeof TaskSearchRequestSchema>;
 
@@ -229,13 +187,13 @@ const ActorObjectPermissionsFields = loose({
 /**
  * What the calling user may do to an object.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface ActorObjectPermissions extends z.output<typeof ActorObjectPermissionsFields> {}
 /**
  * What the calling user may do to an object.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ActorObjectPermissionsSchema: z.ZodMiniType<
   ActorObjectPermissions,
@@ -264,14 +222,14 @@ const TaskViewFields = loose({
 /**
  * One search result.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskView extends z.output<typeof TaskViewFields> {}
 /**
  * One search result: the task, the caller's permissions on it, and JSONPATH strings
  * (`"$.expanded[0]"`) locating related objects in the page's `expanded` array.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskViewSchema: z.ZodMiniType<TaskView, z.input<typeof TaskViewFields>> = TaskViewFields;
 
@@ -302,13 +260,13 @@ const TaskSearchResponseFields = loose({
 /**
  * One page of task search results. `nextPageToken` is empty on the last page.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskSearchResponse extends z.output<typeof TaskSearchResponseFields> {}
 /**
  * One page of task search results.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskSearchResponseSchema: z.ZodMiniType<
   TaskSearchResponse,

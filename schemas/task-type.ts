@@ -34,13 +34,13 @@ const TaskGrantSourceFields = loose({
 /**
  * Where a grant task came from.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskGrantSource extends z.output<typeof TaskGrantSourceFields> {}
 /**
  * Where a grant task came from.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskGrantSourceSchema: z.ZodMiniType<
   TaskGrantSource,
@@ -50,32 +50,32 @@ export const TaskGrantSourceSchema: z.ZodMiniType<
 /**
  * Revoke source variant: created by a denied certify ticket of an access review.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceReviewSchema = loose({ accessReviewId: str(), certTicketId: str() });
 /**
  * Revoke source variant: requested by a user.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceRequestSchema = loose({ requestUserId: str() });
 /**
  * Revoke source variant: the grant expired.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceExpiredSchema = loose({ expiredAt: str() });
 /**
  * Revoke source variant: revoked for non-usage.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceNonUsageSchema = loose({ expiresAt: str(), lastLogin: str() });
 
 /**
  * Why a revoke task exists: exactly one of `review`, `request`, `expired`, `nonUsage`; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevokeSourceSchema = oneOf(
   {},
@@ -89,7 +89,7 @@ export const TaskRevokeSourceSchema = oneOf(
 /**
  * Why a revoke task exists; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskRevokeSource = z.output<typeof TaskRevokeSourceSchema>;
 
@@ -106,13 +106,13 @@ const TaskTypeGrantFields = loose({
 /**
  * The grant variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskTypeGrant extends z.output<typeof TaskTypeGrantFields> {}
 /**
  * The grant variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeGrantSchema: z.ZodMiniType<
   TaskTypeGrant,
@@ -132,13 +132,13 @@ const TaskTypeRevokeFields = loose({
 /**
  * The revoke variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskTypeRevoke extends z.output<typeof TaskTypeRevokeFields> {}
 /**
  * The revoke variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeRevokeSchema: z.ZodMiniType<
   TaskTypeRevoke,
@@ -159,13 +159,13 @@ const TaskTypeCertifyFields = loose({
 /**
  * The certify variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskTypeCertify extends z.output<typeof TaskTypeCertifyFields> {}
 /**
  * The certify variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeCertifySchema: z.ZodMiniType<
   TaskTypeCertify,
@@ -180,13 +180,13 @@ const TaskTypeOffboardingFields = loose({
 /**
  * The offboarding variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskTypeOffboarding extends z.output<typeof TaskTypeOffboardingFields> {}
 /**
  * The offboarding variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeOffboardingSchema: z.ZodMiniType<
   TaskTypeOffboarding,
@@ -202,13 +202,13 @@ const TaskTypeFindingFields = loose({
 /**
  * The finding variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskTypeFinding extends z.output<typeof TaskTypeFindingFields> {}
 /**
  * The finding variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeFindingSchema: z.ZodMiniType<
   TaskTypeFinding,
@@ -218,7 +218,7 @@ export const TaskTypeFindingSchema: z.ZodMiniType<
 /**
  * Reference to a connector resource action.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ConnectorResourceActionRefSchema = loose({
   appId: str(),
@@ -230,7 +230,7 @@ export const ConnectorResourceActionRefSchema = loose({
 /**
  * Reference to a connector action.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ConnectorActionRefSchema = loose({
   appId: str(),
@@ -241,7 +241,7 @@ export const ConnectorActionRefSchema = loose({
 /**
  * The action an action task runs: exactly one target reference; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ActionInstanceSchema = oneOf(
   { displayName: str() },
@@ -253,7 +253,7 @@ export const ActionInstanceSchema = oneOf(
 /**
  * The action an action task runs; switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type ActionInstance = z.output<typeof ActionInstanceSchema>;
 
@@ -268,13 +268,13 @@ const ScopeRoleFields = loose({
 /**
  * Scope-role target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface ScopeRole extends z.output<typeof ScopeRoleFields> {}
 /**
  * Scope-role target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ScopeRoleSchema: z.ZodMiniType<ScopeRole, z.input<typeof ScopeRoleFields>> = ScopeRoleFields;
 
@@ -295,13 +295,13 @@ const GatedToolCallTargetFields = loose({
 /**
  * Gated tool call target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface GatedToolCallTarget extends z.output<typeof GatedToolCallTargetFields> {}
 /**
  * Gated tool call target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const GatedToolCallTargetSchema: z.ZodMiniType<
   GatedToolCallTarget,
@@ -312,13 +312,13 @@ const FindingTargetFields = loose({ findingId: str(), findingType: str() });
 /**
  * Finding target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface FindingTarget extends z.output<typeof FindingTargetFields> {}
 /**
  * Finding target of an action task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const FindingTargetSchema: z.ZodMiniType<
   FindingTarget,
@@ -328,7 +328,7 @@ export const FindingTargetSchema: z.ZodMiniType<
 /**
  * The action variant of a task type; its target is exactly one of three, switch on `$kind`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeActionSchema = oneOf(
   {
@@ -348,14 +348,14 @@ export const TaskTypeActionSchema = oneOf(
 /**
  * The action variant of a task type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeAction = z.output<typeof TaskTypeActionSchema>;
 
 /**
  * The type of a task: exactly one of six variants; switch on `$kind` to narrow.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskTypeSchema = oneOf(
   {},
@@ -372,12 +372,12 @@ export const TaskTypeSchema = oneOf(
  * The type of a task; switch on `$kind` (`'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' |
  * 'finding' | 'unknown'`) to narrow to the variant.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskType = z.output<typeof TaskTypeSchema>;
 /**
  * The name of a task type variant.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type TaskTypeKind = TaskType['$kind'];

@@ -34,13 +34,13 @@ const ExternalRefFields = loose({
 /**
  * A reference to an external system.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface ExternalRef extends z.output<typeof ExternalRefFields> {}
 /**
  * A reference to an external system (read-only, currently unused by the service).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const ExternalRefSchema: z.ZodMiniType<
   ExternalRef,
@@ -51,13 +51,13 @@ const TaskRevocationTargetFields = loose({ entitlementRef: opt(AppEntitlementRef
 /**
  * An ancestor entitlement also revoked when a revoke task is approved.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TaskRevocationTarget extends z.output<typeof TaskRevocationTargetFields> {}
 /**
  * An ancestor entitlement also revoked when a revoke task is approved.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskRevocationTargetSchema: z.ZodMiniType<
   TaskRevocationTarget,
@@ -68,13 +68,13 @@ const AnnotationFields = z.looseObject({ '@type': str() });
 /**
  * A typed annotation.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface Annotation extends z.output<typeof AnnotationFields> {}
 /**
  * A typed annotation: `@type` names its serialized type; its other fields are kept as sent.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const AnnotationSchema: z.ZodMiniType<Annotation, z.input<typeof AnnotationFields>> = AnnotationFields;
 
@@ -111,13 +111,13 @@ const TaskFields = loose({
 /**
  * An access task.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface Task extends z.output<typeof TaskFields> {}
 /**
  * An access task. `numericId` is an int64 carried as a string (never parse it to a number);
  * date-times are RFC 3339 strings and durations `"3600s"` strings, as the service sends them.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TaskSchema: z.ZodMiniType<Task, z.input<typeof TaskFields>> = TaskFields;

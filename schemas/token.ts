@@ -18,13 +18,13 @@ const TokenResponseFields = loose({
 /**
  * The token endpoint's answer.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TokenResponse extends z.output<typeof TokenResponseFields> {}
 /**
  * The token endpoint's answer (RFC 6749 section 5.1). `expires_in` is in seconds.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TokenResponseSchema: z.ZodMiniType<
   TokenResponse,
@@ -38,13 +38,13 @@ const TokenErrorResponseFields = loose({
 /**
  * The token endpoint's error answer.
  *
- * @group Schemas
+ * @group Wire model
  */
 export interface TokenErrorResponse extends z.output<typeof TokenErrorResponseFields> {}
 /**
  * The token endpoint's error answer (RFC 6749 section 5.2).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const TokenErrorResponseSchema: z.ZodMiniType<
   TokenErrorResponse,

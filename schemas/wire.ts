@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 /**
  * Flattens intersections so editors show one object type.
  *
- * @group Schemas
+ * @group Wire model
  */
 export type Prettify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -11,7 +11,7 @@ export type Prettify<T> = { [K in keyof T]: T[K] } & {};
  * A response object: unknown fields are kept at run time (the service grows), but the static
  * type lists only the known fields, so a typo such as `task.dispalyName` is a compile error.
  *
- * @group Schemas
+ * @group Wire model
  */
 export function loose<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, z.core.$strip> {
   return z.looseObject(shape) as unknown as z.ZodMiniObject<S, z.core.$strip>;
@@ -20,7 +20,7 @@ export function loose<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObjec
 /**
  * A response field: any of them may be missing or `null` on the wire, and is kept as sent.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const opt = z.nullish;
 
@@ -29,14 +29,14 @@ export const opt = z.nullish;
 /**
  * A string response field, possibly missing or `null`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const nullishString = opt(z.string());
 /**
  * A response array: missing or `null` as a whole, and any element may be `null` too. One `null`
  * element must not cost the page, so it is kept, and the type says so.
  *
- * @group Schemas
+ * @group Wire model
  */
 export function list<T extends z.core.SomeType>(item: T) {
   return opt(z.array(z.nullable(item)));
@@ -44,26 +44,26 @@ export function list<T extends z.core.SomeType>(item: T) {
 /**
  * A string-array response field, possibly missing or `null`, elements possibly `null`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const nullishStrings = list(z.string());
 /**
  * A boolean response field, possibly missing or `null`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const nullishBoolean = opt(z.boolean());
 /**
  * A number response field, possibly missing or `null`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const nullishNumber = opt(z.number());
 
 /**
  * A string-to-value map of a response; any value may be `null`.
  *
- * @group Schemas
+ * @group Wire model
  */
 export function map<V extends z.core.SomeType>(value: V) {
   return z.record(z.string(), z.nullable(value));
@@ -153,7 +153,7 @@ const RFC3339 = 'expected an RFC 3339 date-time such as "2026-01-01T00:00:00Z", 
 /**
  * A date-time request field: a `Date` or an RFC 3339 string, sent as an RFC 3339 string.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const dateTimeInput = z.pipe(
   z.union(
@@ -183,7 +183,7 @@ const MAX_DURATION_SECONDS = 315_576_000_000;
 /**
  * A duration request field: `"3600s"` (protobuf JSON form) or a number of seconds.
  *
- * @group Schemas
+ * @group Wire model
  */
 export const durationInput = z.pipe(
   z.union(
@@ -207,6 +207,6 @@ const PAGE_SIZE = 'expected an integer: 10 to 100, or 0 for the service default 
 /**
  * A page size: a non-negative integer (the client clamps it to 10..100; 0 means the service default).
  *
- * @group Schemas
+ * @group Wire model
  */
 export const pageSizeInput = z.int32({ error: PAGE_SIZE }).check(z.nonnegative({ error: PAGE_SIZE }));

@@ -12,6 +12,14 @@ npx publint
 npx attw --pack . --profile node16
 tarball="$root/$(npm pack --silent --pack-destination "$work" | tail -n 1 | xargs basename)"
 mv "$work/$(basename "$tarball")" "$work/sdk.tgz"
+# The tarball ships the built code, its declarations and the package's documents: no sources, no maps.
+unexpected="$(tar -tzf "$work/sdk.tgz" | grep -Ev '^package/(dist/[^/]+\.(js|cjs|d\.ts|d\.cts)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$' || true)"
+if [ -n "$unexpected" ]; then
+  echo "the tarball ships files users do not need:" >&2
+  echo "$unexpected" >&2
+  exit 1
+fi
+echo "tarball: $(du -k "$work/sdk.tgz" | cut -f1) KiB packed, $(tar -tzvf "$work/sdk.tgz" | awk '{ s += $3 } END { print int(s / 1024) }') KiB unpacked"
 mkdir "$work/consumer" && cd "$work/consumer"
 echo '{ "name": "consumer", "private": true, "type": "module" }' > package.json
 npm install --no-audit --no-fund --prefer-offline "$work/sdk.tgz" msw@^3 > /dev/null

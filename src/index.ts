@@ -1,10 +1,79 @@
 /**
  * `@idgov/sdk`: the typed client of the identity-governance API.
  *
+ * The root holds what a user of the client names: {@link IdGovClient}, the errors, the paging types,
+ * the resource types and the enums. Each name has one way in: the Zod schemas are in
+ * `@idgov/sdk/schemas`, webhook signing and verifying in `@idgov/sdk/webhooks`, the fake tenant in
+ * `@idgov/sdk/testing`.
+ *
  * @module @idgov/sdk
  */
 
-export * from '../schemas/index.ts';
+export type { AppEntitlement, AppEntitlementView } from '../schemas/app-entitlement.ts';
+export {
+  AccountStatus,
+  ActionOutcome,
+  ActionType,
+  AppUserType,
+  CertifyOutcome,
+  ConnectorActionOperation,
+  EmergencyStatus,
+  ExternalRefSource,
+  FindingSeverity,
+  FindingTaskOutcome,
+  FindingType,
+  GrantOutcome,
+  InsightRecommendation,
+  OffboardingOutcome,
+  PendingActionFilter,
+  PolicyStepState,
+  PolicyType,
+  RevokeOutcome,
+  StepApprovalType,
+  TaskActionType,
+  TaskExpandPath,
+  TaskOrigin,
+  TaskProcessingType,
+  TaskSearchCurrentStep,
+  TaskSearchSortBy,
+  TaskState,
+} from '../schemas/enums.ts';
+export {
+  type AccessReview,
+  type App,
+  type AppResource,
+  type AppResourceType,
+  type AppUser,
+  type ExpandedAppEntitlement,
+  type ExpandedObject,
+  ExpandedType,
+  type ExpandedTypeName,
+  expandedTypeName,
+  type UnknownExpanded,
+  type UnknownTypeUrl,
+  type User,
+} from '../schemas/expanded.ts';
+export type { FindingTransform, FindingTransformationRule } from '../schemas/finding-rule.ts';
+export {
+  type EnumInput,
+  isKnownEnumValue,
+  type OpenEnum,
+  type Unlisted,
+  unlisted,
+} from '../schemas/open-enum.ts';
+export type { Policy, PolicyInstance, PolicyStep, PolicyStepInstance } from '../schemas/policy.ts';
+export { unlistedTaskType } from '../schemas/request-values.ts';
+export type { Task } from '../schemas/task.ts';
+export type {
+  ExpandedEntry,
+  TaskExpandMask,
+  TaskSearchRequest,
+  TaskSearchResponse,
+  TaskTypeFilter,
+  TaskView,
+  UnlistedTaskTypeFilter,
+} from '../schemas/task-search.ts';
+export type { TaskType, TaskTypeKind } from '../schemas/task-type.ts';
 export { type ClientOptions, IdGovClient } from './client.ts';
 export type { RequestOptions } from './core/api-client.ts';
 export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth.ts';
@@ -31,9 +100,9 @@ export {
 } from './core/errors.ts';
 export type { TransportOptions } from './core/http.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
-export { type Page, PagePromise, type PagingOptions } from './core/paging.ts';
+export type { Page, PagePromise, PagingOptions } from './core/paging.ts';
 export type { ValidationIssue } from './core/validation.ts';
-export { AppEntitlements } from './resources/app-entitlements.ts';
+export type { AppEntitlements } from './resources/app-entitlements.ts';
 export {
   type ExpandedField,
   type ExpandedResult,
@@ -49,7 +118,6 @@ export {
   previewFindingRules,
   type RuleTrace,
 } from './resources/finding-rule-preview.ts';
-export { FindingRules } from './resources/finding-rules.ts';
-export { TaskSearch, type TaskSearchOptions } from './resources/task-search.ts';
+export type { FindingRules } from './resources/finding-rules.ts';
+export type { TaskSearch, TaskSearchOptions } from './resources/task-search.ts';
 export { VERSION } from './version.ts';
-export * from './webhooks/index.ts';

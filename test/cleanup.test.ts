@@ -6,7 +6,8 @@ it('aborts and timeouts leave no timer or socket keeping the process alive', {
   timeout: 30_000,
 }, async () => {
   const script = fileURLToPath(new URL('./fixtures/abort-and-exit.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=@idgov/source', script], {
+  const fromSource = new URL('../scripts/from-source.ts', import.meta.url).href;
+  const child = spawn(process.execPath, ['--import', fromSource, script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';

@@ -13,13 +13,7 @@ it('emits small declarations for code that uses the SDK: types are named, not ex
   try {
     await promisify(execFile)(
       join(root, 'node_modules/.bin/tsc'),
-      [
-        ...['--ignoreConfig', '--declaration', '--emitDeclarationOnly', '--outDir', out, '--rootDir', root],
-        ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023'],
-        ...['--strict', '--skipLibCheck', '--allowImportingTsExtensions', '--types', 'node'],
-        ...['--customConditions', '@idgov/source', '--lib', 'es2023,dom'],
-        join(root, 'test/fixtures/declaration-consumer/consumer.ts'),
-      ],
+      ['-p', join(root, 'test/fixtures/declaration-consumer'), '--outDir', out, '--rootDir', root],
       { cwd: root },
     );
     const emitted = readFileSync(join(out, 'test/fixtures/declaration-consumer/consumer.d.ts'), 'utf8');

@@ -1,14 +1,8 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AuthenticationError,
-  generateWebhookKeyPair,
-  IdGovClient,
-  resolveExpanded,
-  TaskSearchSortBy,
-  WebhookSender,
-} from '../src/index.ts';
+import { AuthenticationError, IdGovClient, resolveExpanded, TaskSearchSortBy } from '../src/index.ts';
 import { FakeTenant, fakeRule, fakeTask } from '../src/testing/index.ts';
+import { generateWebhookKeyPair, WebhookSender } from '../src/webhooks/index.ts';
 import { caught } from './helpers/caught.ts';
 
 describe('fake tenant on a loopback port', () => {

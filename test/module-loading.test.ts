@@ -18,7 +18,8 @@ process.on('exit', () => console.log(JSON.stringify(seen)));`;
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [
-      '--conditions=@idgov/source',
+      '--import',
+      new URL('../scripts/from-source.ts', import.meta.url).href,
       '--import',
       `data:text/javascript,${encodeURIComponent(hooks)}`,
       '--input-type=module',

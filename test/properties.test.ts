@@ -1,11 +1,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  TaskSearchRequestSchema,
-  TaskSearchResponseSchema,
-  TaskState,
-  TaskTypeSchema,
-} from '../schemas/index.ts';
+import { TaskSearchRequestSchema, TaskSearchResponseSchema, TaskTypeSchema } from '../schemas/index.ts';
+import { TaskState } from '../src/index.ts';
 import { stripDiscriminators } from './helpers/strip.ts';
 
 // Wire-shaped values as a growing service may send them: known fields with any legal value or null,

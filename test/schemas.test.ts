@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as schemas from '../schemas/index.ts';
 import {
   FindingTransformationRuleSchema,
-  isKnownEnumValue,
   TaskSchema,
   TaskSearchRequestSchema,
   TaskSearchResponseSchema,
-  TaskState,
 } from '../schemas/index.ts';
+import * as sdk from '../src/index.ts';
+import { isKnownEnumValue, TaskState } from '../src/index.ts';
 import { stripDiscriminators } from './helpers/strip.ts';
 
 const fixture = JSON.parse(
@@ -129,7 +128,7 @@ describe('finding transformation rule', () => {
 });
 
 describe('enum constants', () => {
-  const constants = Object.values(schemas as Record<string, unknown>).filter(
+  const constants = Object.values(sdk as Record<string, unknown>).filter(
     (v): v is Record<string, string> =>
       !!v &&
       typeof v === 'object' &&

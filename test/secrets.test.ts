@@ -1,8 +1,9 @@
 import { inspect } from 'node:util';
 import { exportJWK, exportPKCS8 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateWebhookKeyPair, IdGovClient, type Logger, WebhookSender } from '../src/index.ts';
+import { IdGovClient, type Logger } from '../src/index.ts';
 import { FakeTenant } from '../src/testing/index.ts';
+import { generateWebhookKeyPair, WebhookSender } from '../src/webhooks/index.ts';
 
 describe('no secret ever leaks', () => {
   const tenant = new FakeTenant({ tasks: 30 });

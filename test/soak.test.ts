@@ -3,8 +3,9 @@
  * (20,000 tasks, 2,000 webhook events). Every task and event must arrive exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdGovClient, WebhookSender } from '../src/index.ts';
+import { IdGovClient } from '../src/index.ts';
 import { FakeTenant } from '../src/testing/index.ts';
+import { WebhookSender } from '../src/webhooks/index.ts';
 
 const TASKS = Number(process.env.SOAK_TASKS ?? 2_000);
 const EVENTS = Number(process.env.SOAK_EVENTS ?? 200);

@@ -1,15 +1,9 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import {
-  AuthenticationError,
-  BadRequestError,
-  MemoryEventIdStore,
-  PermissionDeniedError,
-  verifyWebhook,
-  WebhookSender,
-} from '../src/index.ts';
+import { AuthenticationError, BadRequestError, PermissionDeniedError } from '../src/index.ts';
 import { createHmacSecret } from '../src/testing/index.ts';
 import { inCidr } from '../src/webhooks/cidr.ts';
+import { MemoryEventIdStore, verifyWebhook, WebhookSender } from '../src/webhooks/index.ts';
 import { caught } from './helpers/caught.ts';
 import { useMockServer } from './helpers/msw.ts';
 

@@ -3,16 +3,10 @@ import { inspect } from 'node:util';
 import * as fc from 'fast-check';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
-import {
-  bodyHash,
-  ConfigurationError,
-  generateWebhookKeyPair,
-  RequestValidationError,
-  verifyWebhook,
-  WebhookSender,
-} from '../src/index.ts';
+import { ConfigurationError, RequestValidationError } from '../src/index.ts';
 import { createHmacSecret } from '../src/testing/index.ts';
-import { hmacSignature, sha256Base64url } from '../src/webhooks/hmac.ts';
+import { bodyHash, hmacSignature, sha256Base64url } from '../src/webhooks/hmac.ts';
+import { generateWebhookKeyPair, verifyWebhook, WebhookSender } from '../src/webhooks/index.ts';
 
 const BASE = 'https://tenant.test';
 const URL_ = `${BASE}/api/v1/webhooks/incoming/lst-1`;

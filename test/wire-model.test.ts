@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
+import { EXPANDED_SCHEMAS } from '../schemas/expanded.ts';
+import { TaskSearchRequestSchema } from '../schemas/index.ts';
 import {
-  EXPANDED_SCHEMAS,
   ExpandedType,
   expandedTypeName,
   type Logger,
@@ -10,7 +11,6 @@ import {
   previewFindingRules,
   ResponseValidationError,
   resolveExpanded,
-  TaskSearchRequestSchema,
   TaskState,
   unlisted,
   unlistedTaskType,

@@ -11,6 +11,8 @@ const bundle = await build({
   format: 'esm',
   platform: 'browser',
   write: false,
+  // Not the repository's tsconfig.json: its "paths" would resolve `@idgov/sdk` to the sources.
+  tsconfigRaw: {},
   logLevel: 'error',
 });
 const tenant = new FakeTenant({ tasks: 25, rules: [fakeRule({ id: 'rule-1' })] });

@@ -98,7 +98,8 @@ export function linkExpanded(page: TaskSearchResponse): void {
   for (const view of page.list ?? []) if (view) pageOf.set(view, expanded);
 }
 
-// "$.expanded[3]" or "$.expanded[3,7]": indexes into the page's `expanded` array.
+// "$.expanded[3]" or "$.expanded[3,7]": indexes into the page's `expanded` array
+// (guides/protocol.md, Wire conventions).
 const JSONPATH = /^\$\.expanded\[(\d+(?:\s*,\s*\d+)*)\]$/;
 
 /** Checks an object of a known `@type` against its type, once; others are returned as they are. */

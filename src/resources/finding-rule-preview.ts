@@ -14,7 +14,7 @@ import { parseRequest } from '../core/validation.ts';
  * A finding as the preview sees it. Keys may be camelCase (as in JSON) or snake_case (as CEL
  * conditions name them: `finding.risk_score`); both spellings are visible to conditions.
  *
- * @group Finding rules
+ * @group Rules
  */
 export interface PreviewFinding {
   /** Severity, e.g. `FINDING_SEVERITY_LOW`; written by `setSeverity`. */
@@ -32,14 +32,14 @@ export interface PreviewFinding {
 /**
  * A rule to preview: a parsed rule, or one written by hand in wire form.
  *
- * @group Finding rules
+ * @group Rules
  */
 export type PreviewRule = FindingTransformationRule | z.input<typeof FindingTransformationRuleSchema>;
 
 /**
  * One field a transform wrote or removed.
  *
- * @group Finding rules
+ * @group Rules
  */
 export interface FieldChange {
   /** `severity` or `tags.<key>`. */
@@ -55,7 +55,7 @@ export interface FieldChange {
 /**
  * What happened to one rule, in evaluation order.
  *
- * @group Finding rules
+ * @group Rules
  */
 export interface RuleTrace {
   /** The rule's ID. */
@@ -79,7 +79,7 @@ export interface RuleTrace {
 /**
  * The result of a preview: the transformed finding and the trace.
  *
- * @group Finding rules
+ * @group Rules
  */
 export interface FindingRulesPreview<F extends PreviewFinding = PreviewFinding> {
   /** A transformed copy; the input is not modified. */
@@ -203,7 +203,7 @@ function applyTransform(
  * );
  * finding.severity; // 'FINDING_SEVERITY_HIGH'
  *
- * @group Finding rules
+ * @group Rules
  */
 export async function previewFindingRules<F extends PreviewFinding>(
   finding: F,

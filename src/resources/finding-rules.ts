@@ -15,7 +15,7 @@ import {
 /**
  * Finding transformation rules: `GET /api/v1/findings/transformation-rules/{id}`. Reach it as `client.findingRules`.
  *
- * @group Finding rules
+ * @group Rules
  */
 export class FindingRules {
   readonly #api: APIClient;

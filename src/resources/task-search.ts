@@ -1,6 +1,5 @@
+import { KNOWN_TASK_TYPE_KINDS, TASK_SEARCH_ENUM_FIELDS } from '../../schemas/request-values.ts';
 import {
-  KNOWN_TASK_TYPE_KINDS,
-  TASK_SEARCH_ENUM_FIELDS,
   type TaskSearchRequest,
   TaskSearchRequestSchema,
   type TaskSearchResponse,

@@ -57,7 +57,7 @@ const EXPANSIONS: ReadonlyArray<{
  * Builds one page's views and `expanded` array for an expand mask: each related object appears once
  * per page, and views point to it with `$.expanded[i]` (or `$.expanded[i,j]` for lists).
  *
- * @group Testing
+ * @group Testing kit
  */
 export function expandPage(tasks: readonly WireTask[], paths: readonly string[]) {
   const wanted = EXPANSIONS.filter((e) => paths.includes('*') || paths.includes(e.path));

@@ -7,33 +7,33 @@ import { SeededRandom } from './random.ts';
 /**
  * A task as the service sends it (wire form: no `kind` discriminators).
  *
- * @group Testing
+ * @group Testing kit
  */
 export type WireTask = z.input<typeof TaskSchema>;
 /**
  * A finding transformation rule as the service sends it.
  *
- * @group Testing
+ * @group Testing kit
  */
 export type WireRule = z.input<typeof FindingTransformationRuleSchema>;
 /**
  * An app entitlement as the service sends it.
  *
- * @group Testing
+ * @group Testing kit
  */
 export type WireEntitlement = z.input<typeof AppEntitlementSchema>;
 
 /**
  * The task type variants the builders make.
  *
- * @group Testing
+ * @group Testing kit
  */
 export type FakeTaskVariant = 'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' | 'finding';
 
 /**
  * What {@link FakeData.task} takes: any task field, plus which variant to build when `type` is not given.
  *
- * @group Testing
+ * @group Testing kit
  */
 export type FakeTaskInput = Partial<WireTask> & { variant?: FakeTaskVariant };
 
@@ -56,7 +56,7 @@ const EPOCH = Date.parse('2026-01-01T00:00:00Z');
  * const data = new FakeData(42);
  * const tasks = [data.task({ variant: 'revoke' }), data.task({ state: 'TASK_STATE_CLOSED' })];
  *
- * @group Testing
+ * @group Testing kit
  */
 export class FakeData {
   readonly #random: SeededRandom;
@@ -286,7 +286,7 @@ const shared = new FakeData(1);
 /**
  * A realistic task from a shared, seeded generator; see {@link FakeData} for your own seed.
  *
- * @group Testing
+ * @group Testing kit
  */
 export function fakeTask(overrides: FakeTaskInput = {}): WireTask {
   return shared.task(overrides);
@@ -295,7 +295,7 @@ export function fakeTask(overrides: FakeTaskInput = {}): WireTask {
 /**
  * A finding transformation rule from a shared, seeded generator.
  *
- * @group Testing
+ * @group Testing kit
  */
 export function fakeRule(overrides: Partial<WireRule> = {}): WireRule {
   return shared.rule(overrides);

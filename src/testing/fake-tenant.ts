@@ -14,7 +14,7 @@ import { type SearchFilter, searchTasks } from './task-filter.ts';
 /**
  * Options of {@link FakeTenant}.
  *
- * @group Testing
+ * @group Testing kit
  */
 export interface FakeTenantOptions {
   /** Base URL for msw handlers. Default `https://fake-tenant.test`; {@link FakeTenant.listen} sets its own. */
@@ -40,7 +40,7 @@ export interface FakeTenantOptions {
 /**
  * How a fake listener authenticates.
  *
- * @group Testing
+ * @group Testing kit
  */
 export interface FakeListenerOptions {
   /** Listener ID. Default: generated. */
@@ -56,7 +56,7 @@ export interface FakeListenerOptions {
 /**
  * A listener registered on the fake tenant.
  *
- * @group Testing
+ * @group Testing kit
  */
 export interface FakeListener extends FakeListenerOptions {
   /** Listener ID. */
@@ -68,7 +68,7 @@ export interface FakeListener extends FakeListenerOptions {
 /**
  * One webhook delivery the fake tenant accepted (status 200).
  *
- * @group Testing
+ * @group Testing kit
  */
 export interface Delivery {
   /** Listener ID. */
@@ -84,7 +84,7 @@ export interface Delivery {
 /**
  * Counters of what the fake tenant saw, for assertions and soak reports.
  *
- * @group Testing
+ * @group Testing kit
  */
 export interface FakeTenantStats {
   /** Requests received, faulted ones included. */
@@ -102,7 +102,7 @@ export interface FakeTenantStats {
 /**
  * An answer, or the instruction to drop the connection without one.
  *
- * @group Testing
+ * @group Testing kit
  */
 export type FakeAnswer = Response | 'drop';
 
@@ -137,7 +137,7 @@ const sleep = (ms: number) =>
  * for await (const view of client.tasks.search()) console.log(view.task?.displayName);
  * await close();
  *
- * @group Testing
+ * @group Testing kit
  */
 export class FakeTenant {
   /** The base URL requests are served under. */

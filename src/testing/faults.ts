@@ -3,7 +3,7 @@ import { SeededRandom } from './random.ts';
 /**
  * Faults to inject, each a probability per request (0 to 1). Seeded, so a failing run replays.
  *
- * @group Testing
+ * @group Testing kit
  */
 export interface FaultOptions {
   /** Answer 503. */
@@ -25,21 +25,21 @@ export interface FaultOptions {
 /**
  * What the injector decided for one request.
  *
- * @group Testing
+ * @group Testing kit
  */
 export type Fault = 'serverError' | 'rateLimit' | 'drop' | 'slow' | undefined;
 
 /**
  * How many faults of each kind were injected.
  *
- * @group Testing
+ * @group Testing kit
  */
 export type FaultCounts = Record<Exclude<Fault, undefined>, number>;
 
 /**
  * Decides, request by request, which fault to inject.
  *
- * @group Testing
+ * @group Testing kit
  */
 export class FaultInjector {
   readonly options: FaultOptions;

@@ -1,7 +1,7 @@
 /**
  * The testing kit: a fake tenant for your tests, served through msw or on a loopback port.
  *
- * @module testing
+ * @module @idgov/sdk/testing
  */
 export {
   FakeData,

@@ -22,7 +22,7 @@ async function toRequest(message: IncomingMessage, origin: string): Promise<Requ
 /**
  * A running loopback server.
  *
- * @group Testing
+ * @group Testing kit
  */
 export interface LoopbackServer {
   /** Its base URL, e.g. `http://127.0.0.1:41234`. */
@@ -34,7 +34,7 @@ export interface LoopbackServer {
 /**
  * Serves `handle` on loopback. Closing also ends kept-alive connections, so nothing holds the process open.
  *
- * @group Testing
+ * @group Testing kit
  */
 export async function serveOnLoopback(
   handle: (request: Request, remoteAddress: string | undefined) => Promise<FakeAnswer>,

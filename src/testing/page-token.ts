@@ -1,7 +1,7 @@
 /**
  * The service's page size rules: 0 or missing is 25, then clamped to 10..100.
  *
- * @group Testing
+ * @group Testing kit
  */
 export function effectivePageSize(requested: unknown): number {
   const size = typeof requested === 'number' ? requested : Number(requested ?? 0);
@@ -24,7 +24,7 @@ function fingerprint(request: unknown): string {
 /**
  * An opaque token for the page at `offset` of `request` (the request without its page token).
  *
- * @group Testing
+ * @group Testing kit
  */
 export function encodePageToken(offset: number, request: unknown): string {
   return btoa(`${offset}.${fingerprint(request)}`).replace(/=+$/, '');
@@ -33,7 +33,7 @@ export function encodePageToken(offset: number, request: unknown): string {
 /**
  * The offset a token points to, or undefined when it is malformed or was issued for another request.
  *
- * @group Testing
+ * @group Testing kit
  */
 export function decodePageToken(token: string, request: unknown): number | undefined {
   try {

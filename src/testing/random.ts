@@ -1,7 +1,7 @@
 /**
  * A small seedable PRNG (mulberry32), so fake data and injected faults replay exactly from a seed.
  *
- * @group Testing
+ * @group Testing kit
  */
 export class SeededRandom {
   #state: number;

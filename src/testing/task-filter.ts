@@ -3,7 +3,7 @@ import type { WireTask } from './fake-data.ts';
 /**
  * The subset of a search request the fake tenant evaluates on stored tasks.
  *
- * @group Testing
+ * @group Testing kit
  */
 export interface SearchFilter {
   readonly taskStates?: readonly string[] | null;
@@ -24,7 +24,7 @@ export interface SearchFilter {
 /**
  * The variant name of a wire task type: the one key that is set.
  *
- * @group Testing
+ * @group Testing kit
  */
 export function variantOf(task: WireTask): string | undefined {
   const type = task.type as Record<string, unknown> | null | undefined;
@@ -34,7 +34,7 @@ export function variantOf(task: WireTask): string | undefined {
 /**
  * The app a task targets, wherever its variant keeps it.
  *
- * @group Testing
+ * @group Testing kit
  */
 export function appOf(task: WireTask): string | undefined {
   const variant = variantOf(task);
@@ -91,7 +91,7 @@ const SORTS: Record<string, (a: WireTask, b: WireTask) => number> = {
 /**
  * The stored tasks a search returns, in its order (stored order unless a supported `sortBy` is given).
  *
- * @group Testing
+ * @group Testing kit
  */
 export function searchTasks(tasks: readonly WireTask[], filter: SearchFilter): WireTask[] {
   const found = tasks.filter((task) => matches(task, filter));

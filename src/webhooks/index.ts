@@ -1,12 +1,11 @@
 /**
  * Signing, delivering and verifying inbound webhook calls (HMAC or JWT).
  *
- * @module webhooks
+ * @module @idgov/sdk/webhooks
  */
 
 export { isEventId, newEventId } from './event-id.ts';
 export { type EventIdStore, MemoryEventIdStore } from './event-store.ts';
-export { bodyHash } from './hmac.ts';
 export type { JwtAlgorithm, PrivateKeyInput } from './key-inspect.ts';
 export { generateWebhookKeyPair, type WebhookKeyPair } from './key-pair.ts';
 export {
