@@ -36,6 +36,11 @@ export function clampPageSize(pageSize: number | undefined): number | undefined 
   return Math.min(MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, pageSize));
 }
 
+/** `options` without its undefined fields, so they do not hide the client's defaults. */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 interface Call<S extends z.core.$ZodType> {
   readonly method: 'GET' | 'POST';
   readonly path: string;
@@ -59,12 +64,20 @@ export class APIClient {
   readonly #auth: Authenticator;
   readonly #http: HttpTransport;
   readonly #logger: Logger;
+  readonly #paging: PagingOptions;
 
-  constructor(baseUrl: string, auth: Authenticator, http: HttpTransport, logger: Logger) {
+  constructor(
+    baseUrl: string,
+    auth: Authenticator,
+    http: HttpTransport,
+    logger: Logger,
+    paging: PagingOptions = {},
+  ) {
     this.#baseUrl = baseUrl;
     this.#auth = auth;
     this.#http = http;
     this.#logger = logger;
+    this.#paging = paging;
   }
 
   /** Sends one call and returns its validated body. */
@@ -162,7 +175,7 @@ export class APIClient {
         }),
       undefined,
       options.signal,
-      options,
+      { ...this.#paging, ...definedOnly(options) },
     );
   }
 
@@ -195,7 +208,7 @@ export class APIClient {
       },
       startToken,
       options.signal,
-      options,
+      { ...this.#paging, ...definedOnly(options) },
     );
   }
 }

@@ -1,4 +1,4 @@
-import { PaginationError } from './errors.ts';
+import { AbortError, PaginationError, RequestValidationError } from './errors.ts';
 
 /**
  * A page of a list or search: results in `list`, and a `nextPageToken` that is empty on the last page.
@@ -47,14 +47,117 @@ export interface PagingOptions {
    * ahead; leaving the loop early aborts it. Default `false`.
    */
   readonly prefetch?: boolean | undefined;
+  /**
+   * How many empty pages in a row (no items, yet a next token) end the listing with a
+   * {@link PaginationError}: a service that answers so is broken or hostile, and would otherwise be
+   * paged forever. A whole number from 1. Default: the client's `maxEmptyPages`, else 100.
+   */
+  readonly maxEmptyPages?: number | undefined;
+}
+
+/** Default of {@link PagingOptions.maxEmptyPages}. */
+export const DEFAULT_MAX_EMPTY_PAGES = 100;
+
+/**
+ * Empty pages in a row fetched at full speed. A real service sends a few in a row at most (a filter
+ * that matches little of a large tenant); past this many, each next page waits longer.
+ */
+export const FREE_EMPTY_PAGES = 10;
+const FIRST_EMPTY_PAGE_DELAY_MS = 100;
+const MAX_EMPTY_PAGE_DELAY_MS = 1_000;
+
+/**
+ * The wait before the page after `consecutive` empty pages: none for the first
+ * {@link FREE_EMPTY_PAGES}, then 100 ms doubling up to 1 s. A service that answers empty pages
+ * forever thus gets at most about one request a second, not thousands, until `maxEmptyPages` stops it.
+ */
+export function emptyPageDelay(consecutive: number): number {
+  if (consecutive <= FREE_EMPTY_PAGES) return 0;
+  return Math.min(
+    MAX_EMPTY_PAGE_DELAY_MS,
+    FIRST_EMPTY_PAGE_DELAY_MS * 2 ** (consecutive - FREE_EMPTY_PAGES - 1),
+  );
+}
+
+/** Why `value` is not a valid `maxEmptyPages`, as an error, or undefined. */
+export function checkMaxEmptyPages(value: unknown): RequestValidationError | undefined {
+  if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 1))
+    return undefined;
+  return new RequestValidationError(
+    `maxEmptyPages must be a whole number from 1 (got ${String(value)}); the default is ${DEFAULT_MAX_EMPTY_PAGES}.`,
+    'maxEmptyPages',
+  );
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(
+        new AbortError('Paging was aborted while it waited after empty pages.', { cause: signal.reason }),
+      );
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+// Two FNV-1a passes with different offsets: 64 bits of a token in a short string, so the history of
+// a listing costs the same whether its tokens are 20 bytes or 256 KiB.
+function fingerprint(token: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < token.length; i += 1) {
+    const c = token.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return `${token.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
+}
+
+const RECENT_TOKENS = 1024;
+
+/**
+ * The page tokens of one listing, in bounded memory: fingerprints of the last 1024 (a cycle up to
+ * that period is caught at its first repeated token, before any item is returned twice), plus one
+ * checkpoint moved to every power-of-two position (Brent's method), which catches a longer cycle too.
+ */
+class TokenHistory {
+  readonly #recent = new Set<string>();
+  readonly #order: string[] = [];
+  #checkpoint: string | undefined;
+  #count = 0;
+
+  /** Records `token`; false if it was seen before. */
+  add(token: string): boolean {
+    const key = fingerprint(token);
+    if (this.#recent.has(key) || key === this.#checkpoint) return false;
+    this.#count += 1;
+    if ((this.#count & (this.#count - 1)) === 0) this.#checkpoint = key;
+    this.#recent.add(key);
+    this.#order.push(key);
+    if (this.#order.length > RECENT_TOKENS) this.#recent.delete(this.#order.shift() as string);
+    return true;
+  }
+
+  /** Tokens recorded. */
+  get size(): number {
+    return this.#count;
+  }
 }
 
 /**
  * The result of a list or search call: `await` it for the first page, `for await` it for every
  * item across all pages, or call {@link PagePromise.pages} for page after page.
  *
- * Nothing is sent until you do one of these. Paging goes on through empty pages, stops only when
- * `nextPageToken` is empty, and throws {@link PaginationError} if the service repeats a token.
+ * Nothing is sent until you do one of these; an invalid request rejects, it does not throw. Paging
+ * goes on through empty pages, stops when `nextPageToken` is empty, and throws
+ * {@link PaginationError} if the service repeats a token or sends `maxEmptyPages` empty pages in a
+ * row (after the first 10 of a row, each next page waits 100 ms doubling to 1 s).
  *
  * @example
  * for await (const view of client.tasks.search({ taskStates: [TaskState.OPEN] })) {
@@ -68,6 +171,8 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
   readonly #startToken: string | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #prefetch: boolean;
+  readonly #maxEmptyPages: number;
+  readonly #invalid: Error | undefined;
   #first: Promise<P> | undefined;
 
   /** @internal Made by resources; users get one from a list or search call. */
@@ -81,6 +186,8 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     this.#startToken = startToken || undefined;
     this.#signal = signal;
     this.#prefetch = options.prefetch ?? false;
+    this.#invalid = checkMaxEmptyPages(options.maxEmptyPages);
+    this.#maxEmptyPages = options.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES;
   }
 
   /** Makes a PagePromise usable wherever a `Promise` of its first page is expected. */
@@ -89,7 +196,9 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
   }
 
   #firstPage(): Promise<P> {
-    this.#first ??= this.#fetchPage(this.#startToken, this.#signal);
+    this.#first ??= this.#invalid
+      ? Promise.reject(this.#invalid)
+      : this.#fetchPage(this.#startToken, this.#signal);
     return this.#first;
   }
 
@@ -114,24 +223,26 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
 
   /** Yields every page in order. */
   async *pages(): AsyncGenerator<P, void, undefined> {
-    // Aborts a prefetched request when the loop ends before it is used.
+    // Aborts a prefetched request (or its wait) when the loop ends before it is used.
     const stop = new AbortController();
     const signal = this.#signal ? AbortSignal.any([this.#signal, stop.signal]) : stop.signal;
-    const seen = new Set<string>(this.#startToken ? [this.#startToken] : []);
+    const seen = new TokenHistory();
+    if (this.#startToken) seen.add(this.#startToken);
+    let empty = 0;
     let next: Promise<P> | undefined = this.#firstPage();
     try {
       while (next) {
         const page: P = await next;
         next = undefined;
         const token = page.nextPageToken || undefined;
+        empty = token && !page.list?.length ? empty + 1 : 0;
         // The page itself is good; its pointer to the next one is not: deliver it, then stop loudly.
-        const repeated = token !== undefined && seen.has(token);
-        if (token && !repeated) {
-          seen.add(token);
-          if (this.#prefetch) {
-            next = this.#fetchPage(token, signal);
-            next.catch(() => {}); // its failure is raised where it is awaited, not as unhandled
-          }
+        const repeated = token !== undefined && !seen.add(token);
+        const endless = empty >= this.#maxEmptyPages;
+        const more = token !== undefined && !repeated && !endless;
+        if (more && this.#prefetch) {
+          next = this.#after(token, empty, signal);
+          next.catch(() => {}); // its failure is raised where it is awaited, not as unhandled
         }
         yield page;
         if (repeated) {
@@ -139,11 +250,23 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
             `The service repeated page token "${token.slice(0, 40)}" after ${seen.size} pages; stopped rather than return items twice.`,
           );
         }
-        if (token) next ??= this.#fetchPage(token, signal);
+        if (endless) {
+          throw new PaginationError(
+            `The service sent ${empty} empty pages in a row, each with a new token; stopped rather than page forever. If the service is right, raise maxEmptyPages (now ${this.#maxEmptyPages}).`,
+          );
+        }
+        if (more) next ??= this.#after(token, empty, signal);
       }
     } finally {
       stop.abort();
     }
+  }
+
+  /** The page after `token`, once the wait owed to `empty` empty pages in a row is over. */
+  #after(token: string, empty: number, signal: AbortSignal): Promise<P> {
+    const wait = emptyPageDelay(empty);
+    if (!wait) return this.#fetchPage(token, signal);
+    return sleep(wait, signal).then(() => this.#fetchPage(token, signal));
   }
 
   /** Yields every item of every page. */
