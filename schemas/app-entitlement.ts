@@ -48,7 +48,11 @@ export type AppEntitlementListResponse = z.output<typeof AppEntitlementListRespo
  *
  * @group Schemas
  */
-export const AppEntitlementListRequestSchema = z.strictObject({ pageSize: z.optional(pageSizeInput) });
+export const AppEntitlementListRequestSchema = z.strictObject({
+  pageSize: z.optional(pageSizeInput),
+  /** Resumes the listing at a page token saved from an earlier page's `nextPageToken`. */
+  pageToken: z.optional(z.string()),
+});
 /**
  * Parameters of the entitlement listing.
  *

@@ -161,6 +161,7 @@ export class APIClient {
     schema: S,
     what: string,
     options: RequestOptions & PagingOptions = {},
+    startToken?: string,
   ): PagePromise<z.output<S>, Item> {
     const size = this.#pageSize(pageSize);
     return new PagePromise<z.output<S>, Item>(
@@ -173,7 +174,7 @@ export class APIClient {
           query: { ...query, page_size: size?.toString(), page_token: pageToken },
           options: { ...options, signal },
         }),
-      undefined,
+      startToken,
       options.signal,
       { ...this.#paging, ...definedOnly(options) },
     );

@@ -24,7 +24,8 @@ export class AppEntitlements {
   }
 
   /**
-   * Lists an app's entitlements, page by page (`page_size`, `page_token` in the query).
+   * Lists an app's entitlements, page by page (`page_size`, `page_token` in the query). Pass
+   * `pageToken` (a saved `nextPageToken`) to resume where an earlier listing stopped.
    *
    * @example
    * for await (const { appEntitlement } of client.appEntitlements.list('app-1')) console.log(appEntitlement?.id);
@@ -35,7 +36,11 @@ export class AppEntitlements {
     options: RequestOptions & PagingOptions = {},
   ): PagePromise<AppEntitlementListResponse, AppEntitlementView> {
     const path = `/api/v1/apps/${pathParam('appId', appId)}/entitlements`;
-    const { pageSize } = parseRequest(AppEntitlementListRequestSchema, params, 'app entitlement list');
+    const { pageSize, pageToken } = parseRequest(
+      AppEntitlementListRequestSchema,
+      params,
+      'app entitlement list',
+    );
     return this.#api.pagedGet(
       path,
       {},
@@ -43,6 +48,7 @@ export class AppEntitlements {
       AppEntitlementListResponseSchema,
       'app entitlement list',
       options,
+      pageToken,
     );
   }
 }
