@@ -7,6 +7,7 @@
 export * from '../schemas/index.ts';
 export { type ClientOptions, IdGovClient } from './client.ts';
 export type { RequestOptions } from './core/api-client.ts';
+export { APIPromise, type ResponseInfo, type WithResponse } from './core/api-promise.ts';
 export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth.ts';
 export {
   AbortError,
@@ -31,7 +32,7 @@ export {
   TimeoutError,
   UnprocessableEntityError,
 } from './core/errors.ts';
-export type { TransportOptions } from './core/http.ts';
+export type { CallOptions, TransportOptions } from './core/http.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
 export { type Page, PagePromise, type PagingOptions } from './core/paging.ts';
 export type { ValidationIssue } from './core/validation.ts';

@@ -345,12 +345,15 @@ describe('pacing of empty pages (issue 14.5), on fake timers', () => {
   /** A listing of endless empty pages; records the (fake) time of each page request. */
   function endlessEmpty(options: PagingOptions, signal?: AbortSignal) {
     const requested: number[] = [];
+    const response = { status: 200, headers: new Headers(), requestId: undefined, attempts: 1 };
     const listing = new PagePromise<Page<never>, never>(
-      async () => {
-        requested.push(Date.now());
-        return { list: [], nextPageToken: `t-${requested.length}` };
-      },
-      undefined,
+      () => ({
+        startToken: undefined,
+        fetchPage: async () => {
+          requested.push(Date.now());
+          return { data: { list: [], nextPageToken: `t-${requested.length}` }, response };
+        },
+      }),
       signal,
       options,
     );

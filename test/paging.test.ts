@@ -154,10 +154,13 @@ describe('task search paging', () => {
     const client = makeClient();
     const bad = [{ pageSize: 'ten' }, { taskStates: 3 }, { createdAfter: 'yesterday' }, { pageSize: 2.5 }];
     for (const request of bad) {
+      // Nothing throws at the call: the PagePromise rejects when used, by await or by iteration.
       // @ts-expect-error: deliberately wrong types
-      const search = () => client.tasks.search(request);
-      expect(search).toThrow(RequestValidationError);
-      expect(search).toThrow(new RegExp(`Invalid task search: ${Object.keys(request)[0]}:`));
+      const search = client.tasks.search(request);
+      const error = await caught(search);
+      expect(error).toBeInstanceOf(RequestValidationError);
+      expect(error.message).toMatch(new RegExp(`Invalid task search: ${Object.keys(request)[0]}:`));
+      expect(await caught(search.toArray())).toBe(error);
     }
     expect(calls.bodies).toHaveLength(0);
   });
@@ -283,7 +286,10 @@ describe('app entitlements', () => {
     expect(queries).toEqual(['?page_size=10&page_token=saved', '?page_size=10&page_token=after-saved']);
   });
 
-  it('rejects an empty app id', () => {
-    expect(() => makeClient().appEntitlements.list('')).toThrow(/appId must be a non-empty string/);
+  it('rejects an empty app id when the listing is used, sending nothing', async () => {
+    const listing = makeClient().appEntitlements.list('');
+    const error = await caught(listing);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error.message).toMatch(/appId must be a non-empty string/);
   });
 });

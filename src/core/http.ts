@@ -15,22 +15,6 @@ import { type KyModule, loadKy } from './ky.ts';
 import { createLogger, type Logger, type LogLevel } from './logger.ts';
 import { exceededRetryAfterCap, retryOptions } from './retry.ts';
 
-/** Settings shared by every request of one client or sender. */
-export interface HttpSettings {
-  /** `fetch` to use; defaults to the global one. */
-  readonly fetch?: typeof globalThis.fetch | undefined;
-  /** Per-attempt timeout in ms. */
-  readonly timeout: number;
-  /** Retries after the first attempt. */
-  readonly maxRetries: number;
-  /** Sent as `User-Agent` where the runtime allows it. */
-  readonly userAgent: string;
-  /** Largest answer body read, in bytes. */
-  readonly maxResponseBytes: number;
-  /** The SDK's leveled logger. */
-  readonly logger: Logger;
-}
-
 /**
  * Transport options that clients and webhook senders share.
  *
@@ -57,6 +41,40 @@ export interface TransportOptions {
   readonly logger?: Logger | undefined;
   /** What is logged. Default: `IDGOV_LOG`, else `off`. */
   readonly logLevel?: LogLevel | undefined;
+}
+
+/**
+ * {@link TransportOptions} as the transport uses them: every default applied and checked, the
+ * logger built, the `User-Agent` composed.
+ */
+export interface ResolvedTransportOptions {
+  /** `fetch` to use; the global one when undefined. */
+  readonly fetch: typeof globalThis.fetch | undefined;
+  /** Per-attempt timeout in ms. */
+  readonly timeout: number;
+  /** Retries after the first attempt. */
+  readonly maxRetries: number;
+  /** Largest answer body read, in bytes. */
+  readonly maxResponseBytes: number;
+  /** Sent as `User-Agent` where the runtime allows it. */
+  readonly userAgent: string;
+  /** The SDK's leveled logger. */
+  readonly logger: Logger;
+}
+
+/**
+ * Options every single call takes, whatever it calls (an API method, a webhook delivery): the one
+ * per-call options type, which `RequestOptions` and `SendOptions` extend.
+ *
+ * @group Client
+ */
+export interface CallOptions {
+  /** Cancels the call at once, also while it waits to retry. */
+  readonly signal?: AbortSignal | undefined;
+  /** Per-attempt timeout in ms, overriding the client's (or sender's); 1 to 2 147 483 647. */
+  readonly timeout?: number | undefined;
+  /** Retries, overriding the client's (or sender's); 0 to 100. */
+  readonly maxRetries?: number | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -116,7 +134,7 @@ export function createTransport(
 }
 
 /** One request through {@link HttpTransport.send}. The body is serialised once and re-sent as is on retries. */
-export interface HttpRequest {
+export interface HttpRequest extends CallOptions {
   /** `GET` or `POST`. */
   readonly method: 'GET' | 'POST';
   /** Absolute URL. */
@@ -125,16 +143,8 @@ export interface HttpRequest {
   readonly headers?: Record<string, string> | undefined;
   /** Serialised body: these exact bytes are sent on every attempt. */
   readonly body?: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined;
-  /** Cancels at once, also during a retry wait. */
-  readonly signal?: AbortSignal | undefined;
-  /** Per-attempt timeout in ms, overriding the client's. */
-  readonly timeout?: number | undefined;
-  /** Retries, overriding the client's. */
-  readonly maxRetries?: number | undefined;
   /** Called before every attempt, to set fresh headers (a token, a signature). */
   readonly beforeAttempt?: ((headers: Headers, attempt: number) => void | Promise<void>) | undefined;
-  /** Ignored: no redirect is ever followed (a 3xx fails as a {@link RedirectError}). */
-  readonly redirect?: 'manual' | undefined;
   /** Non-2xx statuses that are answers, not errors (a webhook's 409 "already delivered"). */
   readonly acceptStatuses?: readonly number[] | undefined;
   /** How to word errors of this endpoint. */
@@ -206,10 +216,10 @@ function errorCode(error: unknown): string | undefined {
  * body read by the same timeout, so a stalled body cannot hang the caller.
  */
 export class HttpTransport {
-  readonly #settings: HttpSettings;
+  readonly #settings: ResolvedTransportOptions;
   #ky: KyInstance | undefined;
 
-  constructor(settings: HttpSettings) {
+  constructor(settings: ResolvedTransportOptions) {
     this.#settings = settings;
   }
 

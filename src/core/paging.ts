@@ -1,3 +1,4 @@
+import type { WithResponse } from './api-promise.ts';
 import { AbortError, PaginationError, RequestValidationError } from './errors.ts';
 
 /**
@@ -30,11 +31,74 @@ export function notAPage(body: unknown): string | undefined {
 }
 
 /**
- * Fetches the page after `pageToken` (the first page for `undefined`).
+ * Fetches the page after `pageToken` (the first page for `undefined`), with the answer it came in.
  *
  * @group Task search
  */
-export type FetchPage<P> = (pageToken: string | undefined, signal: AbortSignal | undefined) => Promise<P>;
+export type FetchPage<P> = (
+  pageToken: string | undefined,
+  signal: AbortSignal | undefined,
+) => Promise<WithResponse<P>>;
+
+/**
+ * What a {@link PagePromise} pages: where it starts and how it fetches a page. Built when the
+ * listing is first used, so that a bad request rejects the PagePromise instead of throwing.
+ *
+ * @group Task search
+ */
+export interface PageSource<P> {
+  /** The token to start at (a saved `nextPageToken`), or undefined for the first page. */
+  readonly startToken: string | undefined;
+  /** Fetches one page. */
+  readonly fetchPage: FetchPage<P>;
+}
+
+// The service treats 1..9 (and anything below) as 10 and anything above 100 as 100; 0 means its default.
+const MIN_PAGE_SIZE = 10;
+/** The largest page the service sends. */
+export const MAX_PAGE_SIZE = 100;
+
+/**
+ * The page size to send: 0 or missing leaves the service default (25); the rest is clamped to
+ * 10..100, negative numbers included, as the service would read them.
+ *
+ * @group Task search
+ */
+export function clampPageSize(pageSize: number | undefined): number | undefined {
+  if (!pageSize) return undefined;
+  return Math.min(MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, pageSize));
+}
+
+/**
+ * Where a listing carries its page size and token, with the rest of its request fixed: each page
+ * re-sends the identical request with only the token changed.
+ *
+ * @group Task search
+ */
+export interface CursorScheme {
+  /** The query and body of the request for the page after `token` (the first for undefined). */
+  place(
+    request: { readonly query: Record<string, string | undefined>; readonly body: object | undefined },
+    pageSize: number | undefined,
+    token: string | undefined,
+  ): { query: Record<string, string | undefined>; body: object | undefined };
+}
+
+/** `pageSize` and `pageToken` in the JSON body: POST searches. */
+export const bodyCursor: CursorScheme = {
+  place: ({ query, body }, pageSize, token) => ({
+    query,
+    body: { ...body, pageSize, ...(token ? { pageToken: token } : {}) },
+  }),
+};
+
+/** `page_size` and `page_token` in the query: GET lists. */
+export const queryCursor: CursorScheme = {
+  place: ({ query, body }, pageSize, token) => ({
+    query: { ...query, page_size: pageSize?.toString(), page_token: token },
+    body,
+  }),
+};
 
 /**
  * Paging options of a list or search call.
@@ -167,23 +231,20 @@ class TokenHistory {
  * @group Task search
  */
 export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, AsyncIterable<Item> {
-  readonly #fetchPage: FetchPage<P>;
-  readonly #startToken: string | undefined;
+  readonly #define: () => PageSource<P>;
   readonly #signal: AbortSignal | undefined;
   readonly #prefetch: boolean;
   readonly #maxEmptyPages: number;
   readonly #invalid: Error | undefined;
-  #first: Promise<P> | undefined;
+  #source: PageSource<P> | undefined;
+  #first: Promise<WithResponse<P>> | undefined;
 
-  /** @internal Made by resources; users get one from a list or search call. */
-  constructor(
-    fetchPage: FetchPage<P>,
-    startToken: string | undefined,
-    signal: AbortSignal | undefined,
-    options: PagingOptions,
-  ) {
-    this.#fetchPage = fetchPage;
-    this.#startToken = startToken || undefined;
+  /**
+   * @internal Made by the client; users get one from a list or search call. `define` runs when
+   * the listing is first used; what it throws rejects the PagePromise.
+   */
+  constructor(define: () => PageSource<P>, signal: AbortSignal | undefined, options: PagingOptions) {
+    this.#define = define;
     this.#signal = signal;
     this.#prefetch = options.prefetch ?? false;
     this.#invalid = checkMaxEmptyPages(options.maxEmptyPages);
@@ -195,11 +256,21 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     return 'PagePromise';
   }
 
-  #firstPage(): Promise<P> {
-    this.#first ??= this.#invalid
-      ? Promise.reject(this.#invalid)
-      : this.#fetchPage(this.#startToken, this.#signal);
+  #firstAnswer(): Promise<WithResponse<P>> {
+    if (!this.#first) {
+      try {
+        if (this.#invalid) throw this.#invalid;
+        this.#source = this.#define();
+        this.#first = this.#source.fetchPage(this.#source.startToken || undefined, this.#signal);
+      } catch (error) {
+        this.#first = Promise.reject(error);
+      }
+    }
     return this.#first;
+  }
+
+  #firstPage(): Promise<P> {
+    return this.#firstAnswer().then(({ data }) => data);
   }
 
   /** Resolves with the first page (fetched once, shared with a later iteration). */
@@ -221,19 +292,54 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     return this.#firstPage().finally(onFinally);
   }
 
+  /** The first page with its answer's status, headers and request ID (fetched once, like `await`). */
+  withResponse(): Promise<WithResponse<P>> {
+    return this.#firstAnswer();
+  }
+
+  /**
+   * Every item of every page in one array, or the first `limit` items: paging stops (and a
+   * prefetched request is aborted) as soon as `limit` items are in.
+   *
+   * @param options.limit - How many items at most: a whole number from 1. Default: all.
+   */
+  async toArray(options: { readonly limit?: number | undefined } = {}): Promise<Item[]> {
+    const { limit } = options;
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+      throw new RequestValidationError(
+        `limit must be a whole number from 1 (got ${String(limit)}); leave it out for every item.`,
+        'limit',
+      );
+    }
+    const items: Item[] = [];
+    if (limit === undefined) {
+      for await (const item of this) items.push(item);
+      return items;
+    }
+    for await (const page of this.pages()) {
+      for (const item of page.list ?? []) {
+        items.push(item);
+        if (items.length === limit) return items;
+      }
+    }
+    return items;
+  }
+
   /** Yields every page in order. */
   async *pages(): AsyncGenerator<P, void, undefined> {
     // Aborts a prefetched request (or its wait) when the loop ends before it is used.
     const stop = new AbortController();
     const signal = this.#signal ? AbortSignal.any([this.#signal, stop.signal]) : stop.signal;
     const seen = new TokenHistory();
-    if (this.#startToken) seen.add(this.#startToken);
     let empty = 0;
     let next: Promise<P> | undefined = this.#firstPage();
+    let started = false;
     try {
       while (next) {
         const page: P = await next;
         next = undefined;
+        if (!started && this.#source?.startToken) seen.add(this.#source.startToken);
+        started = true;
         const token = page.nextPageToken || undefined;
         empty = token && !page.list?.length ? empty + 1 : 0;
         // The page itself is good; its pointer to the next one is not: deliver it, then stop loudly.
@@ -264,9 +370,10 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
 
   /** The page after `token`, once the wait owed to `empty` empty pages in a row is over. */
   #after(token: string, empty: number, signal: AbortSignal): Promise<P> {
+    const source = this.#source as PageSource<P>; // set once the first page arrived
+    const fetch = () => source.fetchPage(token, signal).then(({ data }) => data);
     const wait = emptyPageDelay(empty);
-    if (!wait) return this.#fetchPage(token, signal);
-    return sleep(wait, signal).then(() => this.#fetchPage(token, signal));
+    return wait ? sleep(wait, signal).then(fetch) : fetch();
   }
 
   /** Yields every item of every page. */
