@@ -37,7 +37,7 @@ export interface TransportOptions {
   readonly maxResponseBytes?: number | undefined;
   /** `fetch` to use (a proxying or instrumented one). Default: the global `fetch`. */
   readonly fetch?: typeof globalThis.fetch | undefined;
-  /** Where log lines go. Default `console`. */
+  /** Where log lines go. Default: every level to `console.error` (stderr). */
   readonly logger?: Logger | undefined;
   /** What is logged. Default: `IDGOV_LOG`, else `off`. */
   readonly logLevel?: LogLevel | undefined;
