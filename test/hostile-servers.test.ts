@@ -15,6 +15,7 @@ import {
   ConfigurationError,
   type Credentials,
   IdGovClient,
+  InternalServerError,
   type Logger,
   type Page,
   PagePromise,
@@ -520,6 +521,27 @@ describe('answers larger than maxResponseBytes (issue 14.8)', () => {
       expectNoSecret(error);
     });
   }
+
+  it("a 50 MB error answer: the typed status error at once, its body dropped past ky's 10 MiB bound", async () => {
+    const tenant = await serve((request, response) => {
+      if (request.url === TOKEN_PATH) return goodToken(response);
+      response.writeHead(500, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x41);
+      let sent = 0;
+      const pump = () => {
+        while (sent < FIFTY_MB && !response.destroyed) {
+          sent += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        response.end();
+      };
+      pump();
+    });
+    const error = await caught(client(tenant.url).tasks.search());
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error.body).toBeUndefined();
+    expectNoSecret(error);
+  });
 
   it('a 50 MB token answer', async () => {
     const tenant = await serve((_request, response) => fiftyMegabytes(response, false));

@@ -196,6 +196,20 @@ describe('withResponse() and toArray()', () => {
     expect(server.seen.filter((r) => r.url === '/api/v1/search/tasks')).toHaveLength(1);
   });
 
+  it('pagesWithResponse() gives every page with its own answer', async () => {
+    const server = await tenant();
+    const client = new IdGovClient({ baseUrl: server.url, credentials: CREDENTIALS });
+    const seen: unknown[] = [];
+    for await (const { data, response } of client.tasks.search().pagesWithResponse()) {
+      seen.push([data.list?.length, response.status, response.requestId]);
+    }
+    expect(seen).toEqual([
+      [2, 200, 'req-page-0'],
+      [1, 200, 'req-page-1'],
+      [2, 200, 'req-page-2'],
+    ]);
+  });
+
   it('toArray() collects every item; toArray({ limit }) stops paging once it has enough', async () => {
     const server = await tenant();
     const client = new IdGovClient({ baseUrl: server.url, credentials: CREDENTIALS });

@@ -327,16 +327,25 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
 
   /** Yields every page in order. */
   async *pages(): AsyncGenerator<P, void, undefined> {
+    for await (const { data } of this.pagesWithResponse()) yield data;
+  }
+
+  /**
+   * Yields every page in order with the answer it came in (status, headers, request ID), as
+   * {@link PagePromise.withResponse} gives it for the first.
+   */
+  async *pagesWithResponse(): AsyncGenerator<WithResponse<P>, void, undefined> {
     // Aborts a prefetched request (or its wait) when the loop ends before it is used.
     const stop = new AbortController();
     const signal = this.#signal ? AbortSignal.any([this.#signal, stop.signal]) : stop.signal;
     const seen = new TokenHistory();
     let empty = 0;
-    let next: Promise<P> | undefined = this.#firstPage();
+    let next: Promise<WithResponse<P>> | undefined = this.#firstAnswer();
     let started = false;
     try {
       while (next) {
-        const page: P = await next;
+        const answer = await next;
+        const page = answer.data;
         next = undefined;
         if (!started && this.#source?.startToken) seen.add(this.#source.startToken);
         started = true;
@@ -350,7 +359,7 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
           next = this.#after(token, empty, signal);
           next.catch(() => {}); // its failure is raised where it is awaited, not as unhandled
         }
-        yield page;
+        yield answer;
         if (repeated) {
           throw new PaginationError(
             `The service repeated page token "${token.slice(0, 40)}" after ${seen.size} pages; stopped rather than return items twice.`,
@@ -369,9 +378,9 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
   }
 
   /** The page after `token`, once the wait owed to `empty` empty pages in a row is over. */
-  #after(token: string, empty: number, signal: AbortSignal): Promise<P> {
+  #after(token: string, empty: number, signal: AbortSignal): Promise<WithResponse<P>> {
     const source = this.#source as PageSource<P>; // set once the first page arrived
-    const fetch = () => source.fetchPage(token, signal).then(({ data }) => data);
+    const fetch = () => source.fetchPage(token, signal);
     const wait = emptyPageDelay(empty);
     return wait ? sleep(wait, signal).then(fetch) : fetch();
   }
