@@ -21,7 +21,10 @@ import { exceededRetryAfterCap, retryOptions } from './retry.ts';
  * @group Client
  */
 export interface TransportOptions {
-  /** Retries after a connection failure, timeout, 408, 429 or 5xx. Default 2 (client), 3 (webhook sender). */
+  /**
+   * Retries after a connection failure, timeout, 408, 429 or 5xx: a whole number from 0 to 100.
+   * Default 2 (client), 3 (webhook sender).
+   */
   readonly maxRetries?: number | undefined;
   /**
    * Timeout of each attempt in ms, from sending to the last byte of the body: a whole number from 1
