@@ -60,7 +60,11 @@ export const AppEntitlementListResponseSchema: z.ZodMiniType<
  *
  * @group Wire model
  */
-export const AppEntitlementListRequestSchema = z.strictObject({ pageSize: z.optional(pageSizeInput) });
+export const AppEntitlementListRequestSchema = z.strictObject({
+  pageSize: z.optional(pageSizeInput),
+  /** Resumes the listing at a page token saved from an earlier page's `nextPageToken`. */
+  pageToken: z.optional(z.string()),
+});
 /**
  * Parameters of the entitlement listing.
  *

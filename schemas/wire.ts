@@ -205,8 +205,9 @@ export const durationInput = z.pipe(
 
 const PAGE_SIZE = 'expected an integer: 10 to 100, or 0 for the service default (25)';
 /**
- * A page size: a non-negative integer (the client clamps it to 10..100; 0 means the service default).
+ * A page size: an integer. 0 means the service default (25); the client sends anything below 10
+ * (negative numbers too, as the service reads them) as 10, and anything above 100 as 100.
  *
  * @group Wire model
  */
-export const pageSizeInput = z.int32({ error: PAGE_SIZE }).check(z.nonnegative({ error: PAGE_SIZE }));
+export const pageSizeInput = z.int32({ error: PAGE_SIZE });

@@ -3,7 +3,8 @@ import { type Credentials, createAuthenticator } from './core/auth.ts';
 import { readEnv } from './core/env.ts';
 import { ConfigurationError } from './core/errors.ts';
 import { createTransport, type TransportOptions } from './core/http.ts';
-import { requireSecureUrl } from './core/url.ts';
+import { checkMaxEmptyPages, type PagingOptions } from './core/paging.ts';
+import { requireBaseUrl } from './core/url.ts';
 import { AppEntitlements } from './resources/app-entitlements.ts';
 import { FindingRules } from './resources/finding-rules.ts';
 import { TaskSearch } from './resources/task-search.ts';
@@ -16,8 +17,8 @@ import { VERSION } from './version.ts';
  */
 export interface ClientOptions extends TransportOptions {
   /**
-   * The tenant base URL, e.g. `https://acme.example.com`. https is required except for loopback
-   * hosts; a trailing slash is fine. Default: `IDGOV_BASE_URL`, else the tenant host in the client ID.
+   * The tenant base URL, e.g. `https://acme.example.com`: the origin alone (a path, query or
+   * fragment is refused). https is required except for loopback hosts; a trailing slash is fine. Default: `IDGOV_BASE_URL`, else the tenant host in the client ID.
    */
   readonly baseUrl?: string | undefined;
   /**
@@ -28,6 +29,11 @@ export interface ClientOptions extends TransportOptions {
   readonly credentials?: Credentials | undefined;
   /** Product token prepended to the SDK's `User-Agent`, e.g. `acme-sync/1.2`. */
   readonly userAgent?: string | undefined;
+  /**
+   * Empty pages in a row (no items, yet a next token) that end a listing with a `PaginationError`;
+   * see {@link PagingOptions.maxEmptyPages}, which overrides it per call. A whole number from 1. Default 100.
+   */
+  readonly maxEmptyPages?: number | undefined;
 }
 
 const DEFAULT_MAX_RETRIES = 2;
@@ -86,14 +92,16 @@ export class IdGovClient {
         'No base URL: pass baseUrl or set IDGOV_BASE_URL (e.g. https://acme.example.com).',
       );
     }
-    this.baseUrl = requireSecureUrl(rawBaseUrl, 'baseUrl');
+    this.baseUrl = requireBaseUrl(rawBaseUrl, 'baseUrl');
     const { http, logger } = createTransport(options, {
       maxRetries: DEFAULT_MAX_RETRIES,
       userAgent: [options.userAgent, `idgov-sdk-js/${VERSION}`].filter(Boolean).join(' '),
     });
     const auth = createAuthenticator(credentials, `${this.baseUrl}/auth/v1/token`, http, logger);
     this.#describeAuth = auth.describe();
-    const api = new APIClient(this.baseUrl, auth, http, logger);
+    const badPaging = checkMaxEmptyPages(options.maxEmptyPages);
+    if (badPaging) throw new ConfigurationError(badPaging.message.replace(/^@idgov\/sdk: /, ''));
+    const api = new APIClient(this.baseUrl, auth, http, logger, { maxEmptyPages: options.maxEmptyPages });
     this.tasks = new TaskSearch(api);
     this.findingRules = new FindingRules(api);
     this.appEntitlements = new AppEntitlements(api);

@@ -76,6 +76,7 @@ export type {
 export type { TaskType, TaskTypeKind } from '../schemas/task-type.ts';
 export { type ClientOptions, IdGovClient } from './client.ts';
 export type { RequestOptions } from './core/api-client.ts';
+export type { APIPromise, ResponseInfo, WithResponse } from './core/api-promise.ts';
 export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth.ts';
 export {
   AbortError,
@@ -92,13 +93,15 @@ export {
   PaginationError,
   PermissionDeniedError,
   RateLimitError,
+  RedirectError,
   type RequestSummary,
   RequestValidationError,
+  ResponseTooLargeError,
   ResponseValidationError,
   TimeoutError,
   UnprocessableEntityError,
 } from './core/errors.ts';
-export type { TransportOptions } from './core/http.ts';
+export type { CallOptions, TransportOptions } from './core/http.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
 export type { Page, PagePromise, PagingOptions } from './core/paging.ts';
 export type { ValidationIssue } from './core/validation.ts';

@@ -164,11 +164,11 @@ describe('hostile token answers', () => {
     expect(error.rawBody).not.toContain('rt-secret');
   });
 
-  it('a malformed expires_in with a token: the token is redacted from the kept body', async () => {
+  it('a malformed expires_in with a token: no part of the body is kept', async () => {
     tokens(() => HttpResponse.json({ access_token: 'at-secret', expires_in: 'soon' }));
     const error = await caught(makeClient().tasks.search());
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect(error.rawBody).toContain('[redacted]');
+    expect(error.rawBody).toMatch(/^\[redacted: token endpoint answer of \d+ characters\]$/);
     expect(error.rawBody).not.toContain('at-secret');
   });
 });

@@ -144,19 +144,23 @@ describe('task search paging', () => {
   it('clamps page sizes to 10..100 and leaves 0 to the service', async () => {
     const calls = pagedSearch([['a']]);
     const client = makeClient();
-    for (const pageSize of [5, 10, 55, 100, 500, 0]) await client.tasks.search({ pageSize });
-    expect(calls.bodies.map((b) => b.pageSize)).toEqual([10, 10, 55, 100, 100, undefined]);
+    for (const pageSize of [5, 10, 55, 100, 500, 0, -5]) await client.tasks.search({ pageSize });
+    // Below 10 is 10 (negative too, as the service reads it); 0 leaves the service default of 25.
+    expect(calls.bodies.map((b) => b.pageSize)).toEqual([10, 10, 55, 100, 100, undefined, 10]);
   });
 
   it('rejects a bad request before anything is sent, naming the field', async () => {
     const calls = pagedSearch([['a']]);
     const client = makeClient();
-    const bad = [{ pageSize: 'ten' }, { taskStates: 3 }, { createdAfter: 'yesterday' }, { pageSize: -1 }];
+    const bad = [{ pageSize: 'ten' }, { taskStates: 3 }, { createdAfter: 'yesterday' }, { pageSize: 2.5 }];
     for (const request of bad) {
+      // Nothing throws at the call: the PagePromise rejects when used, by await or by iteration.
       // @ts-expect-error: deliberately wrong types
-      const search = () => client.tasks.search(request);
-      expect(search).toThrow(RequestValidationError);
-      expect(search).toThrow(new RegExp(`Invalid task search: ${Object.keys(request)[0]}:`));
+      const search = client.tasks.search(request);
+      const error = await caught(search);
+      expect(error).toBeInstanceOf(RequestValidationError);
+      expect(error.message).toMatch(new RegExp(`Invalid task search: ${Object.keys(request)[0]}:`));
+      expect(await caught(search.toArray())).toBe(error);
     }
     expect(calls.bodies).toHaveLength(0);
   });
@@ -260,7 +264,32 @@ describe('app entitlements', () => {
     expect(queries).toEqual(['app 1 ?page_size=10', 'app 1 ?page_size=10&page_token=next']);
   });
 
-  it('rejects an empty app id', () => {
-    expect(() => makeClient().appEntitlements.list('')).toThrow(/appId must be a non-empty string/);
+  it('resumes from a saved page token, and treats a negative page size as 10', async () => {
+    const queries: string[] = [];
+    server.use(
+      tokenEndpoint().handler,
+      http.get(`${BASE}/api/v1/apps/:appId/entitlements`, ({ request }) => {
+        const url = new URL(request.url);
+        queries.push(url.search);
+        const token = url.searchParams.get('page_token');
+        return HttpResponse.json({
+          list: [{ appEntitlement: { id: token === 'saved' ? 'e-5' : 'e-6', appId: 'a' } }],
+          nextPageToken: token === 'saved' ? 'after-saved' : '',
+        });
+      }),
+    );
+    const found: unknown[] = [];
+    for await (const item of makeClient().appEntitlements.list('a', { pageSize: -5, pageToken: 'saved' })) {
+      found.push(item.appEntitlement?.id);
+    }
+    expect(found).toEqual(['e-5', 'e-6']);
+    expect(queries).toEqual(['?page_size=10&page_token=saved', '?page_size=10&page_token=after-saved']);
+  });
+
+  it('rejects an empty app id when the listing is used, sending nothing', async () => {
+    const listing = makeClient().appEntitlements.list('');
+    const error = await caught(listing);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error.message).toMatch(/appId must be a non-empty string/);
   });
 });

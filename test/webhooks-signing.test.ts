@@ -194,7 +194,7 @@ describe('bad input never reaches the network', () => {
       /maxRetries must be a non-negative integer/,
     );
     expect(make({ url: URL_, hmac: { secret: 's' }, timeout: 1.5 })).toThrow(
-      /timeout must be a non-negative integer/,
+      /timeout must be a positive integer/,
     );
   });
 

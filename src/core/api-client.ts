@@ -1,45 +1,36 @@
 import type * as z from 'zod/mini';
+import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
 import { AuthenticationError, ResponseValidationError } from './errors.ts';
-import type { HttpTransport } from './http.ts';
+import { type CallOptions, checkCallOptions, type HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
-import { notAPage, type Page, PagePromise, type PagingOptions } from './paging.ts';
+import {
+  type CursorScheme,
+  clampPageSize,
+  MAX_PAGE_SIZE,
+  notAPage,
+  type Page,
+  PagePromise,
+  type PagingOptions,
+} from './paging.ts';
 import { parseResponse } from './validation.ts';
 
 /**
- * Options every call takes.
+ * Options every API call takes: the per-call options, plus extra headers.
  *
  * @group Client
  */
-export interface RequestOptions {
-  /** Cancels the call at once, also while it waits to retry. */
-  readonly signal?: AbortSignal | undefined;
-  /** Per-attempt timeout in ms, overriding the client's. */
-  readonly timeout?: number | undefined;
-  /** Retries, overriding the client's. */
-  readonly maxRetries?: number | undefined;
+export interface RequestOptions extends CallOptions {
   /** Extra headers (cannot replace `Authorization`). */
   readonly headers?: Record<string, string> | undefined;
 }
 
-// The service treats 1..9 as 10 and anything above 100 as 100; we send what it will use.
-const MIN_PAGE_SIZE = 10;
-const MAX_PAGE_SIZE = 100;
-
-/**
- * The page size to send: 0 or missing leaves the service default; the rest is clamped to 10..100.
- *
- * @group Client
- */
-export function clampPageSize(pageSize: number | undefined): number | undefined {
-  if (!pageSize) return undefined;
-  return Math.min(MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, pageSize));
-}
-
+/** One request to the API. */
 interface Call<S extends z.core.$ZodType> {
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly schema: S;
+  /** How messages name the endpoint, e.g. `task search`. */
   readonly what: string;
   readonly query?: Record<string, string | undefined> | undefined;
   readonly body?: unknown;
@@ -49,8 +40,44 @@ interface Call<S extends z.core.$ZodType> {
 }
 
 /**
+ * One listing: a call whose page size and token a {@link CursorScheme} places; the rest of the
+ * request is the same on every page.
+ */
+export interface ListCall<S extends z.core.$ZodType> {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly schema: S;
+  /** How messages name the listing, e.g. `task search`. */
+  readonly what: string;
+  /** Where page size and token go: `bodyCursor` or `queryCursor`. */
+  readonly cursor: CursorScheme;
+  readonly query?: Record<string, string | undefined> | undefined;
+  /** The JSON body without page size and token. */
+  readonly body?: object | undefined;
+  /** Requested page size, clamped as the service would. */
+  readonly pageSize?: number | undefined;
+  /** A saved `nextPageToken` to resume at. */
+  readonly pageToken?: string | undefined;
+  /** Sees each page as it arrives (e.g. to link expanded objects). */
+  readonly onPage?: ((page: z.output<S>) => void) | undefined;
+}
+
+/** `options` without its undefined fields, so they do not hide the client's defaults. */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The shape of a request body for a debug line: field names, with array lengths; never values. */
+function describeFilters(body: object | undefined): string {
+  const fields = Object.entries(body ?? {})
+    .filter(([key, value]) => value !== undefined && key !== 'pageSize' && key !== 'pageToken')
+    .map(([key, value]) => (Array.isArray(value) ? `${key}[${value.length}]` : key));
+  return fields.length ? fields.join(', ') : 'none';
+}
+
+/**
  * The resource-agnostic core of the client: authenticates every attempt, re-sends once after a
- * 401 with a new token, validates answers with the given schema, and builds paginators.
+ * 401 with a new token, validates answers with the given schema, and builds listings.
  *
  * @group Client
  */
@@ -59,12 +86,20 @@ export class APIClient {
   readonly #auth: Authenticator;
   readonly #http: HttpTransport;
   readonly #logger: Logger;
+  readonly #paging: PagingOptions;
 
-  constructor(baseUrl: string, auth: Authenticator, http: HttpTransport, logger: Logger) {
+  constructor(
+    baseUrl: string,
+    auth: Authenticator,
+    http: HttpTransport,
+    logger: Logger,
+    paging: PagingOptions = {},
+  ) {
     this.#baseUrl = baseUrl;
     this.#auth = auth;
     this.#http = http;
     this.#logger = logger;
+    this.#paging = paging;
   }
 
   /** The client's leveled logger, for resources' own warnings. */
@@ -72,15 +107,20 @@ export class APIClient {
     return this.#logger;
   }
 
-  /** Sends one call and returns its validated body. */
-  async request<S extends z.core.$ZodType>(call: Call<S>): Promise<z.output<S>> {
+  /** Sends one call; the {@link APIPromise} gives its validated body, or with `withResponse()` the answer too. */
+  request<S extends z.core.$ZodType>(call: Call<S>): APIPromise<z.output<S>> {
+    return new APIPromise(this.#send(call));
+  }
+
+  async #send<S extends z.core.$ZodType>(call: Call<S>): Promise<WithResponse<z.output<S>>> {
+    const options = call.options ?? {};
+    checkCallOptions(options);
     const url = new URL(this.#baseUrl + call.path);
     for (const [key, value] of Object.entries(call.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, value);
     }
     // Serialised once: every retry and the post-401 re-send carry the identical bytes.
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const options = call.options ?? {};
     let sent = '';
     const send = () =>
       this.#http.send({
@@ -119,18 +159,7 @@ export class APIClient {
         [],
         response.text,
       );
-    return parsed;
-  }
-
-  /** One page of a listing: validated as a page, with a warning when it is larger than the API allows. */
-  async #page<S extends z.core.$ZodType<Page<unknown>>>(call: Call<S>): Promise<z.output<S>> {
-    const page = await this.request({ ...call, check: notAPage });
-    const size = (page as Page<unknown>).list?.length ?? 0;
-    if (size > MAX_PAGE_SIZE)
-      this.#logger.warn(
-        `${call.what}: a page of ${size} items, more than the ${MAX_PAGE_SIZE} the API allows`,
-      );
-    return page;
+    return { data: parsed, response: responseInfo(response) };
   }
 
   #pageSize(requested: number | undefined): number | undefined {
@@ -144,63 +173,49 @@ export class APIClient {
   }
 
   /**
-   * Pages a GET list: `page_size` and `page_token` in the query.
+   * The one paging primitive: a {@link PagePromise} over `define()`'s listing. `define` runs when
+   * the listing is first used (validating the request there), so a bad request rejects the
+   * PagePromise instead of throwing. Each page is validated as a page, with a warning when it is
+   * larger than the API allows.
    */
-  pagedGet<S extends z.core.$ZodType<Page<Item>>, Item>(
-    path: string,
-    query: Record<string, string | undefined>,
-    pageSize: number | undefined,
-    schema: S,
-    what: string,
+  list<S extends z.core.$ZodType<Page<Item>>, Item>(
+    define: () => ListCall<S>,
     options: RequestOptions & PagingOptions = {},
   ): PagePromise<z.output<S>, Item> {
-    const size = this.#pageSize(pageSize);
     return new PagePromise<z.output<S>, Item>(
-      (pageToken, signal) =>
-        this.#page({
-          method: 'GET',
-          path,
-          schema,
-          what,
-          query: { ...query, page_size: size?.toString(), page_token: pageToken },
-          options: { ...options, signal },
-        }),
-      undefined,
-      options.signal,
-      options,
-    );
-  }
-
-  /**
-   * Pages a POST search: `pageSize` and `pageToken` in the body; every page
-   * sends the same body with only the token changed. `onPage` sees each page as it arrives.
-   */
-  pagedPost<S extends z.core.$ZodType<Page<Item>>, Item>(
-    path: string,
-    body: { pageSize?: number | undefined; pageToken?: string | undefined },
-    schema: S,
-    what: string,
-    options: RequestOptions & PagingOptions = {},
-    onPage?: (page: z.output<S>) => void,
-  ): PagePromise<z.output<S>, Item> {
-    const { pageToken: startToken, ...rest } = body;
-    const template = { ...rest, pageSize: this.#pageSize(rest.pageSize) };
-    return new PagePromise<z.output<S>, Item>(
-      async (pageToken, signal) => {
-        const page = await this.#page({
-          method: 'POST',
-          path,
-          schema,
-          what,
-          body: pageToken ? { ...template, pageToken } : template,
-          options: { ...options, signal },
-        });
-        onPage?.(page);
-        return page;
+      () => {
+        const call = define();
+        const size = this.#pageSize(call.pageSize);
+        const request = { query: call.query ?? {}, body: call.body };
+        return {
+          startToken: call.pageToken,
+          fetchPage: async (token, signal) => {
+            const { query, body } = call.cursor.place(request, size, token);
+            this.#logger.debug(`${call.what}: ${call.method} ${call.path}`, {
+              filters: describeFilters(call.body),
+              pageSize: size ?? 'service default',
+              page: token ? 'next' : 'first',
+            });
+            const answer = await this.request({
+              ...call,
+              query,
+              body,
+              options: { ...options, signal },
+              check: notAPage,
+            }).withResponse();
+            const count = (answer.data as Page<unknown>).list?.length ?? 0;
+            if (count > MAX_PAGE_SIZE) {
+              this.#logger.warn(
+                `${call.what}: a page of ${count} items, more than the ${MAX_PAGE_SIZE} the API allows`,
+              );
+            }
+            call.onPage?.(answer.data);
+            return answer;
+          },
+        };
       },
-      startToken,
       options.signal,
-      options,
+      { ...this.#paging, ...definedOnly(options) },
     );
   }
 }

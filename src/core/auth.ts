@@ -1,7 +1,7 @@
 import { ConfigurationError } from './errors.ts';
 import type { HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
-import { type ClientCredentials, TokenCache } from './token-cache.ts';
+import { type ClientCredentials, TokenCache, unsendableToken } from './token-cache.ts';
 
 export type { ClientCredentials } from './token-cache.ts';
 
@@ -47,6 +47,12 @@ export interface Authenticator {
 function checkToken(token: unknown, what: string): string {
   if (typeof token !== 'string' || token.trim() === '') {
     throw new ConfigurationError(`${what} is empty: nothing would authenticate the request.`);
+  }
+  const unsendable = unsendableToken(token);
+  if (unsendable) {
+    throw new ConfigurationError(
+      `${what} ${unsendable}: it cannot be sent in a header. Check where the token comes from (not quoted here, as it is a secret).`,
+    );
   }
   if (/^bearer\s/i.test(token)) {
     throw new ConfigurationError(

@@ -19,7 +19,23 @@ export class IdGovError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(PREFIX + message, options);
   }
+
+  /**
+   * What `JSON.stringify(error)` shows: the name, the message and the error's own fields (status,
+   * field, path...), which never hold a secret. `Error`'s message is not enumerable, so without
+   * this a logged error would read `{"name":"..."}`.
+   */
+  toJSON(): Record<string, unknown> {
+    const fields: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const [key, value] of Object.entries(this)) {
+      if (!(key in fields) && !HIDDEN_FROM_JSON.has(key)) fields[key] = value;
+    }
+    return fields;
+  }
 }
+
+// Left out of toJSON: `headers` serialise as `{}` anyway, and a raw body can be megabytes.
+const HIDDEN_FROM_JSON = new Set(['headers', 'rawBody']);
 
 /**
  * Options were wrong when a client, resource or sender was created: fix the code or the environment.
@@ -79,6 +95,25 @@ export class PaginationError extends IdGovError {
 }
 
 /**
+ * An answer was larger than `maxResponseBytes` (default 32 MiB): the SDK stopped reading it and
+ * retries nothing. Raise the option only if the service really sends pages this large.
+ *
+ * @group Errors
+ */
+export class ResponseTooLargeError extends IdGovError {
+  override name = 'ResponseTooLargeError';
+  /** The limit in bytes that was exceeded. */
+  readonly limit: number;
+  /** The request whose answer was too large. */
+  readonly request: RequestSummary;
+  constructor(message: string, limit: number, request: RequestSummary) {
+    super(message);
+    this.limit = limit;
+    this.request = request;
+  }
+}
+
+/**
  * No answer: the connection failed (DNS, refused, reset). Retried already, up to `maxRetries`.
  *
  * @group Errors
@@ -115,6 +150,8 @@ export interface RequestSummary {
   readonly method: string;
   /** URL path, without query. */
   readonly path: string;
+  /** The URL's origin and path, without query (which may hold filters). */
+  readonly url?: string | undefined;
 }
 
 /**
@@ -157,6 +194,22 @@ export class APIError extends IdGovError {
     this.body = init.body;
     this.request = init.request;
     this.requestId = init.headers.get('x-request-id') ?? init.headers.get('request-id') ?? undefined;
+  }
+}
+
+/**
+ * 3xx: the service redirected, and the SDK follows no redirect, so that neither the client secret
+ * nor a token is ever sent to a URL you did not configure. `location` says where it pointed.
+ *
+ * @group Errors
+ */
+export class RedirectError extends APIError {
+  override name = 'RedirectError';
+  /** The redirect target (origin and path, without query), or undefined when the answer had none. */
+  readonly location: string | undefined;
+  constructor(message: string, init: APIErrorInit, location: string | undefined) {
+    super(message, init);
+    this.location = location;
   }
 }
 
@@ -264,6 +317,21 @@ const GENERIC_HINT: Record<number, string> = {
   429: 'Rate limited: slow down, or raise maxRetries.',
 };
 
+const REDIRECT_HINT =
+  'The SDK follows no redirect, so credentials never leave the configured host: set baseUrl to the host the service moved to, if you trust it.';
+
+/** The Location of a redirect as origin and path (no query: it is not ours to repeat), or undefined. */
+function redirectTarget(init: APIErrorInit): string | undefined {
+  const location = init.headers.get('location');
+  if (!location || !init.request.url) return undefined;
+  try {
+    const url = new URL(location, init.request.url);
+    return (url.origin + url.pathname).replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c)).slice(0, 300);
+  } catch {
+    return undefined;
+  }
+}
+
 function serviceMessage(body: unknown): string | undefined {
   if (typeof body === 'string') return body.trim().slice(0, 200) || undefined;
   if (body && typeof body === 'object') {
@@ -282,10 +350,16 @@ function serviceMessage(body: unknown): string | undefined {
  */
 export function makeAPIError(init: APIErrorInit, context: ErrorContext = {}, note?: string): APIError {
   const { status, request } = init;
-  const said = serviceMessage(init.body);
-  const hint = note ?? context.hint?.(status, init.body) ?? GENERIC_HINT[status] ?? '';
+  const redirect = status >= 300 && status < 400;
+  const location = redirect ? redirectTarget(init) : undefined;
+  const said = redirect
+    ? `redirect to ${location ?? 'an undisclosed location'}, not followed`
+    : serviceMessage(init.body);
+  const hint =
+    note ?? context.hint?.(status, init.body) ?? (redirect ? REDIRECT_HINT : GENERIC_HINT[status]) ?? '';
   const where = context.tokenEndpoint ? 'token endpoint' : `${request.method} ${request.path}`;
   const message = `${status} from ${where}${said ? `: ${said}` : ''}.${hint ? ` ${hint}` : ''}`;
+  if (redirect) return new RedirectError(message, init, location);
   if (context.tokenEndpoint && (status === 400 || status === 401)) {
     return new AuthenticationError(
       `${message} Check IDGOV_CLIENT_ID / IDGOV_CLIENT_SECRET (or the clientId and clientSecret options).`,

@@ -7,25 +7,13 @@ import {
   IdGovError,
   makeAPIError,
   type RequestSummary,
+  RequestValidationError,
+  ResponseTooLargeError,
   TimeoutError,
 } from './errors.ts';
 import { type KyModule, loadKy } from './ky.ts';
 import { createLogger, type Logger, type LogLevel } from './logger.ts';
 import { exceededRetryAfterCap, retryOptions } from './retry.ts';
-
-/** Settings shared by every request of one client or sender. */
-export interface HttpSettings {
-  /** `fetch` to use; defaults to the global one. */
-  readonly fetch?: typeof globalThis.fetch | undefined;
-  /** Per-attempt timeout in ms. */
-  readonly timeout: number;
-  /** Retries after the first attempt. */
-  readonly maxRetries: number;
-  /** Sent as `User-Agent` where the runtime allows it. */
-  readonly userAgent: string;
-  /** The SDK's leveled logger. */
-  readonly logger: Logger;
-}
 
 /**
  * Transport options that clients and webhook senders share.
@@ -33,26 +21,102 @@ export interface HttpSettings {
  * @group Client
  */
 export interface TransportOptions {
-  /** Retries after a connection failure, timeout, 408, 429 or 5xx. Default 2 (client), 3 (webhook sender). */
+  /**
+   * Retries after a connection failure, timeout, 408, 429 or 5xx: a whole number from 0 to 100.
+   * Default 2 (client), 3 (webhook sender).
+   */
   readonly maxRetries?: number | undefined;
-  /** Timeout of each attempt in ms. Default 30 000. */
+  /**
+   * Timeout of each attempt in ms, from sending to the last byte of the body: a whole number from 1
+   * to 2 147 483 647 (about 24.8 days, the longest timer runtimes allow). Default 30 000. There is
+   * no "no timeout": `0` is refused rather than read as "time out at once" or "never".
+   */
   readonly timeout?: number | undefined;
+  /**
+   * Largest answer body, in bytes, the SDK reads (token and API answers); a larger one fails with
+   * {@link ResponseTooLargeError}, read no further. Default 33 554 432 (32 MiB), far above a page of
+   * 100 task views with every expansion. Error bodies are bounded by ky at 10 MiB.
+   */
+  readonly maxResponseBytes?: number | undefined;
   /** `fetch` to use (a proxying or instrumented one). Default: the global `fetch`. */
   readonly fetch?: typeof globalThis.fetch | undefined;
-  /** Where log lines go. Default `console`. */
+  /** Where log lines go. Default: every level to `console.error` (stderr). */
   readonly logger?: Logger | undefined;
   /** What is logged. Default: `IDGOV_LOG`, else `off`. */
   readonly logLevel?: LogLevel | undefined;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * {@link TransportOptions} as the transport uses them: every default applied and checked, the
+ * logger built, the `User-Agent` composed.
+ */
+export interface ResolvedTransportOptions {
+  /** `fetch` to use; the global one when undefined. */
+  readonly fetch: typeof globalThis.fetch | undefined;
+  /** Per-attempt timeout in ms. */
+  readonly timeout: number;
+  /** Retries after the first attempt. */
+  readonly maxRetries: number;
+  /** Largest answer body read, in bytes. */
+  readonly maxResponseBytes: number;
+  /** Sent as `User-Agent` where the runtime allows it. */
+  readonly userAgent: string;
+  /** The SDK's leveled logger. */
+  readonly logger: Logger;
+}
 
-function nonNegativeInteger(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError(`${name} must be a non-negative integer (got ${value}).`);
+/**
+ * Options every single call takes, whatever it calls (an API method, a webhook delivery): the one
+ * per-call options type, which `RequestOptions` and `SendOptions` extend.
+ *
+ * @group Client
+ */
+export interface CallOptions {
+  /** Cancels the call at once, also while it waits to retry. */
+  readonly signal?: AbortSignal | undefined;
+  /** Per-attempt timeout in ms, overriding the client's (or sender's); 1 to 2 147 483 647. */
+  readonly timeout?: number | undefined;
+  /** Retries, overriding the client's (or sender's); 0 to 100. */
+  readonly maxRetries?: number | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** 32 MiB: a page of 100 task views with every expansion is a few MiB; a hostile 50 MB answer is refused. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+// setTimeout (and so ky) cannot wait longer than 2^31 - 1 ms.
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Why `value` is not a whole number in `min..max`, or undefined when it is (or is absent). */
+function outOfRange(value: unknown, min: number, max: number): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return undefined;
+  const kind = min === 0 ? 'a non-negative integer' : 'a positive integer';
+  return `must be ${kind} no larger than ${max} (got ${typeof value === 'number' ? value : JSON.stringify(value)})`;
+}
+
+const LIMITS = {
+  timeout: [1, MAX_TIMEOUT_MS, 'use a large timeout such as 600000 to wait long; there is no "no timeout"'],
+  maxRetries: [0, 100, 'use 0 to disable retries'],
+  maxResponseBytes: [1, Number.MAX_SAFE_INTEGER, 'the default is 33554432 (32 MiB)'],
+} as const;
+
+function checked(name: keyof typeof LIMITS, value: number | undefined, fallback: number): number {
+  const [min, max, fix] = LIMITS[name];
+  const problem = outOfRange(value, min, max);
+  if (problem) throw new ConfigurationError(`${name} ${problem}: ${fix}.`);
+  return value ?? fallback;
+}
+
+/** Refuses a bad per-call `timeout` or `maxRetries` before anything is sent. */
+export function checkCallOptions(options: {
+  readonly timeout?: unknown;
+  readonly maxRetries?: unknown;
+}): void {
+  for (const name of ['timeout', 'maxRetries'] as const) {
+    const [min, max, fix] = LIMITS[name];
+    const problem = outOfRange(options[name], min, max);
+    if (problem) throw new RequestValidationError(`${name} ${problem}: ${fix}.`, name);
   }
-  return value;
 }
 
 /** Builds the transport and the leveled logger from user options, refusing bad numbers. */
@@ -63,8 +127,9 @@ export function createTransport(
   const logger = createLogger(options.logger, options.logLevel);
   const http = new HttpTransport({
     fetch: options.fetch,
-    timeout: nonNegativeInteger(options.timeout, 'timeout', DEFAULT_TIMEOUT_MS),
-    maxRetries: nonNegativeInteger(options.maxRetries, 'maxRetries', defaults.maxRetries),
+    timeout: checked('timeout', options.timeout, DEFAULT_TIMEOUT_MS),
+    maxRetries: checked('maxRetries', options.maxRetries, defaults.maxRetries),
+    maxResponseBytes: checked('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
     userAgent: defaults.userAgent,
     logger,
   });
@@ -72,7 +137,7 @@ export function createTransport(
 }
 
 /** One request through {@link HttpTransport.send}. The body is serialised once and re-sent as is on retries. */
-export interface HttpRequest {
+export interface HttpRequest extends CallOptions {
   /** `GET` or `POST`. */
   readonly method: 'GET' | 'POST';
   /** Absolute URL. */
@@ -81,16 +146,8 @@ export interface HttpRequest {
   readonly headers?: Record<string, string> | undefined;
   /** Serialised body: these exact bytes are sent on every attempt. */
   readonly body?: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined;
-  /** Cancels at once, also during a retry wait. */
-  readonly signal?: AbortSignal | undefined;
-  /** Per-attempt timeout in ms, overriding the client's. */
-  readonly timeout?: number | undefined;
-  /** Retries, overriding the client's. */
-  readonly maxRetries?: number | undefined;
   /** Called before every attempt, to set fresh headers (a token, a signature). */
   readonly beforeAttempt?: ((headers: Headers, attempt: number) => void | Promise<void>) | undefined;
-  /** `manual` to refuse redirects (a redirect then fails as an APIError). Default `follow`. */
-  readonly redirect?: RequestRedirect | undefined;
   /** Non-2xx statuses that are answers, not errors (a webhook's 409 "already delivered"). */
   readonly acceptStatuses?: readonly number[] | undefined;
   /** How to word errors of this endpoint. */
@@ -110,7 +167,50 @@ export interface HttpResponse {
 }
 
 function summary(url: string, method: string): RequestSummary {
-  return { method, path: new URL(url).pathname };
+  const { origin, pathname } = new URL(url);
+  return { method, path: pathname, url: origin + pathname };
+}
+
+/**
+ * Reads the body as text, counting bytes as they arrive: past `limit` it stops reading and throws,
+ * so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared Content-Length over
+ * the limit fails before reading at all. Decoding is `Response.text()`'s: UTF-8, BOM dropped.
+ */
+async function readBody(response: Response, limit: number, what: RequestSummary): Promise<string> {
+  const tooLarge = () =>
+    new ResponseTooLargeError(
+      `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
+      limit,
+      what,
+    );
+  if (Number(response.headers.get('content-length')) > limit) {
+    response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/** The socket or TLS error code under a failed fetch (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...). */
+function errorCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+  }
+  return undefined;
 }
 
 /**
@@ -119,16 +219,17 @@ function summary(url: string, method: string): RequestSummary {
  * body read by the same timeout, so a stalled body cannot hang the caller.
  */
 export class HttpTransport {
-  readonly #settings: HttpSettings;
+  readonly #settings: ResolvedTransportOptions;
   #ky: KyInstance | undefined;
 
-  constructor(settings: HttpSettings) {
+  constructor(settings: ResolvedTransportOptions) {
     this.#settings = settings;
   }
 
   /** Sends `request`, retrying as configured, and reads the body. Throws an {@link IdGovError}. */
   async send(request: HttpRequest): Promise<HttpResponse> {
     const { logger } = this.#settings;
+    checkCallOptions(request);
     const timeout = request.timeout ?? this.#settings.timeout;
     const what = summary(request.url, request.method);
     // Our own controller lets the body read below be timed out and abandoned like the attempt itself.
@@ -151,7 +252,9 @@ export class HttpTransport {
         body: request.body,
         signal,
         timeout,
-        redirect: request.redirect ?? 'follow',
+        // Never follow: a 307/308 would replay the client secret or the token to wherever it points,
+        // and any redirect would make us accept answers from a host the user did not configure.
+        redirect: 'manual',
         throwHttpErrors: (status) => !request.acceptStatuses?.includes(status),
         retry: retryOptions(request.maxRetries ?? this.#settings.maxRetries, ky),
         hooks: {
@@ -171,7 +274,7 @@ export class HttpTransport {
       );
       let text: string;
       try {
-        text = await response.text();
+        text = await readBody(response, this.#settings.maxResponseBytes, what);
       } finally {
         clearTimeout(timer);
       }
@@ -210,7 +313,9 @@ export class HttpTransport {
         wait === undefined
           ? undefined
           : `The service asked to wait ${Math.ceil(wait / 1000)} s, longer than the SDK's 60 s cap; try again later.`;
-      const init = { status: response.status, headers: response.headers, body: error.data, request: what };
+      // A browser hides a refused redirect behind an `opaqueredirect` answer of status 0: report it as the 302 it was.
+      const status = response.type === 'opaqueredirect' ? 302 : response.status;
+      const init = { status, headers: response.headers, body: error.data, request: what };
       return makeAPIError(init, request.errorContext, note);
     }
     if (isTimeoutError(error) || (error instanceof DOMException && error.name === 'TimeoutError')) {
@@ -220,8 +325,15 @@ export class HttpTransport {
     }
     // NetworkError carries the socket-level cause (ECONNREFUSED, reset); never the request, whose headers hold tokens.
     const cause = isNetworkError(error) ? error.cause : error;
+    // The code says what failed (DNS, refused, TLS); a message is quoted only without one, cut short.
+    const code = errorCode(cause);
+    const reason =
+      code ??
+      String((cause as Error)?.message ?? cause)
+        .replace(/[^\x20-\x7e]/g, ' ')
+        .slice(0, 200);
     return new ConnectionError(
-      `Could not reach ${new URL(request.url).host} for ${what.method} ${what.path} after ${tries}: ${(cause as Error)?.message ?? cause}. Check the base URL and the network.`,
+      `Could not reach ${new URL(request.url).host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
       { cause },
     );
   }

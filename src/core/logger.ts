@@ -8,7 +8,8 @@ import { readEnv } from './env.ts';
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 
 /**
- * Where log lines go; `console` fits. Lines never carry tokens, secrets or `Authorization` headers.
+ * Where log lines go; `console` fits (the default sends every level to `console.error`, i.e.
+ * stderr). Lines never carry tokens, secrets or `Authorization` headers.
  *
  * @group Client
  */
@@ -19,7 +20,7 @@ export interface Logger {
   warn(message: string, data?: Record<string, unknown>): void;
   /** Retries and token refreshes. */
   info(message: string, data?: Record<string, unknown>): void;
-  /** Every request and answer (method, path, status, duration). */
+  /** Every request and answer (method, path, filter field names, page size, status, duration). */
   debug(message: string, data?: Record<string, unknown>): void;
 }
 
@@ -31,11 +32,23 @@ function isLogLevel(value: string | undefined): value is LogLevel {
 }
 
 /**
- * Builds the SDK's logger: `level` (else `IDGOV_LOG`, else `off`) filters what reaches `sink`.
+ * The default sink: every level to `console.error`, which is stderr on servers, so that
+ * `IDGOV_LOG=debug` never mixes log lines into a program's stdout (its output, perhaps JSON).
+ */
+const stderr: Logger = {
+  error: (...args) => console.error(...args),
+  warn: (...args) => console.error(...args),
+  info: (...args) => console.error(...args),
+  debug: (...args) => console.error(...args),
+};
+
+/**
+ * Builds the SDK's logger: `level` (else `IDGOV_LOG`, else `off`) filters what reaches `sink`
+ * (default: every level to stderr through `console.error`).
  *
  * @group Client
  */
-export function createLogger(sink: Logger = console, level?: LogLevel): Logger {
+export function createLogger(sink: Logger = stderr, level?: LogLevel): Logger {
   const env = readEnv('IDGOV_LOG');
   const effective: LogLevel = level ?? (isLogLevel(env) ? env : 'off');
   const at = (l: LogLevel) =>

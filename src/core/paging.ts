@@ -1,4 +1,5 @@
-import { PaginationError } from './errors.ts';
+import type { WithResponse } from './api-promise.ts';
+import { AbortError, PaginationError, RequestValidationError } from './errors.ts';
 
 /**
  * A page of a list or search: results in `list`, and a `nextPageToken` that is empty on the last page.
@@ -33,11 +34,74 @@ export function notAPage(body: unknown): string | undefined {
 }
 
 /**
- * Fetches the page after `pageToken` (the first page for `undefined`).
+ * Fetches the page after `pageToken` (the first page for `undefined`), with the answer it came in.
  *
  * @group Task search
  */
-export type FetchPage<P> = (pageToken: string | undefined, signal: AbortSignal | undefined) => Promise<P>;
+export type FetchPage<P> = (
+  pageToken: string | undefined,
+  signal: AbortSignal | undefined,
+) => Promise<WithResponse<P>>;
+
+/**
+ * What a {@link PagePromise} pages: where it starts and how it fetches a page. Built when the
+ * listing is first used, so that a bad request rejects the PagePromise instead of throwing.
+ *
+ * @group Task search
+ */
+export interface PageSource<P> {
+  /** The token to start at (a saved `nextPageToken`), or undefined for the first page. */
+  readonly startToken: string | undefined;
+  /** Fetches one page. */
+  readonly fetchPage: FetchPage<P>;
+}
+
+// The service treats 1..9 (and anything below) as 10 and anything above 100 as 100; 0 means its default.
+const MIN_PAGE_SIZE = 10;
+/** The largest page the service sends. */
+export const MAX_PAGE_SIZE = 100;
+
+/**
+ * The page size to send: 0 or missing leaves the service default (25); the rest is clamped to
+ * 10..100, negative numbers included, as the service would read them.
+ *
+ * @group Task search
+ */
+export function clampPageSize(pageSize: number | undefined): number | undefined {
+  if (!pageSize) return undefined;
+  return Math.min(MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, pageSize));
+}
+
+/**
+ * Where a listing carries its page size and token, with the rest of its request fixed: each page
+ * re-sends the identical request with only the token changed.
+ *
+ * @group Task search
+ */
+export interface CursorScheme {
+  /** The query and body of the request for the page after `token` (the first for undefined). */
+  place(
+    request: { readonly query: Record<string, string | undefined>; readonly body: object | undefined },
+    pageSize: number | undefined,
+    token: string | undefined,
+  ): { query: Record<string, string | undefined>; body: object | undefined };
+}
+
+/** `pageSize` and `pageToken` in the JSON body: POST searches. */
+export const bodyCursor: CursorScheme = {
+  place: ({ query, body }, pageSize, token) => ({
+    query,
+    body: { ...body, pageSize, ...(token ? { pageToken: token } : {}) },
+  }),
+};
+
+/** `page_size` and `page_token` in the query: GET lists. */
+export const queryCursor: CursorScheme = {
+  place: ({ query, body }, pageSize, token) => ({
+    query: { ...query, page_size: pageSize?.toString(), page_token: token },
+    body,
+  }),
+};
 
 /**
  * Paging options of a list or search call.
@@ -50,14 +114,117 @@ export interface PagingOptions {
    * ahead; leaving the loop early aborts it. Default `false`.
    */
   readonly prefetch?: boolean | undefined;
+  /**
+   * How many empty pages in a row (no items, yet a next token) end the listing with a
+   * {@link PaginationError}: a service that answers so is broken or hostile, and would otherwise be
+   * paged forever. A whole number from 1. Default: the client's `maxEmptyPages`, else 100.
+   */
+  readonly maxEmptyPages?: number | undefined;
+}
+
+/** Default of {@link PagingOptions.maxEmptyPages}. */
+export const DEFAULT_MAX_EMPTY_PAGES = 100;
+
+/**
+ * Empty pages in a row fetched at full speed. A real service sends a few in a row at most (a filter
+ * that matches little of a large tenant); past this many, each next page waits longer.
+ */
+export const FREE_EMPTY_PAGES = 10;
+const FIRST_EMPTY_PAGE_DELAY_MS = 100;
+const MAX_EMPTY_PAGE_DELAY_MS = 1_000;
+
+/**
+ * The wait before the page after `consecutive` empty pages: none for the first
+ * {@link FREE_EMPTY_PAGES}, then 100 ms doubling up to 1 s. A service that answers empty pages
+ * forever thus gets at most about one request a second, not thousands, until `maxEmptyPages` stops it.
+ */
+export function emptyPageDelay(consecutive: number): number {
+  if (consecutive <= FREE_EMPTY_PAGES) return 0;
+  return Math.min(
+    MAX_EMPTY_PAGE_DELAY_MS,
+    FIRST_EMPTY_PAGE_DELAY_MS * 2 ** (consecutive - FREE_EMPTY_PAGES - 1),
+  );
+}
+
+/** Why `value` is not a valid `maxEmptyPages`, as an error, or undefined. */
+export function checkMaxEmptyPages(value: unknown): RequestValidationError | undefined {
+  if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 1))
+    return undefined;
+  return new RequestValidationError(
+    `maxEmptyPages must be a whole number from 1 (got ${String(value)}); the default is ${DEFAULT_MAX_EMPTY_PAGES}.`,
+    'maxEmptyPages',
+  );
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(
+        new AbortError('Paging was aborted while it waited after empty pages.', { cause: signal.reason }),
+      );
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+// Two FNV-1a passes with different offsets: 64 bits of a token in a short string, so the history of
+// a listing costs the same whether its tokens are 20 bytes or 256 KiB.
+function fingerprint(token: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < token.length; i += 1) {
+    const c = token.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return `${token.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
+}
+
+const RECENT_TOKENS = 1024;
+
+/**
+ * The page tokens of one listing, in bounded memory: fingerprints of the last 1024 (a cycle up to
+ * that period is caught at its first repeated token, before any item is returned twice), plus one
+ * checkpoint moved to every power-of-two position (Brent's method), which catches a longer cycle too.
+ */
+class TokenHistory {
+  readonly #recent = new Set<string>();
+  readonly #order: string[] = [];
+  #checkpoint: string | undefined;
+  #count = 0;
+
+  /** Records `token`; false if it was seen before. */
+  add(token: string): boolean {
+    const key = fingerprint(token);
+    if (this.#recent.has(key) || key === this.#checkpoint) return false;
+    this.#count += 1;
+    if ((this.#count & (this.#count - 1)) === 0) this.#checkpoint = key;
+    this.#recent.add(key);
+    this.#order.push(key);
+    if (this.#order.length > RECENT_TOKENS) this.#recent.delete(this.#order.shift() as string);
+    return true;
+  }
+
+  /** Tokens recorded. */
+  get size(): number {
+    return this.#count;
+  }
 }
 
 /**
  * The result of a list or search call: `await` it for the first page, `for await` it for every
  * item across all pages, or call {@link PagePromise.pages} for page after page.
  *
- * Nothing is sent until you do one of these. Paging goes on through empty pages, stops only when
- * `nextPageToken` is empty, and throws {@link PaginationError} if the service repeats a token.
+ * Nothing is sent until you do one of these; an invalid request rejects, it does not throw. Paging
+ * goes on through empty pages, stops when `nextPageToken` is empty, and throws
+ * {@link PaginationError} if the service repeats a token or sends `maxEmptyPages` empty pages in a
+ * row (after the first 10 of a row, each next page waits 100 ms doubling to 1 s).
  *
  * @example
  * for await (const view of client.tasks.search({ taskStates: [TaskState.OPEN] })) {
@@ -67,23 +234,24 @@ export interface PagingOptions {
  * @group Task search
  */
 export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, AsyncIterable<Item> {
-  readonly #fetchPage: FetchPage<P>;
-  readonly #startToken: string | undefined;
+  readonly #define: () => PageSource<P>;
   readonly #signal: AbortSignal | undefined;
   readonly #prefetch: boolean;
-  #first: Promise<P> | undefined;
+  readonly #maxEmptyPages: number;
+  readonly #invalid: Error | undefined;
+  #source: PageSource<P> | undefined;
+  #first: Promise<WithResponse<P>> | undefined;
 
-  /** @internal Made by resources; users get one from a list or search call. */
-  constructor(
-    fetchPage: FetchPage<P>,
-    startToken: string | undefined,
-    signal: AbortSignal | undefined,
-    options: PagingOptions,
-  ) {
-    this.#fetchPage = fetchPage;
-    this.#startToken = startToken || undefined;
+  /**
+   * @internal Made by the client; users get one from a list or search call. `define` runs when
+   * the listing is first used; what it throws rejects the PagePromise.
+   */
+  constructor(define: () => PageSource<P>, signal: AbortSignal | undefined, options: PagingOptions) {
+    this.#define = define;
     this.#signal = signal;
     this.#prefetch = options.prefetch ?? false;
+    this.#invalid = checkMaxEmptyPages(options.maxEmptyPages);
+    this.#maxEmptyPages = options.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES;
   }
 
   /** Makes a PagePromise usable wherever a `Promise` of its first page is expected. */
@@ -91,9 +259,21 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     return 'PagePromise';
   }
 
-  #firstPage(): Promise<P> {
-    this.#first ??= this.#fetchPage(this.#startToken, this.#signal);
+  #firstAnswer(): Promise<WithResponse<P>> {
+    if (!this.#first) {
+      try {
+        if (this.#invalid) throw this.#invalid;
+        this.#source = this.#define();
+        this.#first = this.#source.fetchPage(this.#source.startToken || undefined, this.#signal);
+      } catch (error) {
+        this.#first = Promise.reject(error);
+      }
+    }
     return this.#first;
+  }
+
+  #firstPage(): Promise<P> {
+    return this.#firstAnswer().then(({ data }) => data);
   }
 
   /** Resolves with the first page (fetched once, shared with a later iteration). */
@@ -115,38 +295,98 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     return this.#firstPage().finally(onFinally);
   }
 
+  /** The first page with its answer's status, headers and request ID (fetched once, like `await`). */
+  withResponse(): Promise<WithResponse<P>> {
+    return this.#firstAnswer();
+  }
+
+  /**
+   * Every item of every page in one array, or the first `limit` items: paging stops (and a
+   * prefetched request is aborted) as soon as `limit` items are in.
+   *
+   * @param options.limit - How many items at most: a whole number from 1. Default: all.
+   */
+  async toArray(options: { readonly limit?: number | undefined } = {}): Promise<Item[]> {
+    const { limit } = options;
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+      throw new RequestValidationError(
+        `limit must be a whole number from 1 (got ${String(limit)}); leave it out for every item.`,
+        'limit',
+      );
+    }
+    const items: Item[] = [];
+    if (limit === undefined) {
+      for await (const item of this) items.push(item);
+      return items;
+    }
+    for await (const page of this.pages()) {
+      for (const item of page.list ?? []) {
+        if (item === null) continue;
+        items.push(item);
+        if (items.length === limit) return items;
+      }
+    }
+    return items;
+  }
+
   /** Yields every page in order. */
   async *pages(): AsyncGenerator<P, void, undefined> {
-    // Aborts a prefetched request when the loop ends before it is used.
+    for await (const { data } of this.pagesWithResponse()) yield data;
+  }
+
+  /**
+   * Yields every page in order with the answer it came in (status, headers, request ID), as
+   * {@link PagePromise.withResponse} gives it for the first.
+   */
+  async *pagesWithResponse(): AsyncGenerator<WithResponse<P>, void, undefined> {
+    // Aborts a prefetched request (or its wait) when the loop ends before it is used.
     const stop = new AbortController();
     const signal = this.#signal ? AbortSignal.any([this.#signal, stop.signal]) : stop.signal;
-    const seen = new Set<string>(this.#startToken ? [this.#startToken] : []);
-    let next: Promise<P> | undefined = this.#firstPage();
+    const seen = new TokenHistory();
+    let empty = 0;
+    let next: Promise<WithResponse<P>> | undefined = this.#firstAnswer();
+    let started = false;
     try {
       while (next) {
-        const page: P = await next;
+        const answer = await next;
+        const page = answer.data;
         next = undefined;
+        if (!started && this.#source?.startToken) seen.add(this.#source.startToken);
+        started = true;
         const token = page.nextPageToken || undefined;
+        empty = token && !page.list?.length ? empty + 1 : 0;
         // The page itself is good; its pointer to the next one is not: deliver it, then stop loudly.
-        const repeated = token !== undefined && seen.has(token);
-        if (token && !repeated) {
-          seen.add(token);
-          if (this.#prefetch) {
-            next = this.#fetchPage(token, signal);
-            next.catch(() => {}); // its failure is raised where it is awaited, not as unhandled
-          }
+        const repeated = token !== undefined && !seen.add(token);
+        const endless = empty >= this.#maxEmptyPages;
+        const more = token !== undefined && !repeated && !endless;
+        if (more && this.#prefetch) {
+          next = this.#after(token, empty, signal);
+          next.catch(() => {}); // its failure is raised where it is awaited, not as unhandled
         }
-        yield page;
+        yield answer;
         if (repeated) {
           throw new PaginationError(
             `The service repeated page token "${token.slice(0, 40)}" after ${seen.size} pages; stopped rather than return items twice.`,
           );
         }
-        if (token) next ??= this.#fetchPage(token, signal);
+        if (endless) {
+          throw new PaginationError(
+            `The service sent ${empty} empty pages in a row, each with a new token; stopped rather than page forever. If the service is right, raise maxEmptyPages (now ${this.#maxEmptyPages}).`,
+          );
+        }
+        if (more) next ??= this.#after(token, empty, signal);
       }
     } finally {
       stop.abort();
     }
+  }
+
+  /** The page after `token`, once the wait owed to `empty` empty pages in a row is over. */
+  #after(token: string, empty: number, signal: AbortSignal): Promise<WithResponse<P>> {
+    const source = this.#source as PageSource<P>; // set once the first page arrived
+    const fetch = () => source.fetchPage(token, signal);
+    const wait = emptyPageDelay(empty);
+    return wait ? sleep(wait, signal).then(fetch) : fetch();
   }
 
   /** Yields every item of every page. */

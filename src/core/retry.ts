@@ -26,13 +26,36 @@ export function withJitter(delay: number): number {
   return delay / 2 + Math.random() * (delay / 2);
 }
 
-/** `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined if absent or unreadable. */
+// A reset header's number at or above this many seconds is a Unix time, below it a delay: no service
+// asks for a 54-year wait, and ky draws the same line (2024-01-01), so the wait we cap is the one ky sleeps.
+const EPOCH_THRESHOLD_S = Date.parse('2024-01-01') / 1000;
+
+/**
+ * How long the service asked to wait, in ms, read as ky reads it: `Retry-After` (delay-seconds or an
+ * HTTP date, RFC 9110 10.2.3); without it `RateLimit-Reset` (IETF draft), `X-RateLimit-Retry-After`,
+ * then `X-RateLimit-Reset` (GitHub). The two reset headers are delay-seconds, or Unix seconds when
+ * large (see above). Undefined if absent or unreadable.
+ */
 export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
-  const value = headers.get('retry-after')?.trim();
-  if (!value) return undefined;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const header = (name: string) => headers.get(name)?.trim() || undefined;
+  const retryAfter = header('retry-after');
+  if (retryAfter !== undefined) {
+    if (/^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000;
+    const date = Date.parse(retryAfter);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  }
+  for (const [name, epochAllowed] of [
+    ['ratelimit-reset', true],
+    ['x-ratelimit-retry-after', false],
+    ['x-ratelimit-reset', true],
+  ] as const) {
+    const value = header(name);
+    if (value === undefined) continue;
+    if (!/^\d+$/.test(value)) return undefined;
+    const seconds = Number(value);
+    return epochAllowed && seconds >= EPOCH_THRESHOLD_S ? Math.max(0, seconds * 1000 - now) : seconds * 1000;
+  }
+  return undefined;
 }
 
 /**
@@ -45,7 +68,7 @@ export function refuseRetry(
 ): false | undefined {
   if (!isHTTPError(error)) return undefined; // timeouts and network errors: ky retries them
   if (!isRetryableStatus(error.response.status)) return false;
-  // ky would clamp an over-long Retry-After and retry early, against the server's wish: stop instead.
+  // ky would clamp an over-long wait (Retry-After or a rate-limit reset) and retry early, against the server's wish: stop instead.
   return (retryAfterMs(error.response.headers) ?? 0) > RETRY_AFTER_CAP_MS ? false : undefined;
 }
 

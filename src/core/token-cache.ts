@@ -1,8 +1,36 @@
 import { type TokenResponse, TokenResponseSchema } from '../../schemas/token.ts';
-import { ResponseValidationError } from './errors.ts';
+import { AuthenticationError, ResponseValidationError } from './errors.ts';
 import type { HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
 import { parseResponse } from './validation.ts';
+
+/**
+ * Why `token` cannot go into an `Authorization` header, or undefined. CR, LF and NUL would split or
+ * end the header (and fetch would quote the whole value, token included, in its error); other control
+ * characters and anything past U+00FF are not header bytes either. The token itself is never quoted.
+ */
+export function unsendableToken(token: string): string | undefined {
+  if (/[\r\n\0]/.test(token)) return 'contains a line break (CR or LF) or NUL';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we look for.
+  if (/[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]|[^\x00-\xff]/.test(token)) {
+    return 'contains a control character or a character that is not allowed in an HTTP header';
+  }
+  return undefined;
+}
+
+/**
+ * The one token request in flight, shared by every caller that needs a token now. It has its own
+ * controller: when every caller waiting on it has aborted, nobody wants its answer, so it is
+ * aborted too instead of retrying for up to a minute and holding the process open.
+ */
+interface Flight {
+  readonly promise: Promise<string>;
+  readonly controller: AbortController;
+  /** Callers with a signal still waiting. */
+  waiters: number;
+  /** A caller without a signal (or a background refresh) waits: never abort. */
+  pinned: boolean;
+}
 
 /** A token and when the SDK stops using it. */
 interface CachedToken {
@@ -49,7 +77,9 @@ export interface ClientCredentials {
  *   (the last two skews of its life) a refresh starts in the background;
  * - a caller whose token is past the hard expiry waits for the refresh;
  * - refreshes are single-flight, so a late one can never replace a newer token;
- * - {@link invalidate} drops the token only if it is still the one that was refused.
+ * - {@link invalidate} drops the token only if it is still the one that was refused;
+ * - the shared request is aborted once every caller waiting on it has aborted (a background
+ *   refresh or a caller without a signal keeps it going).
  *
  * @group Client
  */
@@ -59,7 +89,7 @@ export class TokenCache {
   readonly #http: HttpTransport;
   readonly #logger: Logger;
   #token: CachedToken | undefined;
-  #inflight: Promise<string> | undefined;
+  #inflight: Flight | undefined;
 
   constructor(credentials: ClientCredentials, tokenUrl: string, http: HttpTransport, logger: Logger) {
     this.#credentials = credentials;
@@ -73,9 +103,14 @@ export class TokenCache {
     const now = Date.now();
     const cached = this.#token;
     if (cached && now < cached.hardExpiry) {
-      if (now >= cached.softExpiry) this.#refresh().catch(() => {}); // the next caller sees the failure
+      if (now >= cached.softExpiry) {
+        const flight = this.#refresh();
+        flight.pinned = true;
+        flight.promise.catch(() => {}); // the next caller sees the failure
+      }
       return cached.value;
     }
+    signal?.throwIfAborted();
     return this.#waitFor(this.#refresh(), signal);
   }
 
@@ -84,57 +119,94 @@ export class TokenCache {
     if (this.#token?.value === refused) this.#token = undefined;
   }
 
-  #refresh(): Promise<string> {
-    this.#inflight ??= this.#fetch().finally(() => {
-      this.#inflight = undefined;
-    });
-    return this.#inflight;
+  #refresh(): Flight {
+    if (this.#inflight) return this.#inflight;
+    const controller = new AbortController();
+    const flight: Flight = {
+      promise: this.#fetch(controller.signal).finally(() => {
+        if (this.#inflight === flight) this.#inflight = undefined;
+      }),
+      controller,
+      waiters: 0,
+      pinned: false,
+    };
+    this.#inflight = flight;
+    return flight;
   }
 
-  async #fetch(): Promise<string> {
+  async #fetch(signal: AbortSignal): Promise<string> {
     const body = new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: this.#credentials.clientId,
       client_secret: this.#credentials.clientSecret,
     });
     const started = Date.now();
-    // No caller signal here: the request is shared, so one caller's abort must not fail the others.
+    // The flight's own signal, not a caller's: the request is shared, so one caller's abort must not fail the others.
     const response = await this.#http.send({
       method: 'POST',
       url: this.#tokenUrl,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body,
+      signal,
       errorContext: { tokenEndpoint: true },
     });
     const parsed = parseTokenResponse(response.text);
+    const unsendable = unsendableToken(parsed.access_token);
+    if (unsendable || parsed.access_token.trim() === '') {
+      throw new AuthenticationError(
+        `The token endpoint answered with an access_token that ${unsendable ?? 'is empty'}; it was discarded unsent. Check that the base URL points at your tenant.`,
+        {
+          status: response.status,
+          headers: response.headers,
+          body: '[redacted: token endpoint answer]',
+          request: { method: 'POST', path: new URL(this.#tokenUrl).pathname },
+        },
+      );
+    }
     const token = { value: parsed.access_token, ...lifetimes(parsed, started) };
     this.#token = token;
     this.#logger.info('obtained an access token', { expiresIn: parsed.expires_in ?? null });
     return token.value;
   }
 
-  #waitFor(promise: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
-    if (!signal) return promise;
-    signal.throwIfAborted();
+  #waitFor(flight: Flight, signal: AbortSignal | undefined): Promise<string> {
+    if (!signal) {
+      flight.pinned = true;
+      return flight.promise;
+    }
+    flight.waiters += 1;
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
+      const onAbort = () => {
+        flight.waiters -= 1;
+        reject(signal.reason);
+        if (flight.waiters === 0 && !flight.pinned) {
+          // Nobody wants this answer: stop it now, and let the next caller start afresh.
+          if (this.#inflight === flight) this.#inflight = undefined;
+          flight.controller.abort();
+        }
+      };
       signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      flight.promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
 }
 
-/** Parses the token answer; on failure the kept body has its token redacted. */
+/**
+ * Parses the token answer. On failure nothing of the body is kept: a truncated answer
+ * (`{"access_token":"at_SEC`) or a key spelt with a JSON escape would slip past any redaction.
+ */
 function parseTokenResponse(text: string): TokenResponse {
   try {
     return parseResponse(TokenResponseSchema, text, 'token endpoint');
   } catch (error) {
     if (!(error instanceof ResponseValidationError)) throw error;
     throw new ResponseValidationError(
-      error.message.replace(/^@idgov\/sdk: /, ''),
+      error.message
+        .replace(/^@idgov\/sdk: /, '')
+        .replace('see error.rawBody', 'the body is not kept, as it may hold a token'),
       error.path,
       error.issues,
-      text.replace(/("(?:access|refresh|id)_token"\s*:\s*)"[^"]*"/g, '$1"[redacted]"'),
+      `[redacted: token endpoint answer of ${text.length} characters]`,
     );
   }
 }

@@ -33,6 +33,25 @@ export function requireSecureUrl(raw: string, option: string): string {
 }
 
 /**
+ * Checks the tenant base URL: {@link requireSecureUrl}, and nothing but the origin. A query or a
+ * fragment would be cut off or sent to the wrong path with the client secret; a path such as
+ * `/api/v1` would double the API prefix and turn every answer into a misleading 404 or 401.
+ */
+export function requireBaseUrl(raw: string, option: string): string {
+  const checked = requireSecureUrl(raw, option);
+  const url = new URL(checked);
+  const [extra, what] = /[?#]/.test(checked)
+    ? [checked.slice(checked.search(/[?#]/)), checked.includes('?') ? 'query' : 'fragment']
+    : [url.pathname.replace(/\/+$/, ''), 'path'];
+  if (extra) {
+    throw new ConfigurationError(
+      `${option} must be the tenant origin alone, like ${url.origin}: remove the ${what} "${extra.slice(0, 80)}" (the SDK adds /api/v1/... and /auth/v1/token itself).`,
+    );
+  }
+  return url.origin;
+}
+
+/**
  * Encodes one path parameter. An empty value would address the parent collection, and `.`/`..`
  * would be folded away by URL parsing, so both are rejected before anything is sent.
  */

@@ -6,7 +6,7 @@ import {
   type AppEntitlementView,
 } from '../../schemas/app-entitlement.ts';
 import type { APIClient, RequestOptions } from '../core/api-client.ts';
-import type { PagePromise, PagingOptions } from '../core/paging.ts';
+import { type PagePromise, type PagingOptions, queryCursor } from '../core/paging.ts';
 import { pathParam } from '../core/url.ts';
 import { parseRequest } from '../core/validation.ts';
 
@@ -24,7 +24,8 @@ export class AppEntitlements {
   }
 
   /**
-   * Lists an app's entitlements, page by page (`page_size`, `page_token` in the query).
+   * Lists an app's entitlements, page by page (`page_size`, `page_token` in the query). Pass
+   * `pageToken` (a saved `nextPageToken`) to resume where an earlier listing stopped.
    *
    * @example
    * for await (const { appEntitlement } of client.appEntitlements.list('app-1')) console.log(appEntitlement?.id);
@@ -34,15 +35,21 @@ export class AppEntitlements {
     params: AppEntitlementListRequest = {},
     options: RequestOptions & PagingOptions = {},
   ): PagePromise<AppEntitlementListResponse, AppEntitlementView> {
-    const path = `/api/v1/apps/${pathParam('appId', appId)}/entitlements`;
-    const { pageSize } = parseRequest(AppEntitlementListRequestSchema, params, 'app entitlement list');
-    return this.#api.pagedGet(
-      path,
-      {},
-      pageSize,
-      AppEntitlementListResponseSchema,
-      'app entitlement list',
-      options,
-    );
+    return this.#api.list(() => {
+      const { pageSize, pageToken } = parseRequest(
+        AppEntitlementListRequestSchema,
+        params,
+        'app entitlement list',
+      );
+      return {
+        method: 'GET',
+        path: `/api/v1/apps/${pathParam('appId', appId)}/entitlements`,
+        schema: AppEntitlementListResponseSchema,
+        what: 'app entitlement list',
+        cursor: queryCursor,
+        pageSize,
+        pageToken,
+      };
+    }, options);
   }
 }

@@ -3,6 +3,7 @@ import {
   GetFindingTransformationRuleResponseSchema,
 } from '../../schemas/finding-rule.ts';
 import type { APIClient, RequestOptions } from '../core/api-client.ts';
+import { APIPromise } from '../core/api-promise.ts';
 import { RequestValidationError } from '../core/errors.ts';
 import { pathParam } from '../core/url.ts';
 import {
@@ -29,18 +30,27 @@ export class FindingRules {
    * Fetches one rule. An empty `id` is rejected before any request (it would address the whole
    * collection); the id is percent-encoded, so one containing `/` is safe.
    *
+   * `.withResponse()` gives the status, headers and request ID too. A bad `id` rejects.
+   *
    * @returns The rule, or `null` when the service answers without one.
    * @throws {NotFoundError} when the service answers 404.
    */
-  async get(id: string, options: RequestOptions = {}): Promise<FindingTransformationRule | null> {
-    const response = await this.#api.request({
-      method: 'GET',
-      path: `/api/v1/findings/transformation-rules/${pathParam('id', id)}`,
-      schema: GetFindingTransformationRuleResponseSchema,
-      what: 'finding transformation rule',
-      options,
-    });
-    return response.transformationRule ?? null;
+  get(id: string, options: RequestOptions = {}): APIPromise<FindingTransformationRule | null> {
+    let path: string;
+    try {
+      path = `/api/v1/findings/transformation-rules/${pathParam('id', id)}`;
+    } catch (error) {
+      return new APIPromise(Promise.reject(error));
+    }
+    return this.#api
+      .request({
+        method: 'GET',
+        path,
+        schema: GetFindingTransformationRuleResponseSchema,
+        what: 'finding transformation rule',
+        options,
+      })
+      .map((response) => response.transformationRule ?? null);
   }
 
   /**

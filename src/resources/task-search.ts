@@ -7,7 +7,7 @@ import {
   type TaskView,
 } from '../../schemas/task-search.ts';
 import type { APIClient, RequestOptions } from '../core/api-client.ts';
-import type { PagePromise, PagingOptions } from '../core/paging.ts';
+import { bodyCursor, type PagePromise, type PagingOptions } from '../core/paging.ts';
 import { parseRequest } from '../core/validation.ts';
 import { linkExpanded } from './expanded.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
@@ -36,7 +36,7 @@ export class TaskSearch {
 
   /**
    * Searches access tasks. The request is validated before anything is sent (a wrong field
-   * throws {@link RequestValidationError} naming it). `pageSize` outside 10..100 is clamped as the
+   * rejects the result with a {@link RequestValidationError} naming it). `pageSize` outside 10..100 is clamped as the
    * service would; keep it small with broad expand masks, as each view is large.
    *
    * The search is read-only, so it is retried like a GET, with the identical body.
@@ -49,16 +49,25 @@ export class TaskSearch {
     request: TaskSearchRequest = {},
     options: TaskSearchOptions = {},
   ): PagePromise<TaskSearchResponse, TaskView> {
-    const body = parseRequest(TaskSearchRequestSchema, request, 'task search');
-    this.#warnAboutUnknownValues(request);
-    return this.#api.pagedPost(
-      '/api/v1/search/tasks',
-      body,
-      TaskSearchResponseSchema,
-      'task search',
-      options,
-      linkExpanded,
-    );
+    return this.#api.list(() => {
+      const { pageSize, pageToken, ...filters } = parseRequest(
+        TaskSearchRequestSchema,
+        request,
+        'task search',
+      );
+      this.#warnAboutUnknownValues(request);
+      return {
+        method: 'POST',
+        path: '/api/v1/search/tasks',
+        schema: TaskSearchResponseSchema,
+        what: 'task search',
+        cursor: bodyCursor,
+        body: filters,
+        pageSize,
+        pageToken,
+        onPage: linkExpanded,
+      };
+    }, options);
   }
 
   #warnAboutUnknownValues(request: TaskSearchRequest): void {

@@ -1,5 +1,10 @@
 import { ConfigurationError } from '../core/errors.ts';
-import { createTransport, type HttpTransport, type TransportOptions } from '../core/http.ts';
+import {
+  type CallOptions,
+  createTransport,
+  type HttpTransport,
+  type TransportOptions,
+} from '../core/http.ts';
 import type { Logger } from '../core/logger.ts';
 import { pathParam, requireSecureUrl } from '../core/url.ts';
 import { VERSION } from '../version.ts';
@@ -52,15 +57,9 @@ export interface SignOptions {
  *
  * @group Webhooks
  */
-export interface SendOptions {
+export interface SendOptions extends CallOptions {
   /** The event ID (a lower-case UUID v4). Default: a new one. Reuse it to resend an event safely. */
   readonly eventId?: string | undefined;
-  /** Cancels the delivery, also while it waits to retry. */
-  readonly signal?: AbortSignal | undefined;
-  /** Per-attempt timeout in ms, overriding the sender's. */
-  readonly timeout?: number | undefined;
-  /** Retries, overriding the sender's. */
-  readonly maxRetries?: number | undefined;
 }
 
 /**
@@ -224,7 +223,6 @@ export class WebhookSender {
       signal: options.signal,
       timeout: options.timeout,
       maxRetries: options.maxRetries,
-      redirect: 'manual',
       acceptStatuses: [409],
       errorContext: { hint: webhookHint },
       beforeAttempt: async (headers) => {

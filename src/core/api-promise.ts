@@ -1,0 +1,98 @@
+/**
+ * What a successful answer was, besides its body: for logging, support tickets and rate budgets.
+ *
+ * @group Client
+ */
+export interface ResponseInfo {
+  /** HTTP status (2xx). */
+  readonly status: number;
+  /** Response headers. */
+  readonly headers: Headers;
+  /** The service's request ID (`x-request-id` or `request-id`), to quote to its support. */
+  readonly requestId: string | undefined;
+  /** Attempts made, 1 when the first one succeeded. */
+  readonly attempts: number;
+}
+
+/**
+ * Data and the answer it came from, as {@link APIPromise.withResponse} and
+ * `PagePromise.withResponse` give them.
+ *
+ * @group Client
+ */
+export interface WithResponse<T> {
+  /** What awaiting the call gives. */
+  readonly data: T;
+  /** Status, headers and request ID of the answer. */
+  readonly response: ResponseInfo;
+}
+
+/** The {@link ResponseInfo} of an answer. */
+export function responseInfo(answer: {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly attempts: number;
+}): ResponseInfo {
+  const { status, headers, attempts } = answer;
+  const requestId = headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
+  return { status, headers, requestId, attempts };
+}
+
+/**
+ * The result of a single call: `await` it for the data, or call {@link APIPromise.withResponse}
+ * for the data with the answer's status, headers and request ID. The request starts at once, as
+ * with any promise.
+ *
+ * @example
+ * const { data: rule, response } = await client.findingRules.get('rule-1').withResponse();
+ * console.log(rule?.displayName, response.status, response.requestId);
+ *
+ * @group Client
+ */
+export class APIPromise<T> implements PromiseLike<T> {
+  readonly #result: Promise<WithResponse<T>>;
+  #data: Promise<T> | undefined;
+
+  /** @internal Made by the client; users get one from a call. */
+  constructor(result: Promise<WithResponse<T>>) {
+    this.#result = result;
+  }
+
+  /** @internal The same answer with its data transformed (a resource unwrapping its envelope). */
+  map<U>(transform: (data: T) => U): APIPromise<U> {
+    return new APIPromise(this.#result.then(({ data, response }) => ({ data: transform(data), response })));
+  }
+
+  /** The data and the answer's status, headers and request ID. */
+  withResponse(): Promise<WithResponse<T>> {
+    return this.#result;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'APIPromise';
+  }
+
+  #unwrapped(): Promise<T> {
+    this.#data ??= this.#result.then(({ data }) => data);
+    return this.#data;
+  }
+
+  /** Resolves with the data, like a `Promise`. */
+  // biome-ignore lint/suspicious/noThenProperty: an APIPromise is awaitable by design.
+  then<A = T, B = never>(
+    onFulfilled?: ((data: T) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.#unwrapped().then(onFulfilled, onRejected);
+  }
+
+  /** Handles a failure, like `Promise.prototype.catch`. */
+  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<T | B> {
+    return this.#unwrapped().catch(onRejected);
+  }
+
+  /** Runs `onFinally` once the call settles, like `Promise.prototype.finally`. */
+  finally(onFinally?: (() => void) | null): Promise<T> {
+    return this.#unwrapped().finally(onFinally);
+  }
+}
