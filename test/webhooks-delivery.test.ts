@@ -1,8 +1,12 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
+  ConfigurationError,
+  generateWebhookKeyPair,
   MemoryEventIdStore,
   PermissionDeniedError,
   verifyWebhook,
@@ -177,6 +181,49 @@ describe('verifier', () => {
     const sevenDays = 7 * 24 * 3600 * 1000;
     expect(store.claim('lst-1\nother', now + sevenDays)).toBe(true); // sweeps the expired record
     expect(store.claim(`lst-1\n${signed.eventId}`, now + sevenDays)).toBe(true);
+  });
+});
+
+describe('verifier configuration', () => {
+  const request = { method: 'POST', url: URL_, headers: {}, body: '{}' };
+  it('refuses an empty HMAC secret, both methods or neither, up front, as a ConfigurationError', async () => {
+    for (const options of [
+      { hmacSecret: '' },
+      { hmacSecret: secret, jwks: { keys: [] } },
+      {},
+      { jwks: 'https://keys.example/jwks.json' as unknown as URL },
+    ]) {
+      const error = await caught(verifyWebhook(request, { baseUrl: BASE, ...options }));
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).not.toContain(secret);
+    }
+  });
+
+  it('builds the remote key set of a JWKS URL once, so its keys are fetched once', async () => {
+    const pair = await generateWebhookKeyPair('EdDSA');
+    let fetches = 0;
+    const keys = createServer((_request, response) => {
+      fetches += 1;
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify(pair.jwks));
+    });
+    await new Promise<void>((resolve) => keys.listen(0, '127.0.0.1', resolve));
+    try {
+      const jwksUrl = `http://127.0.0.1:${(keys.address() as AddressInfo).port}/jwks.json`;
+      const sender = new WebhookSender({ url: URL_, jwt: { privateKey: pair.privateKey, kid: pair.kid } });
+      for (let i = 0; i < 3; i++) {
+        const signed = await sender.sign({ i });
+        const verdict = await verifyWebhook(
+          { method: 'POST', url: URL_, headers: signed.headers, body: signed.body },
+          { jwks: new URL(jwksUrl), baseUrl: BASE },
+        );
+        expect(verdict.status).toBe(200);
+      }
+      expect(fetches).toBe(1);
+    } finally {
+      keys.closeAllConnections();
+      await new Promise((resolve) => keys.close(resolve));
+    }
   });
 });
 

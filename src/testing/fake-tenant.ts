@@ -37,33 +37,81 @@ export interface FakeTenantOptions {
   readonly now?: (() => number) | undefined;
 }
 
-/**
- * How a fake listener authenticates.
- *
- * @group Testing
- */
-export interface FakeListenerOptions {
+interface FakeListenerCommonOptions {
   /** Listener ID. Default: generated. */
   readonly id?: string | undefined;
-  /** The HMAC signing secret; a fresh one by default (when `jwks` is not given). */
-  readonly secret?: string | undefined;
-  /** The JWKS of a JWT listener (instead of a secret). */
-  readonly jwks?: JSONWebKeySet | undefined;
   /** Allowed source CIDRs; others get 403. */
   readonly allowedCidrs?: readonly string[] | undefined;
 }
 
 /**
- * A listener registered on the fake tenant.
+ * An HMAC listener to add: its secret, or a fresh one.
  *
  * @group Testing
  */
-export interface FakeListener extends FakeListenerOptions {
+export interface FakeHmacListenerOptions extends FakeListenerCommonOptions {
+  /** The HMAC signing secret. Default: a fresh one, as the service generates. */
+  readonly secret?: string | undefined;
+  readonly jwks?: undefined;
+}
+
+/**
+ * A JWT listener to add: the JWKS its senders' keys are in.
+ *
+ * @group Testing
+ */
+export interface FakeJwtListenerOptions extends FakeListenerCommonOptions {
+  /** The JWKS document (the public keys), or its URL. */
+  readonly jwks: JSONWebKeySet | URL;
+  readonly secret?: undefined;
+}
+
+/**
+ * How a fake listener authenticates: HMAC (the default) or JWT (give `jwks`).
+ *
+ * @group Testing
+ */
+export type FakeListenerOptions = FakeHmacListenerOptions | FakeJwtListenerOptions;
+
+interface FakeListenerCommon {
   /** Listener ID. */
   readonly id: string;
-  /** The full listener URL. */
+  /** The full listener URL, under the URL the tenant is served at now (it follows {@link FakeTenant.listen}). */
   readonly url: string;
+  /** Allowed source CIDRs; others get 403. */
+  readonly allowedCidrs?: readonly string[] | undefined;
 }
+
+/**
+ * An HMAC listener registered on the fake tenant.
+ *
+ * @group Testing
+ */
+export interface FakeHmacListener extends FakeListenerCommon {
+  /** The authentication method. */
+  readonly kind: 'hmac';
+  /** The signing secret senders use. */
+  readonly secret: string;
+}
+
+/**
+ * A JWT listener registered on the fake tenant.
+ *
+ * @group Testing
+ */
+export interface FakeJwtListener extends FakeListenerCommon {
+  /** The authentication method. */
+  readonly kind: 'jwt';
+  /** The JWKS the bearer JWTs are verified against. */
+  readonly jwks: JSONWebKeySet | URL;
+}
+
+/**
+ * A listener registered on the fake tenant; `kind` tells which.
+ *
+ * @group Testing
+ */
+export type FakeListener = FakeHmacListener | FakeJwtListener;
 
 /**
  * One webhook delivery the fake tenant accepted (status 200).
@@ -178,17 +226,25 @@ export class FakeTenant {
     this.stats = { requests: 0, tokensIssued: 0, searchPages: 0, duplicates: 0, faults: this.#faults.counts };
   }
 
-  /** Registers a webhook listener: HMAC with a fresh secret unless `jwks` or `secret` is given. */
+  /** Registers an HMAC listener, with a fresh secret unless `secret` is given. */
+  addListener(options?: FakeHmacListenerOptions): FakeHmacListener;
+  /** Registers a JWT listener verifying bearer JWTs against `jwks`. */
+  addListener(options: FakeJwtListenerOptions): FakeJwtListener;
   addListener(options: FakeListenerOptions = {}): FakeListener {
     const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
-    const secret = options.jwks ? undefined : (options.secret ?? createHmacSecret());
-    const listener = {
+    const tenant = this;
+    const common = {
       id,
-      url: `${this.baseUrl}${LISTENER_PATH}${id}`,
-      secret,
-      jwks: options.jwks,
+      // A getter, so that a listener added before listen() points at the server once it runs.
+      get url() {
+        return `${tenant.baseUrl}${LISTENER_PATH}${encodeURIComponent(id)}`;
+      },
       allowedCidrs: options.allowedCidrs,
     };
+    const listener: FakeListener =
+      options.jwks !== undefined
+        ? Object.assign(common, { kind: 'jwt' as const, jwks: options.jwks })
+        : Object.assign(common, { kind: 'hmac' as const, secret: options.secret ?? createHmacSecret() });
     this.#listeners.set(id, listener);
     return listener;
   }
@@ -298,15 +354,19 @@ export class FakeTenant {
   }
 
   async #webhook(request: Request, listenerId: string, remoteAddress: string | undefined): Promise<Response> {
-    const listener = this.#listeners.get(decodeURIComponent(listenerId));
-    if (!listener) return problem(404, `no listener ${listenerId}`);
+    let listener: FakeListener | undefined;
+    try {
+      listener = this.#listeners.get(decodeURIComponent(listenerId));
+    } catch {
+      // Malformed percent-encoding names no listener.
+    }
+    if (!listener) return problem(404, `no listener ${listenerId.slice(0, 100)}`);
     const body = new Uint8Array(await request.arrayBuffer());
     const now = this.#now();
     const verdict = await verifyWebhook(
       { method: request.method, url: request.url, headers: request.headers, body, remoteAddress },
       {
-        hmacSecret: listener.secret,
-        jwks: listener.jwks,
+        ...(listener.kind === 'hmac' ? { hmacSecret: listener.secret } : { jwks: listener.jwks }),
         allowedCidrs: listener.allowedCidrs,
         baseUrl: this.baseUrl,
         seen: this.#events,
@@ -314,7 +374,7 @@ export class FakeTenant {
       },
     );
     if (verdict.status === 200) {
-      const parsed = JSON.parse(new TextDecoder().decode(body));
+      const parsed = JSON.parse(new TextDecoder().decode(body)) as unknown;
       this.deliveries.push({
         listenerId: listener.id,
         eventId: verdict.eventId ?? '',
@@ -345,7 +405,7 @@ export class FakeTenant {
 
   /**
    * Serves the tenant on a real loopback port (127.0.0.1 by default, a free port unless given) and
-   * points {@link FakeTenant.baseUrl} and existing listener URLs at it.
+   * points {@link FakeTenant.baseUrl}, and with it every listener's `url`, at it.
    */
   async listen(options: { port?: number; host?: string } = {}): Promise<LoopbackServer> {
     const { serveOnLoopback } = await import('./loopback-server.ts');
@@ -354,9 +414,6 @@ export class FakeTenant {
       options,
     );
     this.baseUrl = server.url;
-    for (const [id, listener] of this.#listeners) {
-      this.#listeners.set(id, { ...listener, url: `${server.url}${LISTENER_PATH}${id}` });
-    }
     return server;
   }
 

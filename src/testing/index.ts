@@ -16,6 +16,10 @@ export {
 export {
   type Delivery,
   type FakeAnswer,
+  type FakeHmacListener,
+  type FakeHmacListenerOptions,
+  type FakeJwtListener,
+  type FakeJwtListenerOptions,
   type FakeListener,
   type FakeListenerOptions,
   FakeTenant,

@@ -8,8 +8,10 @@ async function toRequest(message: IncomingMessage, origin: string): Promise<Requ
   const chunks: Buffer[] = [];
   for await (const chunk of message) chunks.push(chunk as Buffer);
   const headers = new Headers();
-  for (const [name, value] of Object.entries(message.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  // headersDistinct keeps every line of a repeated header (message.headers keeps only the first
+  // Content-Type or Authorization); joined with ", " as fetch's Headers does, so both paths agree.
+  for (const [name, values] of Object.entries(message.headersDistinct)) {
+    if (values) headers.set(name, values.join(', '));
   }
   const hasBody = message.method !== 'GET' && message.method !== 'HEAD';
   return new Request(new URL(message.url ?? '/', origin), {

@@ -1,6 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
+import { ConfigurationError } from '../core/errors.ts';
 import { inCidr } from './cidr.ts';
-import { isEventId } from './event-id.ts';
+import { isUuidV4 } from './event-id.ts';
 import type { EventIdStore } from './event-store.ts';
 import { bodyHash, hmacVerify, importHmacKey } from './hmac.ts';
 import {
@@ -30,14 +31,18 @@ export interface InboundWebhookRequest {
 }
 
 /**
- * How the listener is configured. Give `hmacSecret` or `jwks`, as the listener's authentication method.
+ * How the listener is configured. Give exactly one of `hmacSecret` or `jwks`, as the listener's
+ * authentication method; anything else (both, neither, an empty secret) throws a `ConfigurationError`.
  *
  * @group Webhooks
  */
 export interface VerifyWebhookOptions {
   /** The HMAC signing secret (HMAC listeners). */
   readonly hmacSecret?: string | undefined;
-  /** The JWKS document, or its URL (JWT listeners). */
+  /**
+   * The JWKS document, or its URL (JWT listeners). A URL's key set is built once per URL and reused
+   * by later calls, so its keys are fetched once and refetched only for an unknown `kid`.
+   */
   readonly jwks?: JSONWebKeySet | URL | undefined;
   /** The tenant base URL: the JWT `sub` must equal it. */
   readonly baseUrl: string;
@@ -71,11 +76,68 @@ const bad = (status: WebhookVerdict['status'], reason: string, eventId?: string)
   eventId,
 });
 
+// Headers trims a value's surrounding whitespace (HTTP's optional whitespace); a plain record is trimmed alike.
 function header(headers: InboundWebhookRequest['headers'], name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
   const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === lower) return value;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === lower) return value?.trim();
   return undefined;
+}
+
+// HMAC-SHA256 is 32 bytes: 43 characters of base64url without padding. Anything else (padding,
+// spaces, standard base64) is refused before decoding, since decoders are lenient about all three.
+const HMAC_SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The media type must be exactly `application/json` (case-insensitive, as media types are); the only
+ * parameter allowed is `charset=utf-8`, since the body is UTF-8. `application/json-patch+json`,
+ * `text/json` or `application/json; charset=latin1` are refused.
+ */
+function isJsonContentType(value: string): boolean {
+  const [type = '', ...parameters] = value.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return false;
+  return parameters.every((parameter) => {
+    const [name = '', setting = ''] = parameter.split('=');
+    return (
+      name.trim().toLowerCase() === 'charset' &&
+      setting
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase() === 'utf-8'
+    );
+  });
+}
+
+/** The listener ID of a listener URL, percent-decoded: `/incoming/l1` and `/incoming/%6C1` are one listener. */
+function listenerIdOf(url: string): string {
+  const raw = new URL(url).pathname.split(LISTENER_PATH)[1] ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** Refuses a listener configuration that could never verify anything, before any request is judged. */
+function checkOptions(options: VerifyWebhookOptions): void {
+  const { hmacSecret, jwks } = options;
+  if (hmacSecret !== undefined && jwks !== undefined) {
+    throw new ConfigurationError('Pass hmacSecret or jwks, not both: a listener uses one method.');
+  }
+  if (hmacSecret !== undefined) {
+    if (typeof hmacSecret !== 'string' || hmacSecret === '') {
+      throw new ConfigurationError("hmacSecret is empty: pass the listener's signing secret.");
+    }
+    return;
+  }
+  if (jwks === undefined) {
+    throw new ConfigurationError(
+      'Pass hmacSecret (an HMAC listener) or jwks (a JWT listener): the listener has no authentication.',
+    );
+  }
+  if (!(jwks instanceof URL) && !Array.isArray((jwks as { keys?: unknown } | null)?.keys)) {
+    throw new ConfigurationError('jwks must be a JWKS document ({ keys: [...] }) or a URL object.');
+  }
 }
 
 async function checkJwt(
@@ -102,8 +164,17 @@ async function checkJwt(
     htb_s256: await bodyHash(body),
   };
   for (const [claim, value] of Object.entries(expected)) {
-    if (claims[claim] === undefined) return `JWT lacks the ${claim} claim`;
-    if (claims[claim] !== value) return `JWT ${claim} does not match (expected ${JSON.stringify(value)})`;
+    const actual = claims[claim];
+    if (actual === undefined) return `JWT lacks the ${claim} claim`;
+    // aud may be an array of audiences that contains the listener URL (RFC 7519 4.1.3); jti is a
+    // UUID, compared without regard to case like the event ID header.
+    const matches =
+      claim === 'aud' && Array.isArray(actual)
+        ? actual.includes(value)
+        : claim === 'jti' && typeof actual === 'string'
+          ? actual.toLowerCase() === eventId
+          : actual === value;
+    if (!matches) return `JWT ${claim} does not match (expected ${JSON.stringify(value)})`;
   }
   if (typeof claims.exp !== 'number') return 'JWT lacks the exp claim';
   if (claims.exp > nowSeconds + MAX_JWT_LIFETIME_SECONDS) return 'JWT exp is more than 10 minutes ahead';
@@ -131,6 +202,7 @@ export async function verifyWebhook(
   request: InboundWebhookRequest,
   options: VerifyWebhookOptions,
 ): Promise<WebhookVerdict> {
+  checkOptions(options);
   const nowMs = options.now ?? Date.now();
   const nowSeconds = Math.floor(nowMs / 1000);
   const body =
@@ -141,23 +213,29 @@ export async function verifyWebhook(
   // 400: the request itself.
   if (request.method.toUpperCase() !== 'POST') return bad(400, `method must be POST, not ${request.method}`);
   const timestampText = header(request.headers, WebhookHeader.TIMESTAMP);
-  const eventId = header(request.headers, WebhookHeader.EVENT_ID);
+  const eventIdText = header(request.headers, WebhookHeader.EVENT_ID);
   const contentType = header(request.headers, WebhookHeader.CONTENT_TYPE);
   if (!timestampText) return bad(400, `missing ${WebhookHeader.TIMESTAMP} header`);
-  if (!eventId) return bad(400, `missing ${WebhookHeader.EVENT_ID} header`);
+  if (!eventIdText) return bad(400, `missing ${WebhookHeader.EVENT_ID} header`);
   if (!contentType) return bad(400, `missing ${WebhookHeader.CONTENT_TYPE} header`);
-  if (!/^application\/json\b/i.test(contentType))
-    return bad(400, `${WebhookHeader.CONTENT_TYPE} must be application/json`);
+  if (!isJsonContentType(contentType))
+    return bad(
+      400,
+      `${WebhookHeader.CONTENT_TYPE} must be application/json (got ${contentType.slice(0, 100)})`,
+    );
   if (!/^\d+$/.test(timestampText)) return bad(400, `${WebhookHeader.TIMESTAMP} must be whole Unix seconds`);
   const timestamp = Number(timestampText);
   if (Math.abs(nowSeconds - timestamp) > TIMESTAMP_TOLERANCE_SECONDS) {
     return bad(400, `${WebhookHeader.TIMESTAMP} is more than 5 minutes from the server's clock`);
   }
-  if (!isEventId(eventId)) return bad(400, `${WebhookHeader.EVENT_ID} is not a lower-case UUID v4`);
+  if (!isUuidV4(eventIdText)) return bad(400, `${WebhookHeader.EVENT_ID} is not a UUID v4`);
+  // UUIDs are case-insensitive: one event whatever its case, for jti and idempotency alike.
+  const eventId = eventIdText.toLowerCase();
   if (body.byteLength > (options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES))
     return bad(400, 'body is over the size limit', eventId);
   try {
-    JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    // ignoreBOM keeps a byte-order mark in the text, where JSON.parse refuses it: the body as sent is not JSON.
+    JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body));
   } catch {
     return bad(400, 'body is not valid JSON', eventId);
   }
@@ -166,17 +244,24 @@ export async function verifyWebhook(
   if (options.hmacSecret !== undefined) {
     const signature = header(request.headers, WebhookHeader.SIGNATURE);
     if (!signature) return bad(401, `missing ${WebhookHeader.SIGNATURE} header`, eventId);
+    if (!HMAC_SIGNATURE.test(signature)) {
+      return bad(
+        401,
+        `${WebhookHeader.SIGNATURE} is not 43 characters of base64url without padding`,
+        eventId,
+      );
+    }
     const key = await importHmacKey(options.hmacSecret);
-    if (!(await hmacVerify(key, signature, timestampText, eventId, body))) {
+    // The signed input holds the event ID as sent, not its lower-case form.
+    if (!(await hmacVerify(key, signature, timestampText, eventIdText, body))) {
       return bad(401, 'HMAC signature mismatch', eventId);
     }
-  } else if (options.jwks !== undefined) {
+  } else {
     const token = /^Bearer (\S+)$/i.exec(header(request.headers, WebhookHeader.AUTHORIZATION) ?? '')?.[1];
     if (!token) return bad(401, 'missing Authorization: Bearer header', eventId);
-    const failure = await checkJwt(token, options.jwks, request, body, eventId, options.baseUrl, nowSeconds);
+    const jwks = options.jwks as JSONWebKeySet | URL; // checkOptions: one of the two is set
+    const failure = await checkJwt(token, jwks, request, body, eventId, options.baseUrl, nowSeconds);
     if (failure) return bad(401, failure, eventId);
-  } else {
-    return bad(401, 'the listener has no authentication configured (pass hmacSecret or jwks)', eventId);
   }
 
   // 403: the source address.
@@ -187,9 +272,8 @@ export async function verifyWebhook(
     }
   }
 
-  // 409: idempotency, per listener.
-  const listener = new URL(request.url).pathname.split(LISTENER_PATH)[1] ?? '';
-  if (options.seen && !(await options.seen.claim(`${listener}\n${eventId}`, nowMs))) {
+  // 409: idempotency, per listener (its decoded ID) and event ID (lower case).
+  if (options.seen && !(await options.seen.claim(`${listenerIdOf(request.url)}\n${eventId}`, nowMs))) {
     return bad(409, 'duplicate event ID: already processed', eventId);
   }
   return { status: 200, reason: 'accepted', eventId };
