@@ -156,6 +156,25 @@ describe('bad input never reaches the network', () => {
     });
   });
 
+  it('refuses a lone surrogate, a toJSON() returning undefined and a payload nested too deep', async () => {
+    await rejects('{"name":"\ud800"}', /lone surrogate/);
+    await rejects('"\udc00x"', /lone surrogate/);
+    await expect(sender.sign('{"emoji":"😀"}')).resolves.toMatchObject({ body: '{"emoji":"😀"}' });
+    // An object's lone surrogate is escaped by JSON.stringify (\ud800): that text is well-formed.
+    await expect(sender.sign({ name: '\ud800' })).resolves.toMatchObject({ body: '{"name":"\\ud800"}' });
+    await rejects({ toJSON: () => undefined }, /payload has a toJSON\(\) that returns undefined/);
+    await rejects({ a: [{ toJSON: () => undefined }] }, /payload\.a\[0\] has a toJSON/);
+    await rejects({ a: { toJSON: () => ({ f: () => 1 }) } }, /payload\.a\.f is a function/);
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    await rejects(deep, /nested more than 1000 levels deep/);
+    await rejects(`${'['.repeat(1_001)}${']'.repeat(1_001)}`, /nested more than 1000 levels deep/);
+    let ok: unknown = 1;
+    for (let i = 0; i < 1_000; i++) ok = [ok];
+    await expect(sender.sign(ok)).resolves.toBeDefined();
+    await expect(sender.sign(`"${'['.repeat(2_000)}"`)).resolves.toBeDefined(); // brackets in a string
+  });
+
   it('refuses an event ID that is not a lower-case UUID v4', async () => {
     await rejects({}, /eventId must be a UUID v4 such as/, { eventId: 'evt-1' });
     await rejects({}, /in lower case/, { eventId: 'C9C09F18-C399-41FD-AE5B-124D4025F3A9' });
