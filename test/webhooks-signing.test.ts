@@ -13,6 +13,8 @@ import {
 } from '../src/index.ts';
 import { createHmacSecret } from '../src/testing/index.ts';
 import { hmacSignature, sha256Base64url } from '../src/webhooks/hmac.ts';
+import type { PrivateKeyInput } from '../src/webhooks/index.ts';
+import { caught } from './helpers/caught.ts';
 
 const BASE = 'https://tenant.test';
 const URL_ = `${BASE}/api/v1/webhooks/incoming/lst-1`;
@@ -198,13 +200,13 @@ describe('bad input never reaches the network', () => {
       /1 to 600/,
     );
     expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', alg: 'RS256' } })).toThrow(
-      /alg is RS256 but the private key is a ES256 key/,
+      /alg is RS256 but the private key is an ES256 key/,
     );
     expect(make({ url: URL_, jwt: { privateKey: pair.publicJwk, kid: 'k' } })).toThrow(/public JWK/);
     const rsa = await generateKeyPair('RS256', { extractable: true });
     expect(
       make({ url: URL_, jwt: { privateKey: await exportPKCS8(rsa.privateKey), kid: 'k', alg: 'EdDSA' } }),
-    ).toThrow(/alg is EdDSA but the private key is a RS256 key/);
+    ).toThrow(/alg is EdDSA but the private key is an RS256 key/);
     expect(
       make({
         url: URL_,
@@ -221,6 +223,56 @@ describe('bad input never reaches the network', () => {
     expect(make({ url: URL_, hmac: { secret: 's' }, timeout: 1.5 })).toThrow(
       /timeout must be a non-negative integer/,
     );
+  });
+
+  it('refuses an RSA key under 2048 bits and malformed JWKs when the sender is built, never quoting them', async () => {
+    const weak = (await crypto.subtle.generateKey(
+      {
+        name: 'RSASSA-PKCS1-v1_5',
+        modulusLength: 1024,
+        publicExponent: new Uint8Array([1, 0, 1]),
+        hash: 'SHA-256',
+      },
+      true,
+      ['sign', 'verify'],
+    )) as CryptoKeyPair;
+    const weakJwk = await exportJWK(weak.privateKey);
+    const weakPem = await exportPKCS8(weak.privateKey);
+    const ec = await exportJWK((await generateWebhookKeyPair('ES256')).privateKey);
+    const ed = await exportJWK((await generateWebhookKeyPair('EdDSA')).privateKey);
+    const { y: _y, ...noY } = ec;
+    const cases: Array<[PrivateKeyInput, RegExp]> = [
+      [weak.privateKey, /1024-bit RSA key: RS256 needs at least 2048 bits/],
+      [weakJwk, /1024-bit RSA key/],
+      [weakPem, /1024-bit RSA key/],
+      [{ ...weakJwk, n: undefined }, /malformed "n"/],
+      [{ ...weakJwk, qi: undefined }, /malformed "qi"/],
+      [noY, /\(ES256 JWK\) has a missing or malformed "y": expected 32 bytes/],
+      [{ ...ec, x: ec.x?.slice(0, 40) }, /malformed "x"/],
+      [{ ...ec, d: `${ec.d}=` }, /malformed "d"/],
+      [{ ...ed, x: `${ed.x}AA` }, /\(EdDSA JWK\) has a missing or malformed "x"/],
+    ];
+    for (const [privateKey, pattern] of cases) {
+      const error = await caught(
+        Promise.resolve().then(() => new WebhookSender({ url: URL_, jwt: { privateKey, kid: 'k' } })),
+      );
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(pattern);
+      for (const secret of [weakJwk.d, ec.d, ed.d, weakPem.split('\n')[1]])
+        expect(error.message).not.toContain(secret);
+    }
+  });
+
+  it('refuses a key only an import can fault (a point off the curve) before anything is sent', async () => {
+    const ec = await exportJWK((await generateWebhookKeyPair('ES256')).privateKey);
+    const offCurve = { ...ec, y: ec.x }; // the right sizes, but not a point of P-256
+    const sender = new WebhookSender({ url: URL_, jwt: { privateKey: offCurve, kid: 'k' } });
+    for (const attempt of [sender.sign({}), sender.send({})]) {
+      const error = await caught(attempt);
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(/cannot be used as an ES256 key/);
+      expect(error.message).not.toContain(ec.d);
+    }
   });
 
   it('never shows the secret or key material', async () => {

@@ -4,6 +4,7 @@
  * @module webhooks
  */
 
+export type { WebhookAttempt } from './attempts.ts';
 export { isEventId, newEventId } from './event-id.ts';
 export { type EventIdStore, MemoryEventIdStore } from './event-store.ts';
 export { bodyHash } from './hmac.ts';
