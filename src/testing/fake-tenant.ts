@@ -21,7 +21,7 @@ export interface FakeTenantOptions {
   readonly baseUrl?: string | undefined;
   /** Seed of generated data and tokens. Default 1. */
   readonly seed?: number | undefined;
-  /** Stored tasks, or how many realistic ones to generate. Default 0. */
+  /** Stored tasks, or how many realistic ones to generate (dated over the 90 days before `now()`). Default 0. */
   readonly tasks?: readonly WireTask[] | number | undefined;
   /** Stored finding transformation rules. */
   readonly rules?: readonly WireRule[] | undefined;
@@ -215,7 +215,7 @@ export class FakeTenant {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.baseUrl = (options.baseUrl ?? 'https://fake-tenant.test').replace(/\/+$/, '');
-    this.data = new FakeData(options.seed ?? 1);
+    this.data = new FakeData(options.seed ?? 1, { now: this.#now() });
     this.tasks =
       typeof options.tasks === 'number' ? this.data.tasks(options.tasks) : [...(options.tasks ?? [])];
     for (const rule of options.rules ?? []) this.rules.set(rule.id ?? '', rule);

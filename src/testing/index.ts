@@ -5,6 +5,7 @@
  */
 export {
   FakeData,
+  type FakeDataOptions,
   type FakeTaskInput,
   type FakeTaskVariant,
   fakeRule,

@@ -66,7 +66,7 @@ export interface WebhookVerdict {
   readonly status: 200 | 400 | 401 | 403 | 409;
   /** What decided the status, in words. */
   readonly reason: string;
-  /** The event ID, when the request carried a valid one. */
+  /** The event ID in lower case, when the request carried a valid one (in either case). */
   readonly eventId?: string | undefined;
 }
 
@@ -184,7 +184,9 @@ async function checkJwt(
 /**
  * Runs a listener's checks on an inbound webhook request, in the service's order: the request
  * itself (400), authentication (401), the source address (403), then idempotency (409). Returns the
- * status the service would answer and why. HMAC signatures are compared in constant time; JWTs
+ * status the service would answer and why; the rules are listed in the signing-webhooks guide.
+ * A configuration that could never verify (an empty secret, both methods, neither) throws a
+ * `ConfigurationError` instead. HMAC signatures are compared in constant time; JWTs
  * are accepted only with RS256, ES256 or EdDSA and every claim the listener requires (`sub`, `aud`, `exp`, `jti`, `htm`, `htb_s256`).
  *
  * For partners' own tests, and used by the testing kit's fake tenant.
