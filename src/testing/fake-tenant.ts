@@ -104,7 +104,15 @@ export interface FakeJwtListener extends FakeListenerCommon {
   readonly kind: 'jwt';
   /** The JWKS the bearer JWTs are verified against. */
   readonly jwks: JSONWebKeySet | URL;
+  /**
+   * Where the tenant serves a JWKS document given as `jwks`, without authentication: the stand-in
+   * for the HTTPS JWKS URL a partner hosts (`idgov-fake-tenant` prints it).
+   */
+  readonly jwksUrl: string;
 }
+
+/** The path under the base URL where a JWT listener's JWKS document is served. */
+const JWKS_PATH = /^\/fake\/listeners\/([^/]+)\/jwks\.json$/;
 
 /**
  * A listener registered on the fake tenant; `kind` tells which.
@@ -232,19 +240,32 @@ export class FakeTenant {
   addListener(options: FakeJwtListenerOptions): FakeJwtListener;
   addListener(options: FakeListenerOptions = {}): FakeListener {
     const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
-    const tenant = this;
-    const common = {
-      id,
-      // A getter, so that a listener added before listen() points at the server once it runs.
-      get url() {
-        return `${tenant.baseUrl}${LISTENER_PATH}${encodeURIComponent(id)}`;
-      },
-      allowedCidrs: options.allowedCidrs,
-    };
+    const base = () => this.baseUrl;
+    const allowedCidrs = options.allowedCidrs;
+    // Getters, so that a listener added before listen() points at the server once it runs.
     const listener: FakeListener =
       options.jwks !== undefined
-        ? Object.assign(common, { kind: 'jwt' as const, jwks: options.jwks })
-        : Object.assign(common, { kind: 'hmac' as const, secret: options.secret ?? createHmacSecret() });
+        ? {
+            kind: 'jwt',
+            id,
+            allowedCidrs,
+            jwks: options.jwks,
+            get url() {
+              return `${base()}${LISTENER_PATH}${encodeURIComponent(id)}`;
+            },
+            get jwksUrl() {
+              return `${base()}/fake/listeners/${encodeURIComponent(id)}/jwks.json`;
+            },
+          }
+        : {
+            kind: 'hmac',
+            id,
+            allowedCidrs,
+            secret: options.secret ?? createHmacSecret(),
+            get url() {
+              return `${base()}${LISTENER_PATH}${encodeURIComponent(id)}`;
+            },
+          };
     this.#listeners.set(id, listener);
     return listener;
   }
@@ -272,6 +293,8 @@ export class FakeTenant {
       return fault === 'drop' ? 'drop' : answer;
     }
     if (fault === 'drop') return 'drop';
+    const jwks = JWKS_PATH.exec(path)?.[1];
+    if (jwks && request.method === 'GET') return this.#jwks(jwks);
     if (path === '/auth/v1/token' && request.method === 'POST') return this.#token(request);
     if (!this.#authorized(request)) return problem(401, 'missing, unknown or expired access token');
     if (this.#options.latencyMs) await sleep(this.#options.latencyMs);
@@ -282,6 +305,19 @@ export class FakeTenant {
     if (app?.[1] && request.method === 'GET')
       return this.#entitlements(decodeURIComponent(app[1]), new URL(request.url));
     return problem(404, `no route for ${request.method} ${path}`);
+  }
+
+  #jwks(encodedId: string): Response {
+    let listener: FakeListener | undefined;
+    try {
+      listener = this.#listeners.get(decodeURIComponent(encodedId));
+    } catch {
+      // Malformed percent-encoding names no listener.
+    }
+    if (listener?.kind !== 'jwt' || listener.jwks instanceof URL) {
+      return problem(404, 'no JWKS document is served for this listener');
+    }
+    return json(listener.jwks);
   }
 
   async #token(request: Request): Promise<Response> {
