@@ -297,6 +297,22 @@ describe('fake tenant listeners', () => {
     }
   });
 
+  it('answers 404 to a listener path with malformed percent-encoding, not 500', async () => {
+    const tenant = new FakeTenant();
+    const { url, close } = await tenant.listen();
+    try {
+      for (const path of ['/api/v1/webhooks/incoming/%E0%A4%A', '/fake/listeners/%ZZ/jwks.json']) {
+        const answer = await fetch(`${url}${path}`, {
+          method: path.includes('jwks') ? 'GET' : 'POST',
+          body: path.includes('jwks') ? undefined : '{}',
+        });
+        expect(answer.status).toBe(404);
+      }
+    } finally {
+      await close();
+    }
+  });
+
   it('are typed by kind: an HMAC listener always has its secret, a JWT listener its JWKS', async () => {
     const tenant = new FakeTenant();
     const hmac = tenant.addListener();
