@@ -118,6 +118,20 @@ describe('delivery', () => {
     expect(result.history[1]?.at).toBeGreaterThanOrEqual(result.history[0]?.at ?? Infinity);
   });
 
+  it('keeps each history whole when one sender delivers one event twice at once', async () => {
+    processingListener();
+    const sender = new WebhookSender({ url: URL_, hmac: { secret } });
+    const eventId = crypto.randomUUID();
+    const results = await Promise.all([
+      sender.send({ a: 1 }, { eventId }),
+      sender.send({ a: 1 }, { eventId }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['delivered', 'duplicate']);
+    for (const result of results) {
+      expect(result.history).toEqual([expect.objectContaining({ httpStatus: result.httpStatus })]);
+    }
+  });
+
   it('records a dropped connection and a 503 in the history', async () => {
     listener([
       () => HttpResponse.error(),

@@ -99,7 +99,10 @@ export interface WebhookDelivery {
   readonly httpStatus: number;
   /** Every attempt in order: the status it was answered with, or why it got none. */
   readonly history: readonly WebhookAttempt[];
-  /** An earlier attempt of this send went unanswered, so the listener may have accepted it then (see above). */
+  /**
+   * An earlier attempt of this send went unanswered (timed out, or lost its connection). With
+   * `duplicate`, that attempt most likely is the one the listener accepted (see above).
+   */
   readonly earlierAttemptUnanswered: boolean;
 }
 
@@ -240,7 +243,7 @@ export class WebhookSender {
     const eventId = eventIdOrNew(options.eventId);
     await this.#signer.ready();
     const kind = this.#signer.kind;
-    this.#attemptLog.begin(eventId);
+    const attempts = this.#attemptLog.begin(eventId);
     let response: Awaited<ReturnType<HttpTransport['send']>>;
     let history: WebhookAttempt[];
     try {
@@ -255,7 +258,7 @@ export class WebhookSender {
         acceptStatuses: [409],
         errorContext: { hint: (status) => webhookHint(status, kind) },
         beforeAttempt: async (headers) => {
-          this.#attemptLog.attempt(eventId, Date.now());
+          attempts.start(Date.now());
           // A fresh timestamp and signature each attempt; the same event ID and bytes.
           for (const [name, value] of Object.entries(await this.#headers(body.bytes, eventId, now()))) {
             headers.set(name, value);
@@ -263,7 +266,7 @@ export class WebhookSender {
         },
       });
     } finally {
-      history = this.#attemptLog.end(eventId);
+      history = attempts.end();
     }
     const status = response.status === 409 ? 'duplicate' : 'delivered';
     const earlierAttemptUnanswered = history.slice(0, -1).some((attempt) => attempt.error !== undefined);
