@@ -118,6 +118,18 @@ function listenerIdOf(url: string): string {
   }
 }
 
+/**
+ * The URLs `aud` may name for this request: the URL as requested, and the listener's own URL with its
+ * ID decoded (a request to `/incoming/%6C1` is for listener `l1`, whose URL the sender was given).
+ */
+function audiences(url: string): string[] {
+  const parsed = new URL(url);
+  const at = parsed.pathname.indexOf(LISTENER_PATH);
+  if (at < 0) return [url];
+  const canonical = `${parsed.origin}${parsed.pathname.slice(0, at)}${LISTENER_PATH}${listenerIdOf(url)}`;
+  return canonical === url ? [url] : [url, canonical];
+}
+
 /** Refuses a listener configuration that could never verify anything, before any request is judged. */
 function checkOptions(options: VerifyWebhookOptions): void {
   const { hmacSecret, jwks } = options;
@@ -163,14 +175,15 @@ async function checkJwt(
     htm: 'POST',
     htb_s256: await bodyHash(body),
   };
+  const accepted = audiences(request.url);
   for (const [claim, value] of Object.entries(expected)) {
     const actual = claims[claim];
     if (actual === undefined) return `JWT lacks the ${claim} claim`;
     // aud may be an array of audiences that contains the listener URL (RFC 7519 4.1.3); jti is a
     // UUID, compared without regard to case like the event ID header.
     const matches =
-      claim === 'aud' && Array.isArray(actual)
-        ? actual.includes(value)
+      claim === 'aud'
+        ? (Array.isArray(actual) ? actual : [actual]).some((audience) => accepted.includes(audience))
         : claim === 'jti' && typeof actual === 'string'
           ? actual.toLowerCase() === eventId
           : actual === value;
