@@ -22,8 +22,11 @@ export interface InboundWebhookRequest {
   readonly method: string;
   /** The full request URL (the JWT `aud` must equal it). */
   readonly url: string;
-  /** Request headers. */
-  readonly headers: Headers | Record<string, string | undefined>;
+  /**
+   * Request headers: a `Headers`, or a record such as Node's `request.headers` (a repeated header's
+   * values, given as an array, are joined with ", " as `Headers` joins them).
+   */
+  readonly headers: Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The raw body, exactly as received: text or bytes. */
   readonly body: string | Uint8Array<ArrayBuffer>;
   /** The source address, for the CIDR allow list. */
@@ -76,12 +79,17 @@ const bad = (status: WebhookVerdict['status'], reason: string, eventId?: string)
   eventId,
 });
 
-// Headers trims a value's surrounding whitespace (HTTP's optional whitespace); a plain record is trimmed alike.
+// Headers trims a value's surrounding whitespace (HTTP's optional whitespace) and joins repeated
+// values with ", "; a plain record is read alike, so both forms get the same answer.
 function header(headers: InboundWebhookRequest['headers'], name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
   const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === lower) return value?.trim();
-  return undefined;
+  const values: string[] = [];
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== lower || value === undefined) continue;
+    for (const one of typeof value === 'string' ? [value] : value) values.push(one.trim());
+  }
+  return values.length ? values.join(', ') : undefined;
 }
 
 // HMAC-SHA256 is 32 bytes: 43 characters of base64url without padding. Anything else (padding,
