@@ -2,7 +2,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryEventIdStore, verifyWebhook } from '../src/index.ts';
-import { FakeTenant } from '../src/testing/index.ts';
+import { type FakeListenerOptions, FakeTenant } from '../src/testing/index.ts';
 import {
   type BuiltRequest,
   buildRequest,
@@ -78,8 +78,9 @@ const verifierRunner = (form: 'Headers' | 'record'): Runner => ({
 
 function addListener(tenant: FakeTenant, spec: ConformanceCase, caseIndex: number) {
   const common = { id: listenerIdOf(caseIndex), allowedCidrs: spec.listener.allowedCidrs };
-  if (spec.listener.kind === 'hmac') tenant.addListener({ ...common, secret: SECRET });
-  else tenant.addListener({ ...common, jwks: spec.listener.jwks });
+  const options: FakeListenerOptions =
+    spec.listener.kind === 'hmac' ? { ...common, secret: SECRET } : { ...common, jwks: spec.listener.jwks };
+  tenant.addListener(options);
 }
 
 const handled = new FakeTenant({ now: () => NOW * 1000 });

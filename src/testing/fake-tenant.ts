@@ -238,6 +238,8 @@ export class FakeTenant {
   addListener(options?: FakeHmacListenerOptions): FakeHmacListener;
   /** Registers a JWT listener verifying bearer JWTs against `jwks`. */
   addListener(options: FakeJwtListenerOptions): FakeJwtListener;
+  /** Registers a listener of either kind. */
+  addListener(options: FakeListenerOptions): FakeListener;
   addListener(options: FakeListenerOptions = {}): FakeListener {
     const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
     const base = () => this.baseUrl;
