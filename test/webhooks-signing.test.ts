@@ -263,11 +263,12 @@ describe('bad input never reaches the network', () => {
     }
   });
 
-  it('refuses a key only an import can fault (a point off the curve) before anything is sent', async () => {
+  it('refuses a key only an import can fault (a point off the curve) in create(), or before anything is sent', async () => {
     const ec = await exportJWK((await generateWebhookKeyPair('ES256')).privateKey);
     const offCurve = { ...ec, y: ec.x }; // the right sizes, but not a point of P-256
     const sender = new WebhookSender({ url: URL_, jwt: { privateKey: offCurve, kid: 'k' } });
-    for (const attempt of [sender.sign({}), sender.send({})]) {
+    const create = WebhookSender.create({ url: URL_, jwt: { privateKey: offCurve, kid: 'k' } });
+    for (const attempt of [create, sender.sign({}), sender.send({})]) {
       const error = await caught(attempt);
       expect(error).toBeInstanceOf(ConfigurationError);
       expect(error.message).toMatch(/cannot be used as an ES256 key/);

@@ -205,6 +205,18 @@ export class WebhookSender {
     ));
   }
 
+  /**
+   * Builds a sender and prepares its key at once: `new WebhookSender()` checks everything it can
+   * synchronously (key type, size and parameters); this also imports the key, so that a key only an
+   * import can fault (an EC point off its curve) is refused here rather than by the first `sign()`
+   * or `send()`. Both refuse with a `ConfigurationError`, before anything is sent.
+   */
+  static async create(options: WebhookSenderOptions): Promise<WebhookSender> {
+    const sender = new WebhookSender(options);
+    await sender.#signer.ready();
+    return sender;
+  }
+
   async #headers(
     body: Uint8Array<ArrayBuffer>,
     eventId: string,
