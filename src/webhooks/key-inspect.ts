@@ -151,7 +151,7 @@ function fromPem(pem: string): JwtAlgorithm | undefined {
   }
   if (label === 'RSA PRIVATE KEY' || label === 'EC PRIVATE KEY') {
     throw new ConfigurationError(
-      `jwt.privateKey is a "${label}" PEM; convert it to PKCS#8 ("PRIVATE KEY"): openssl pkcs8 -topk8 -nocrypt -in key.pem -out pkcs8.pem.`,
+      `jwt.privateKey is a PEM of type "${label}"; convert it to PKCS#8 ("PRIVATE KEY"): openssl pkcs8 -topk8 -nocrypt -in key.pem -out pkcs8.pem.`,
     );
   }
   if (label !== 'PRIVATE KEY') {
