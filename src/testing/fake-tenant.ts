@@ -111,9 +111,6 @@ export interface FakeJwtListener extends FakeListenerCommon {
   readonly jwksUrl: string;
 }
 
-/** The path under the base URL where a JWT listener's JWKS document is served. */
-const JWKS_PATH = /^\/fake\/listeners\/([^/]+)\/jwks\.json$/;
-
 /**
  * A listener registered on the fake tenant; `kind` tells which.
  *
@@ -169,6 +166,9 @@ const CORS = {
     'authorization, content-type, user-agent, webhook-timestamp, webhook-event-id, webhook-signature',
   'access-control-expose-headers': 'retry-after, x-request-id',
 };
+
+/** The path under the base URL where a JWT listener's JWKS document is served. */
+const JWKS_PATH = /^\/fake\/listeners\/([^/]+)\/jwks\.json$/;
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), {
@@ -242,9 +242,11 @@ export class FakeTenant {
   addListener(options: FakeListenerOptions): FakeListener;
   addListener(options: FakeListenerOptions = {}): FakeListener {
     const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
-    const base = () => this.baseUrl;
     const allowedCidrs = options.allowedCidrs;
     // Getters, so that a listener added before listen() points at the server once it runs.
+    const under = (path: string) => () => `${this.baseUrl}${path}`;
+    const url = under(`${LISTENER_PATH}${encodeURIComponent(id)}`);
+    const jwksUrl = under(`/fake/listeners/${encodeURIComponent(id)}/jwks.json`);
     const listener: FakeListener =
       options.jwks !== undefined
         ? {
@@ -253,10 +255,10 @@ export class FakeTenant {
             allowedCidrs,
             jwks: options.jwks,
             get url() {
-              return `${base()}${LISTENER_PATH}${encodeURIComponent(id)}`;
+              return url();
             },
             get jwksUrl() {
-              return `${base()}/fake/listeners/${encodeURIComponent(id)}/jwks.json`;
+              return jwksUrl();
             },
           }
         : {
@@ -265,7 +267,7 @@ export class FakeTenant {
             allowedCidrs,
             secret: options.secret ?? createHmacSecret(),
             get url() {
-              return `${base()}${LISTENER_PATH}${encodeURIComponent(id)}`;
+              return url();
             },
           };
     this.#listeners.set(id, listener);
@@ -309,13 +311,17 @@ export class FakeTenant {
     return problem(404, `no route for ${request.method} ${path}`);
   }
 
-  #jwks(encodedId: string): Response {
-    let listener: FakeListener | undefined;
+  /** The listener a path segment names, percent-decoded; malformed percent-encoding names none. */
+  #listenerAt(encodedId: string): FakeListener | undefined {
     try {
-      listener = this.#listeners.get(decodeURIComponent(encodedId));
+      return this.#listeners.get(decodeURIComponent(encodedId));
     } catch {
-      // Malformed percent-encoding names no listener.
+      return undefined;
     }
+  }
+
+  #jwks(encodedId: string): Response {
+    const listener = this.#listenerAt(encodedId);
     if (listener?.kind !== 'jwt' || listener.jwks instanceof URL) {
       return problem(404, 'no JWKS document is served for this listener');
     }
@@ -392,12 +398,7 @@ export class FakeTenant {
   }
 
   async #webhook(request: Request, listenerId: string, remoteAddress: string | undefined): Promise<Response> {
-    let listener: FakeListener | undefined;
-    try {
-      listener = this.#listeners.get(decodeURIComponent(listenerId));
-    } catch {
-      // Malformed percent-encoding names no listener.
-    }
+    const listener = this.#listenerAt(listenerId);
     if (!listener) return problem(404, `no listener ${listenerId.slice(0, 100)}`);
     const body = new Uint8Array(await request.arrayBuffer());
     const now = this.#now();
