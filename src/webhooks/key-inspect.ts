@@ -39,7 +39,10 @@ function bitLength(bytes: Uint8Array): number {
   return (bytes.length - i - 1) * 8 + (32 - Math.clz32(bytes[i] as number));
 }
 
-/** The bytes of a base64url parameter without padding, or undefined if it is not one. */
+/**
+ * The bytes of a base64url parameter without padding, or undefined if it is not one. `atob`, not
+ * jose's base64url: this runs in every sender's constructor, and jose stays out of HMAC bundles.
+ */
 function base64urlBytes(value: unknown): Uint8Array | undefined {
   if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+$/.test(value) || value.length % 4 === 1)
     return undefined;
