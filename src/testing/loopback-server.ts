@@ -8,11 +8,11 @@ async function toRequest(message: IncomingMessage, origin: string): Promise<Requ
   const chunks: Buffer[] = [];
   for await (const chunk of message) chunks.push(chunk as Buffer);
   const headers = new Headers();
-  // headersDistinct keeps every line of a repeated header (message.headers keeps only the first
-  // Content-Type or Authorization); joined with ", " as fetch's Headers does, so both paths agree.
-  for (const [name, values] of Object.entries(message.headersDistinct)) {
-    if (values) headers.set(name, values.join(', '));
-  }
+  // rawHeaders keeps every line of a repeated header (message.headers keeps only the first
+  // Content-Type or Authorization); append joins them with ", " as fetch's Headers does, so the
+  // msw and loopback paths agree. (rawHeaders, unlike headersDistinct, exists in Bun and Deno too.)
+  const raw = message.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
   const hasBody = message.method !== 'GET' && message.method !== 'HEAD';
   return new Request(new URL(message.url ?? '/', origin), {
     method: message.method,
