@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { AuthenticationError, IdGovClient, resolveExpanded, TaskSearchSortBy } from '../src/index.ts';
-import { FakeTenant, fakeRule, fakeTask } from '../src/testing/index.ts';
+import { FakeData, FakeTenant, fakeRule, fakeTask } from '../src/testing/index.ts';
 import { generateWebhookKeyPair, WebhookSender } from '../src/webhooks/index.ts';
 import { caught } from './helpers/caught.ts';
 
@@ -87,14 +87,23 @@ describe('fake tenant on a loopback port', () => {
     }
     expect(revokes.length).toBeGreaterThan(5);
     expect(new Set(revokes)).toEqual(new Set(['revoke']));
+    // Generated tasks are dated over the 90 days before the tenant's clock.
+    const dates = tenant.tasks.map((t) => Date.parse(t.createdAt ?? ''));
+    const days = (ms: number) => Math.floor(ms / (24 * 3600 * 1000));
+    expect(days(Date.now() - Math.min(...dates))).toBeGreaterThan(60);
+    expect(days(Date.now() - Math.min(...dates))).toBeLessThan(90);
+    expect(Math.max(...dates)).toBeLessThan(Date.now());
+    const [after, before] = [
+      new Date(Date.now() - 60 * 24 * 3600 * 1000),
+      new Date(Date.now() - 30 * 24 * 3600 * 1000),
+    ];
     const created: string[] = [];
-    for await (const view of client.tasks.search({
-      createdAfter: '2026-01-01T00:30:00Z',
-      createdBefore: new Date('2026-01-01T00:40:00Z'),
-    })) {
+    for await (const view of client.tasks.search({ createdAfter: after, createdBefore: before })) {
       created.push(view.task?.createdAt ?? '');
     }
-    expect(created.length).toBe(9);
+    const expected = dates.filter((d) => d > after.getTime() && d < before.getTime());
+    expect(expected.length).toBeGreaterThan(5);
+    expect(created.length).toBe(expected.length);
   });
 
   it('expands related objects once per page and points views at them', async () => {
@@ -256,6 +265,75 @@ describe('fake tenant webhook listener: every status a listener answers', () => 
     } finally {
       await stop();
     }
+  });
+});
+
+describe('fake tenant listeners', () => {
+  it('point at the server the tenant is served on, also when added before listen()', async () => {
+    const tenant = new FakeTenant();
+    const early = tenant.addListener({ id: 'early' });
+    expect(early.url).toBe('https://fake-tenant.test/api/v1/webhooks/incoming/early');
+    const { url, close } = await tenant.listen();
+    try {
+      const late = tenant.addListener({ id: 'late id' });
+      expect(early.url).toBe(`${url}/api/v1/webhooks/incoming/early`);
+      expect(late.url).toBe(`${url}/api/v1/webhooks/incoming/late%20id`);
+      for (const listener of [early, late]) {
+        const sender = new WebhookSender({
+          url: listener.url,
+          hmac: { secret: listener.secret },
+          maxRetries: 0,
+        });
+        expect((await sender.send({ a: 1 })).status).toBe('delivered');
+      }
+      expect(JSON.parse(JSON.stringify(early))).toMatchObject({ kind: 'hmac', url: early.url });
+    } finally {
+      await close();
+    }
+  });
+
+  it('answers 404 to a listener path with malformed percent-encoding, not 500', async () => {
+    const tenant = new FakeTenant();
+    const { url, close } = await tenant.listen();
+    try {
+      for (const path of ['/api/v1/webhooks/incoming/%E0%A4%A', '/fake/listeners/%ZZ/jwks.json']) {
+        const answer = await fetch(`${url}${path}`, {
+          method: path.includes('jwks') ? 'GET' : 'POST',
+          body: path.includes('jwks') ? undefined : '{}',
+        });
+        expect(answer.status).toBe(404);
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it('are typed by kind: an HMAC listener always has its secret, a JWT listener its JWKS', async () => {
+    const tenant = new FakeTenant();
+    const hmac = tenant.addListener();
+    expectTypeOf(hmac.secret).toEqualTypeOf<string>();
+    expect(hmac).toMatchObject({ kind: 'hmac', secret: expect.stringMatching(/^[\w-]{43}$/) });
+    const pair = await generateWebhookKeyPair('ES256');
+    const jwt = tenant.addListener({ jwks: pair.jwks });
+    expect(jwt).toMatchObject({ kind: 'jwt', jwks: pair.jwks });
+    expect('secret' in jwt).toBe(false);
+    const found = tenant.listener(jwt.id);
+    if (found?.kind === 'jwt') expectTypeOf(found.jwks).not.toBeUndefined();
+    // @ts-expect-error: a listener is HMAC or JWT, never both
+    tenant.addListener({ secret: 's', jwks: pair.jwks });
+  });
+});
+
+describe('fake data', () => {
+  it('dates tasks over the 90 days before now, the same for the same seed and now', () => {
+    const now = Date.parse('2026-06-30T12:00:00Z');
+    const tasks = new FakeData(3, { now }).tasks(200);
+    const ages = tasks.map((t) => (now - Date.parse(t.createdAt ?? '')) / (24 * 3600 * 1000));
+    expect(Math.min(...ages)).toBeGreaterThan(0);
+    expect(Math.max(...ages)).toBeLessThanOrEqual(90);
+    expect(Math.max(...ages) - Math.min(...ages)).toBeGreaterThan(80);
+    expect(new Set(tasks.map((t) => t.createdAt?.slice(0, 10))).size).toBeGreaterThan(60);
+    expect(new FakeData(3, { now }).tasks(200)).toEqual(tasks);
   });
 });
 

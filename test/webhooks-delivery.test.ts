@@ -1,9 +1,21 @@
-import { HttpResponse, http } from 'msw';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { delay, HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, BadRequestError, PermissionDeniedError } from '../src/index.ts';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  PermissionDeniedError,
+} from '../src/index.ts';
 import { createHmacSecret } from '../src/testing/index.ts';
 import { inCidr } from '../src/webhooks/cidr.ts';
-import { MemoryEventIdStore, verifyWebhook, WebhookSender } from '../src/webhooks/index.ts';
+import {
+  generateWebhookKeyPair,
+  MemoryEventIdStore,
+  verifyWebhook,
+  WebhookSender,
+} from '../src/webhooks/index.ts';
 import { caught } from './helpers/caught.ts';
 import { useMockServer } from './helpers/msw.ts';
 
@@ -67,27 +79,78 @@ describe('delivery', () => {
     expect(seen).toHaveLength(2);
   });
 
-  it('reports a 409 as an already delivered duplicate, not a failure', async () => {
+  // A listener that processes each request (verifyWebhook with a store), and answers the first late.
+  function processingListener(firstAnswerDelayMs = 0) {
     const store = new MemoryEventIdStore();
+    let requests = 0;
     server.use(
       http.post(URL_, async ({ request }) => {
+        requests += 1;
         const verdict = await verifyWebhook(
           { method: 'POST', url: request.url, headers: request.headers, body: await request.text() },
           { hmacSecret: secret, baseUrl: BASE, seen: store },
         );
+        if (requests === 1 && firstAnswerDelayMs) await delay(firstAnswerDelayMs);
         return new HttpResponse(verdict.reason, { status: verdict.status });
       }),
     );
+  }
+
+  it('reports a 409 as an already delivered duplicate, not a failure, accepted before this send', async () => {
+    processingListener();
     const sender = new WebhookSender({ url: URL_, hmac: { secret } });
     const first = await sender.send({ a: 1 });
     const again = await sender.send({ a: 1 }, { eventId: first.eventId });
     expect([first.status, again.status]).toEqual(['delivered', 'duplicate']);
     expect(again.httpStatus).toBe(409);
+    expect(first.history).toEqual([{ at: expect.any(Number), httpStatus: 200, error: undefined }]);
+    expect(again).toMatchObject({ earlierAttemptUnanswered: false, history: [{ httpStatus: 409 }] });
+  });
+
+  it('tells a 409 after its own timed-out attempt from a duplicate delivered by someone else', async () => {
+    processingListener(2_000); // accepted at once, answered after the sender's timeout
+    const sender = new WebhookSender({ url: URL_, hmac: { secret }, timeout: 300 });
+    const result = await sender.send({ a: 1 });
+    expect(result).toMatchObject({
+      status: 'duplicate',
+      attempts: 2,
+      earlierAttemptUnanswered: true,
+      history: [{ error: 'timeout' }, { httpStatus: 409 }],
+    });
+    expect(result.history[1]?.at).toBeGreaterThanOrEqual(result.history[0]?.at ?? Infinity);
+  });
+
+  it('keeps each history whole when one sender delivers one event twice at once', async () => {
+    processingListener();
+    const sender = new WebhookSender({ url: URL_, hmac: { secret } });
+    const eventId = crypto.randomUUID();
+    const results = await Promise.all([
+      sender.send({ a: 1 }, { eventId }),
+      sender.send({ a: 1 }, { eventId }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['delivered', 'duplicate']);
+    for (const result of results) {
+      expect(result.history).toEqual([expect.objectContaining({ httpStatus: result.httpStatus })]);
+    }
+  });
+
+  it('records a dropped connection and a 503 in the history', async () => {
+    listener([
+      () => HttpResponse.error(),
+      () => new HttpResponse(null, { status: 503 }),
+      () => new HttpResponse(null),
+    ]);
+    const result = await new WebhookSender({ url: URL_, hmac: { secret } }).send({});
+    expect(result).toMatchObject({
+      status: 'delivered',
+      earlierAttemptUnanswered: true,
+      history: [{ error: 'network' }, { httpStatus: 503 }, { httpStatus: 200 }],
+    });
   });
 
   for (const [status, type, pattern] of [
     [400, BadRequestError, /timestamp more than 5 minutes/],
-    [401, AuthenticationError, /HMAC secret .*kid.*clock/],
+    [401, AuthenticationError, /HMAC secret .*clock/],
     [403, PermissionDeniedError, /allowed CIDRs/],
   ] as const) {
     it(`raises ${type.name} on ${status}, naming the likely cause, without retrying`, async () => {
@@ -95,9 +158,20 @@ describe('delivery', () => {
       const error = await caught(new WebhookSender({ url: URL_, hmac: { secret } }).send({}));
       expect(error).toBeInstanceOf(type);
       expect(error.message).toMatch(pattern);
+      expect(error.message).not.toMatch(/kid|JWKS|JWT/);
       expect(seen).toHaveLength(1);
     });
   }
+
+  it('gives a JWT sender JWT advice on 401, not HMAC advice', async () => {
+    listener([() => new HttpResponse('nope', { status: 401 })]);
+    const pair = await generateWebhookKeyPair('ES256');
+    const sender = new WebhookSender({ url: URL_, jwt: { privateKey: pair.privateKey, kid: pair.kid } });
+    const error = await caught(sender.send({}));
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).toMatch(/kid .*JWKS.*clock/);
+    expect(error.message).not.toMatch(/HMAC|secret/);
+  });
 
   it('does not follow redirects', async () => {
     const seen = listener([
@@ -171,6 +245,49 @@ describe('verifier', () => {
     const sevenDays = 7 * 24 * 3600 * 1000;
     expect(store.claim('lst-1\nother', now + sevenDays)).toBe(true); // sweeps the expired record
     expect(store.claim(`lst-1\n${signed.eventId}`, now + sevenDays)).toBe(true);
+  });
+});
+
+describe('verifier configuration', () => {
+  const request = { method: 'POST', url: URL_, headers: {}, body: '{}' };
+  it('refuses an empty HMAC secret, both methods or neither, up front, as a ConfigurationError', async () => {
+    for (const options of [
+      { hmacSecret: '' },
+      { hmacSecret: secret, jwks: { keys: [] } },
+      {},
+      { jwks: 'https://keys.example/jwks.json' as unknown as URL },
+    ]) {
+      const error = await caught(verifyWebhook(request, { baseUrl: BASE, ...options }));
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).not.toContain(secret);
+    }
+  });
+
+  it('builds the remote key set of a JWKS URL once, so its keys are fetched once', async () => {
+    const pair = await generateWebhookKeyPair('EdDSA');
+    let fetches = 0;
+    const keys = createServer((_request, response) => {
+      fetches += 1;
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify(pair.jwks));
+    });
+    await new Promise<void>((resolve) => keys.listen(0, '127.0.0.1', resolve));
+    try {
+      const jwksUrl = `http://127.0.0.1:${(keys.address() as AddressInfo).port}/jwks.json`;
+      const sender = new WebhookSender({ url: URL_, jwt: { privateKey: pair.privateKey, kid: pair.kid } });
+      for (let i = 0; i < 3; i++) {
+        const signed = await sender.sign({ i });
+        const verdict = await verifyWebhook(
+          { method: 'POST', url: URL_, headers: signed.headers, body: signed.body },
+          { jwks: new URL(jwksUrl), baseUrl: BASE },
+        );
+        expect(verdict.status).toBe(200);
+      }
+      expect(fetches).toBe(1);
+    } finally {
+      keys.closeAllConnections();
+      await new Promise((resolve) => keys.close(resolve));
+    }
   });
 });
 

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError, RequestValidationError } from '../src/index.ts';
 import { createHmacSecret } from '../src/testing/index.ts';
 import { bodyHash, hmacSignature, sha256Base64url } from '../src/webhooks/hmac.ts';
+import type { PrivateKeyInput } from '../src/webhooks/index.ts';
 import { generateWebhookKeyPair, verifyWebhook, WebhookSender } from '../src/webhooks/index.ts';
+import { caught } from './helpers/caught.ts';
 
 const BASE = 'https://tenant.test';
 const URL_ = `${BASE}/api/v1/webhooks/incoming/lst-1`;
@@ -150,6 +152,25 @@ describe('bad input never reaches the network', () => {
     });
   });
 
+  it('refuses a lone surrogate, a toJSON() returning undefined and a payload nested too deep', async () => {
+    await rejects('{"name":"\ud800"}', /lone surrogate/);
+    await rejects('"\udc00x"', /lone surrogate/);
+    await expect(sender.sign('{"emoji":"😀"}')).resolves.toMatchObject({ body: '{"emoji":"😀"}' });
+    // An object's lone surrogate is escaped by JSON.stringify (\ud800): that text is well-formed.
+    await expect(sender.sign({ name: '\ud800' })).resolves.toMatchObject({ body: '{"name":"\\ud800"}' });
+    await rejects({ toJSON: () => undefined }, /payload has a toJSON\(\) that returns undefined/);
+    await rejects({ a: [{ toJSON: () => undefined }] }, /payload\.a\[0\] has a toJSON/);
+    await rejects({ a: { toJSON: () => ({ f: () => 1 }) } }, /payload\.a\.f is a function/);
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    await rejects(deep, /nested more than 1000 levels deep/);
+    await rejects(`${'['.repeat(1_001)}${']'.repeat(1_001)}`, /nested more than 1000 levels deep/);
+    let ok: unknown = 1;
+    for (let i = 0; i < 1_000; i++) ok = [ok];
+    await expect(sender.sign(ok)).resolves.toBeDefined();
+    await expect(sender.sign(`"${'['.repeat(2_000)}"`)).resolves.toBeDefined(); // brackets in a string
+  });
+
   it('refuses an event ID that is not a lower-case UUID v4', async () => {
     await rejects({}, /eventId must be a UUID v4 such as/, { eventId: 'evt-1' });
     await rejects({}, /in lower case/, { eventId: 'C9C09F18-C399-41FD-AE5B-124D4025F3A9' });
@@ -173,13 +194,13 @@ describe('bad input never reaches the network', () => {
       /1 to 600/,
     );
     expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', alg: 'RS256' } })).toThrow(
-      /alg is RS256 but the private key is a ES256 key/,
+      /alg is RS256 but the private key is an ES256 key/,
     );
     expect(make({ url: URL_, jwt: { privateKey: pair.publicJwk, kid: 'k' } })).toThrow(/public JWK/);
     const rsa = await generateKeyPair('RS256', { extractable: true });
     expect(
       make({ url: URL_, jwt: { privateKey: await exportPKCS8(rsa.privateKey), kid: 'k', alg: 'EdDSA' } }),
-    ).toThrow(/alg is EdDSA but the private key is a RS256 key/);
+    ).toThrow(/alg is EdDSA but the private key is an RS256 key/);
     expect(
       make({
         url: URL_,
@@ -196,6 +217,57 @@ describe('bad input never reaches the network', () => {
     expect(make({ url: URL_, hmac: { secret: 's' }, timeout: 1.5 })).toThrow(
       /timeout must be a positive integer/,
     );
+  });
+
+  it('refuses an RSA key under 2048 bits and malformed JWKs when the sender is built, never quoting them', async () => {
+    const weak = (await crypto.subtle.generateKey(
+      {
+        name: 'RSASSA-PKCS1-v1_5',
+        modulusLength: 1024,
+        publicExponent: new Uint8Array([1, 0, 1]),
+        hash: 'SHA-256',
+      },
+      true,
+      ['sign', 'verify'],
+    )) as CryptoKeyPair;
+    const weakJwk = await exportJWK(weak.privateKey);
+    const weakPem = await exportPKCS8(weak.privateKey);
+    const ec = await exportJWK((await generateWebhookKeyPair('ES256')).privateKey);
+    const ed = await exportJWK((await generateWebhookKeyPair('EdDSA')).privateKey);
+    const { y: _y, ...noY } = ec;
+    const cases: Array<[PrivateKeyInput, RegExp]> = [
+      [weak.privateKey, /1024-bit RSA key: RS256 needs at least 2048 bits/],
+      [weakJwk, /1024-bit RSA key/],
+      [weakPem, /1024-bit RSA key/],
+      [{ ...weakJwk, n: undefined }, /malformed "n"/],
+      [{ ...weakJwk, qi: undefined }, /malformed "qi"/],
+      [noY, /\(ES256 JWK\) has a missing or malformed "y": expected 32 bytes/],
+      [{ ...ec, x: ec.x?.slice(0, 40) }, /malformed "x"/],
+      [{ ...ec, d: `${ec.d}=` }, /malformed "d"/],
+      [{ ...ed, x: `${ed.x}AA` }, /\(EdDSA JWK\) has a missing or malformed "x"/],
+    ];
+    for (const [privateKey, pattern] of cases) {
+      const error = await caught(
+        Promise.resolve().then(() => new WebhookSender({ url: URL_, jwt: { privateKey, kid: 'k' } })),
+      );
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(pattern);
+      for (const secret of [weakJwk.d, ec.d, ed.d, weakPem.split('\n')[1]])
+        expect(error.message).not.toContain(secret);
+    }
+  });
+
+  it('refuses a key only an import can fault (a point off the curve) in create(), or before anything is sent', async () => {
+    const ec = await exportJWK((await generateWebhookKeyPair('ES256')).privateKey);
+    const offCurve = { ...ec, y: ec.x }; // the right sizes, but not a point of P-256
+    const sender = new WebhookSender({ url: URL_, jwt: { privateKey: offCurve, kid: 'k' } });
+    const create = WebhookSender.create({ url: URL_, jwt: { privateKey: offCurve, kid: 'k' } });
+    for (const attempt of [create, sender.sign({}), sender.send({})]) {
+      const error = await caught(attempt);
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(/cannot be used as an ES256 key/);
+      expect(error.message).not.toContain(ec.d);
+    }
   });
 
   it('never shows the secret or key material', async () => {

@@ -162,7 +162,7 @@ const BUILDERS: Record<string, Builder> = {
  * A realistic related object of `type` (`app.v1.App`, `user.v1.User`, ...) with this ID, as the
  * service would inline it in `expanded`. The same ID always gives the same object.
  *
- * @group Testing
+ * @group Testing kit
  */
 export function fakeExpandedObject(typeUrl: string, type: string, id: string): Record<string, unknown> {
   const build = BUILDERS[type];

@@ -47,10 +47,27 @@ const VARIANTS: readonly FakeTaskVariant[] = [
 ];
 const APPS = ['app-github', 'app-okta', 'app-aws', 'app-salesforce', 'app-slack'];
 const USERS = ['user-ada', 'user-grace', 'user-alan', 'user-edsger', 'user-barbara', 'user-ken'];
-const EPOCH = Date.parse('2026-01-01T00:00:00Z');
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How far back generated tasks are dated. */
+const SPAN_DAYS = 90;
 
 /**
- * Seedable builders of realistic wire objects. The same seed and calls give the same data.
+ * Options of {@link FakeData}.
+ *
+ * @group Testing kit
+ */
+export interface FakeDataOptions {
+  /**
+   * The moment generated tasks are dated back from, in ms: they fall in the 90 days before it. The
+   * same seed gives the same dates relative to it; pass a fixed value for data that never changes.
+   * Default: `Date.now()` when the builder is made.
+   */
+  readonly now?: number | undefined;
+}
+
+/**
+ * Seedable builders of realistic wire objects. The same seed, `now` and calls give the same data;
+ * tasks are dated over the 90 days before `now`.
  *
  * @example
  * const data = new FakeData(42);
@@ -60,13 +77,21 @@ const EPOCH = Date.parse('2026-01-01T00:00:00Z');
  */
 export class FakeData {
   readonly #random: SeededRandom;
+  readonly #now: number;
   #sequence = 0;
 
-  constructor(seed = 1) {
+  constructor(seed = 1, options: FakeDataOptions = {}) {
     this.#random = new SeededRandom(seed);
+    this.#now = options.now ?? Date.now();
   }
 
-  #typeOf(variant: FakeTaskVariant, appId: string, userId: string, n: number): NonNullable<WireTask['type']> {
+  #typeOf(
+    variant: FakeTaskVariant,
+    appId: string,
+    userId: string,
+    n: number,
+    createdAt: number,
+  ): NonNullable<WireTask['type']> {
     const r = this.#random;
     const entitlement = `ent-${appId.slice(4)}-${r.int(20)}`;
     const common = {
@@ -102,7 +127,9 @@ export class FakeData {
             source:
               r.next() < 0.5
                 ? { review: { accessReviewId: `ar-${r.int(5)}`, certTicketId: `t-${r.int(900)}` } }
-                : { nonUsage: { expiresAt: new Date(EPOCH + n * 60_000).toISOString(), lastLogin: null } },
+                : {
+                    nonUsage: { expiresAt: new Date(createdAt + 30 * DAY_MS).toISOString(), lastLogin: null },
+                  },
           },
         };
       case 'certify':
@@ -173,7 +200,9 @@ export class FakeData {
     const appId = r.pick(APPS);
     const userId = r.pick(USERS);
     const opener = r.pick(USERS);
-    const createdAt = new Date(EPOCH + n * 60_000).toISOString();
+    // Spread over the last 90 days, to the second, so date filters and sorting have something to do.
+    const created = this.#now - (1 + r.int(SPAN_DAYS * 24 * 3600)) * 1000;
+    const createdAt = new Date(created).toISOString();
     return {
       id: `task-${r.id(20)}`,
       numericId: String(1000 + n),
@@ -187,7 +216,7 @@ export class FakeData {
         'TASK_ORIGIN_AUTOMATION',
         'TASK_ORIGIN_ACCESS_REVIEW',
       ]),
-      type: this.#typeOf(variant, appId, userId, n),
+      type: this.#typeOf(variant, appId, userId, n, created),
       actions: [
         'TASK_ACTION_TYPE_APPROVE',
         'TASK_ACTION_TYPE_DENY',

@@ -21,7 +21,7 @@ export interface FakeTenantOptions {
   readonly baseUrl?: string | undefined;
   /** Seed of generated data and tokens. Default 1. */
   readonly seed?: number | undefined;
-  /** Stored tasks, or how many realistic ones to generate. Default 0. */
+  /** Stored tasks, or how many realistic ones to generate (dated over the 90 days before `now()`). Default 0. */
   readonly tasks?: readonly WireTask[] | number | undefined;
   /** Stored finding transformation rules. */
   readonly rules?: readonly WireRule[] | undefined;
@@ -37,33 +37,86 @@ export interface FakeTenantOptions {
   readonly now?: (() => number) | undefined;
 }
 
-/**
- * How a fake listener authenticates.
- *
- * @group Testing kit
- */
-export interface FakeListenerOptions {
+interface FakeListenerCommonOptions {
   /** Listener ID. Default: generated. */
   readonly id?: string | undefined;
-  /** The HMAC signing secret; a fresh one by default (when `jwks` is not given). */
-  readonly secret?: string | undefined;
-  /** The JWKS of a JWT listener (instead of a secret). */
-  readonly jwks?: JSONWebKeySet | undefined;
   /** Allowed source CIDRs; others get 403. */
   readonly allowedCidrs?: readonly string[] | undefined;
 }
 
 /**
- * A listener registered on the fake tenant.
+ * An HMAC listener to add: its secret, or a fresh one.
  *
  * @group Testing kit
  */
-export interface FakeListener extends FakeListenerOptions {
+export interface FakeHmacListenerOptions extends FakeListenerCommonOptions {
+  /** The HMAC signing secret. Default: a fresh one, as the service generates. */
+  readonly secret?: string | undefined;
+  readonly jwks?: undefined;
+}
+
+/**
+ * A JWT listener to add: the JWKS its senders' keys are in.
+ *
+ * @group Testing kit
+ */
+export interface FakeJwtListenerOptions extends FakeListenerCommonOptions {
+  /** The JWKS document (the public keys), or its URL. */
+  readonly jwks: JSONWebKeySet | URL;
+  readonly secret?: undefined;
+}
+
+/**
+ * How a fake listener authenticates: HMAC (the default) or JWT (give `jwks`).
+ *
+ * @group Testing kit
+ */
+export type FakeListenerOptions = FakeHmacListenerOptions | FakeJwtListenerOptions;
+
+interface FakeListenerCommon {
   /** Listener ID. */
   readonly id: string;
-  /** The full listener URL. */
+  /** The full listener URL, under the URL the tenant is served at now (it follows {@link FakeTenant.listen}). */
   readonly url: string;
+  /** Allowed source CIDRs; others get 403. */
+  readonly allowedCidrs?: readonly string[] | undefined;
 }
+
+/**
+ * An HMAC listener registered on the fake tenant.
+ *
+ * @group Testing kit
+ */
+export interface FakeHmacListener extends FakeListenerCommon {
+  /** The authentication method. */
+  readonly kind: 'hmac';
+  /** The signing secret senders use. */
+  readonly secret: string;
+}
+
+/**
+ * A JWT listener registered on the fake tenant.
+ *
+ * @group Testing kit
+ */
+export interface FakeJwtListener extends FakeListenerCommon {
+  /** The authentication method. */
+  readonly kind: 'jwt';
+  /** The JWKS the bearer JWTs are verified against. */
+  readonly jwks: JSONWebKeySet | URL;
+  /**
+   * Where the tenant serves a JWKS document given as `jwks`, without authentication: the stand-in
+   * for the HTTPS JWKS URL a partner hosts (`idgov-fake-tenant` prints it).
+   */
+  readonly jwksUrl: string;
+}
+
+/**
+ * A listener registered on the fake tenant; `kind` tells which.
+ *
+ * @group Testing kit
+ */
+export type FakeListener = FakeHmacListener | FakeJwtListener;
 
 /**
  * One webhook delivery the fake tenant accepted (status 200).
@@ -113,6 +166,9 @@ const CORS = {
     'authorization, content-type, user-agent, webhook-timestamp, webhook-event-id, webhook-signature',
   'access-control-expose-headers': 'retry-after, x-request-id',
 };
+
+/** The path under the base URL where a JWT listener's JWKS document is served. */
+const JWKS_PATH = /^\/fake\/listeners\/([^/]+)\/jwks\.json$/;
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), {
@@ -167,7 +223,7 @@ export class FakeTenant {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.baseUrl = (options.baseUrl ?? 'https://fake-tenant.test').replace(/\/+$/, '');
-    this.data = new FakeData(options.seed ?? 1);
+    this.data = new FakeData(options.seed ?? 1, { now: this.#now() });
     this.tasks =
       typeof options.tasks === 'number' ? this.data.tasks(options.tasks) : [...(options.tasks ?? [])];
     for (const rule of options.rules ?? []) this.rules.set(rule.id ?? '', rule);
@@ -178,17 +234,42 @@ export class FakeTenant {
     this.stats = { requests: 0, tokensIssued: 0, searchPages: 0, duplicates: 0, faults: this.#faults.counts };
   }
 
-  /** Registers a webhook listener: HMAC with a fresh secret unless `jwks` or `secret` is given. */
+  /** Registers an HMAC listener, with a fresh secret unless `secret` is given. */
+  addListener(options?: FakeHmacListenerOptions): FakeHmacListener;
+  /** Registers a JWT listener verifying bearer JWTs against `jwks`. */
+  addListener(options: FakeJwtListenerOptions): FakeJwtListener;
+  /** Registers a listener of either kind. */
+  addListener(options: FakeListenerOptions): FakeListener;
   addListener(options: FakeListenerOptions = {}): FakeListener {
     const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
-    const secret = options.jwks ? undefined : (options.secret ?? createHmacSecret());
-    const listener = {
-      id,
-      url: `${this.baseUrl}${LISTENER_PATH}${id}`,
-      secret,
-      jwks: options.jwks,
-      allowedCidrs: options.allowedCidrs,
-    };
+    const allowedCidrs = options.allowedCidrs;
+    // Getters, so that a listener added before listen() points at the server once it runs.
+    const under = (path: string) => () => `${this.baseUrl}${path}`;
+    const url = under(`${LISTENER_PATH}${encodeURIComponent(id)}`);
+    const jwksUrl = under(`/fake/listeners/${encodeURIComponent(id)}/jwks.json`);
+    const listener: FakeListener =
+      options.jwks !== undefined
+        ? {
+            kind: 'jwt',
+            id,
+            allowedCidrs,
+            jwks: options.jwks,
+            get url() {
+              return url();
+            },
+            get jwksUrl() {
+              return jwksUrl();
+            },
+          }
+        : {
+            kind: 'hmac',
+            id,
+            allowedCidrs,
+            secret: options.secret ?? createHmacSecret(),
+            get url() {
+              return url();
+            },
+          };
     this.#listeners.set(id, listener);
     return listener;
   }
@@ -216,6 +297,8 @@ export class FakeTenant {
       return fault === 'drop' ? 'drop' : answer;
     }
     if (fault === 'drop') return 'drop';
+    const jwks = JWKS_PATH.exec(path)?.[1];
+    if (jwks && request.method === 'GET') return this.#jwks(jwks);
     if (path === '/auth/v1/token' && request.method === 'POST') return this.#token(request);
     if (!this.#authorized(request)) return problem(401, 'missing, unknown or expired access token');
     if (this.#options.latencyMs) await sleep(this.#options.latencyMs);
@@ -226,6 +309,23 @@ export class FakeTenant {
     if (app?.[1] && request.method === 'GET')
       return this.#entitlements(decodeURIComponent(app[1]), new URL(request.url));
     return problem(404, `no route for ${request.method} ${path}`);
+  }
+
+  /** The listener a path segment names, percent-decoded; malformed percent-encoding names none. */
+  #listenerAt(encodedId: string): FakeListener | undefined {
+    try {
+      return this.#listeners.get(decodeURIComponent(encodedId));
+    } catch {
+      return undefined;
+    }
+  }
+
+  #jwks(encodedId: string): Response {
+    const listener = this.#listenerAt(encodedId);
+    if (listener?.kind !== 'jwt' || listener.jwks instanceof URL) {
+      return problem(404, 'no JWKS document is served for this listener');
+    }
+    return json(listener.jwks);
   }
 
   async #token(request: Request): Promise<Response> {
@@ -298,15 +398,14 @@ export class FakeTenant {
   }
 
   async #webhook(request: Request, listenerId: string, remoteAddress: string | undefined): Promise<Response> {
-    const listener = this.#listeners.get(decodeURIComponent(listenerId));
-    if (!listener) return problem(404, `no listener ${listenerId}`);
+    const listener = this.#listenerAt(listenerId);
+    if (!listener) return problem(404, `no listener ${listenerId.slice(0, 100)}`);
     const body = new Uint8Array(await request.arrayBuffer());
     const now = this.#now();
     const verdict = await verifyWebhook(
       { method: request.method, url: request.url, headers: request.headers, body, remoteAddress },
       {
-        hmacSecret: listener.secret,
-        jwks: listener.jwks,
+        ...(listener.kind === 'hmac' ? { hmacSecret: listener.secret } : { jwks: listener.jwks }),
         allowedCidrs: listener.allowedCidrs,
         baseUrl: this.baseUrl,
         seen: this.#events,
@@ -314,7 +413,7 @@ export class FakeTenant {
       },
     );
     if (verdict.status === 200) {
-      const parsed = JSON.parse(new TextDecoder().decode(body));
+      const parsed = JSON.parse(new TextDecoder().decode(body)) as unknown;
       this.deliveries.push({
         listenerId: listener.id,
         eventId: verdict.eventId ?? '',
@@ -345,7 +444,7 @@ export class FakeTenant {
 
   /**
    * Serves the tenant on a real loopback port (127.0.0.1 by default, a free port unless given) and
-   * points {@link FakeTenant.baseUrl} and existing listener URLs at it.
+   * points {@link FakeTenant.baseUrl}, and with it every listener's `url`, at it.
    */
   async listen(options: { port?: number; host?: string } = {}): Promise<LoopbackServer> {
     const { serveOnLoopback } = await import('./loopback-server.ts');
@@ -354,9 +453,6 @@ export class FakeTenant {
       options,
     );
     this.baseUrl = server.url;
-    for (const [id, listener] of this.#listeners) {
-      this.#listeners.set(id, { ...listener, url: `${server.url}${LISTENER_PATH}${id}` });
-    }
     return server;
   }
 

@@ -5,6 +5,7 @@
  */
 export {
   FakeData,
+  type FakeDataOptions,
   type FakeTaskInput,
   type FakeTaskVariant,
   fakeRule,
@@ -16,6 +17,10 @@ export {
 export {
   type Delivery,
   type FakeAnswer,
+  type FakeHmacListener,
+  type FakeHmacListenerOptions,
+  type FakeJwtListener,
+  type FakeJwtListenerOptions,
   type FakeListener,
   type FakeListenerOptions,
   FakeTenant,

@@ -8,9 +8,11 @@ async function toRequest(message: IncomingMessage, origin: string): Promise<Requ
   const chunks: Buffer[] = [];
   for await (const chunk of message) chunks.push(chunk as Buffer);
   const headers = new Headers();
-  for (const [name, value] of Object.entries(message.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
+  // rawHeaders keeps every line of a repeated header (message.headers keeps only the first
+  // Content-Type or Authorization); append joins them with ", " as fetch's Headers does, so the
+  // msw and loopback paths agree. (rawHeaders, unlike headersDistinct, exists in Bun and Deno too.)
+  const raw = message.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
   const hasBody = message.method !== 'GET' && message.method !== 'HEAD';
   return new Request(new URL(message.url ?? '/', origin), {
     method: message.method,

@@ -4,6 +4,7 @@
  * @module @idgov/sdk/webhooks
  */
 
+export type { WebhookAttempt } from './attempts.ts';
 export { isEventId, newEventId } from './event-id.ts';
 export { type EventIdStore, MemoryEventIdStore } from './event-store.ts';
 export type { JwtAlgorithm, PrivateKeyInput } from './key-inspect.ts';

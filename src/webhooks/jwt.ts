@@ -8,6 +8,7 @@
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeProtectedHeader,
   importJWK,
   importPKCS8,
   type JSONWebKeySet,
@@ -44,9 +45,27 @@ export function signJwt(key: CryptoKey, alg: JwtAlgorithm, kid: string, claims: 
  */
 export type JwksSource = JSONWebKeySet | URL;
 
+// One remote key set per JWKS URL, kept across calls: it caches the fetched keys (and refetches on
+// an unknown kid after a cooldown), which a set built per call would throw away. Bounded, oldest out.
+const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+const MAX_REMOTE_SETS = 64;
+
+function remoteSet(url: URL): ReturnType<typeof createRemoteJWKSet> {
+  let set = remoteSets.get(url.href);
+  if (!set) {
+    set = createRemoteJWKSet(url);
+    if (remoteSets.size >= MAX_REMOTE_SETS) remoteSets.delete(remoteSets.keys().next().value ?? '');
+    remoteSets.set(url.href, set);
+  }
+  return set;
+}
+
 /**
  * Verifies a JWT's signature against `jwks` (RS256, ES256 and EdDSA only) and returns its claims.
- * Claim checks are the caller's, so each failure can be named. Throws on any signature problem.
+ * The header must carry a `kid` naming a key of the set: a set holding one key of the right type is
+ * not enough. `jku`, `x5u` and other key-locating headers are ignored (never fetched); unknown `crit`
+ * extensions are refused. Claim checks are the caller's, so each failure can be named. Throws on any
+ * signature problem.
  *
  * @group Webhooks
  */
@@ -55,7 +74,9 @@ export async function verifyJwtSignature(
   jwks: JwksSource,
   nowSeconds: number,
 ): Promise<JWTPayload> {
-  const keys = jwks instanceof URL ? createRemoteJWKSet(jwks) : createLocalJWKSet(jwks);
+  const { kid } = decodeProtectedHeader(token);
+  if (typeof kid !== 'string' || kid === '') throw new Error('the JWT header has no kid');
+  const keys = jwks instanceof URL ? remoteSet(jwks) : createLocalJWKSet(jwks);
   const { payload } = await jwtVerify(token, keys, {
     algorithms: ['RS256', 'ES256', 'EdDSA'],
     currentDate: new Date(nowSeconds * 1000),

@@ -8,6 +8,7 @@ import {
 import type { Logger } from '../core/logger.ts';
 import { pathParam, requireSecureUrl } from '../core/url.ts';
 import { VERSION } from '../version.ts';
+import { AttemptLog, type WebhookAttempt } from './attempts.ts';
 import { serializeBody } from './body.ts';
 import { eventIdOrNew } from './event-id.ts';
 import { DEFAULT_MAX_BODY_BYTES, LISTENER_PATH, WebhookHeader } from './limits.ts';
@@ -79,6 +80,11 @@ export interface SignedWebhook {
 /**
  * The outcome of {@link WebhookSender.send}.
  *
+ * A `duplicate` means the listener already had this event ID. When `earlierAttemptUnanswered` is
+ * true, an earlier attempt of this very send got no answer (it timed out or lost its connection)
+ * and most likely reached the listener: the 409 is probably our own delivery. When false, the event
+ * was accepted before this send began (an earlier send, or another sender with the same event ID).
+ *
  * @group Webhooks
  */
 export interface WebhookDelivery {
@@ -90,21 +96,32 @@ export interface WebhookDelivery {
   readonly attempts: number;
   /** The listener's HTTP status. */
   readonly httpStatus: number;
+  /** Every attempt in order: the status it was answered with, or why it got none. */
+  readonly history: readonly WebhookAttempt[];
+  /**
+   * An earlier attempt of this send went unanswered (timed out, or lost its connection). With
+   * `duplicate`, that attempt most likely is the one the listener accepted (see above).
+   */
+  readonly earlierAttemptUnanswered: boolean;
 }
 
 const DEFAULT_MAX_RETRIES = 3;
 
+// Advice per status; a 401 gets the advice of the sender's own method, never the other's.
 const HINTS: Record<number, string> = {
   400: 'The listener refused the request as invalid: a missing header, a timestamp more than 5 minutes from its clock, an event ID that is not a UUID v4, or a body that is not JSON.',
-  401: "Authentication failed: check the HMAC secret (the exact string, not base64-decoded), or for JWT the private key and that its kid is in the listener's JWKS; check this machine's clock.",
   403: "This machine's source address is not in the listener's allowed CIDRs: ask the administrator to add it.",
 };
+const UNAUTHENTICATED: Record<Signer['kind'], string> = {
+  hmac: "Authentication failed: check the HMAC secret (the exact string shown when the listener was saved, not base64-decoded), that the listener uses HMAC, and this machine's clock.",
+  jwt: "Authentication failed: check that the kid is in the listener's JWKS with the public key of this private key, that the service can fetch the JWKS URL, that the listener uses JWT, and this machine's clock (exp).",
+};
 
-function webhookHint(status: number): string | undefined {
+function webhookHint(status: number, kind: Signer['kind']): string | undefined {
   if (status >= 300 && status < 400) {
     return 'The listener URL redirected; redirects are not followed (they would drop the signature): use the URL shown for the listener.';
   }
-  return HINTS[status];
+  return status === 401 ? UNAUTHENTICATED[kind] : HINTS[status];
 }
 
 function listenerUrl(options: WebhookSenderCommonOptions): { url: string; baseUrl: string } {
@@ -159,6 +176,7 @@ export class WebhookSender {
   readonly #maxBodyBytes: number;
   readonly #http: HttpTransport;
   readonly #logger: Logger;
+  readonly #attemptLog = new AttemptLog();
 
   constructor(options: WebhookSenderOptions) {
     ({ url: this.url, baseUrl: this.baseUrl } = listenerUrl(options));
@@ -176,10 +194,26 @@ export class WebhookSender {
         `maxBodyBytes must be a whole number of bytes (got ${options.maxBodyBytes}).`,
       );
     }
-    ({ http: this.#http, logger: this.#logger } = createTransport(options, {
-      maxRetries: DEFAULT_MAX_RETRIES,
-      userAgent: `idgov-sdk-js/${VERSION}`,
-    }));
+    const fetch = this.#attemptLog.wrap(options.fetch);
+    ({ http: this.#http, logger: this.#logger } = createTransport(
+      { ...options, fetch },
+      {
+        maxRetries: DEFAULT_MAX_RETRIES,
+        userAgent: `idgov-sdk-js/${VERSION}`,
+      },
+    ));
+  }
+
+  /**
+   * Builds a sender and prepares its key at once: `new WebhookSender()` checks everything it can
+   * synchronously (key type, size and parameters); this also imports the key, so that a key only an
+   * import can fault (an EC point off its curve) is refused here rather than by the first `sign()`
+   * or `send()`. Both refuse with a `ConfigurationError`, before anything is sent.
+   */
+  static async create(options: WebhookSenderOptions): Promise<WebhookSender> {
+    const sender = new WebhookSender(options);
+    await sender.#signer.ready();
+    return sender;
   }
 
   async #headers(
@@ -201,6 +235,7 @@ export class WebhookSender {
    */
   async sign(payload: unknown, options: SignOptions = {}): Promise<SignedWebhook> {
     const body = serializeBody(payload, this.#maxBodyBytes);
+    await this.#signer.ready();
     const eventId = eventIdOrNew(options.eventId);
     const timestamp = options.timestamp ?? now();
     if (!Number.isInteger(timestamp) || timestamp < 0) {
@@ -211,30 +246,52 @@ export class WebhookSender {
 
   /**
    * Delivers `payload`, retrying connection failures, timeouts, 429 and 5xx. Resolves with
-   * `delivered` or `duplicate`; throws a typed error for 400, 401 and 403 naming the likely cause.
+   * `delivered` or `duplicate` and the attempt history; throws a typed error for 400, 401 and 403
+   * naming the likely cause. Bad input and an unusable key throw before anything is sent.
    */
   async send(payload: unknown, options: SendOptions = {}): Promise<WebhookDelivery> {
     const body = serializeBody(payload, this.#maxBodyBytes);
     const eventId = eventIdOrNew(options.eventId);
-    const response = await this.#http.send({
-      method: 'POST',
-      url: this.url,
-      body: body.bytes,
-      signal: options.signal,
-      timeout: options.timeout,
-      maxRetries: options.maxRetries,
-      acceptStatuses: [409],
-      errorContext: { hint: webhookHint },
-      beforeAttempt: async (headers) => {
-        // A fresh timestamp and signature each attempt; the same event ID and bytes.
-        for (const [name, value] of Object.entries(await this.#headers(body.bytes, eventId, now()))) {
-          headers.set(name, value);
-        }
-      },
-    });
+    await this.#signer.ready();
+    const kind = this.#signer.kind;
+    const attempts = this.#attemptLog.begin(eventId);
+    let response: Awaited<ReturnType<HttpTransport['send']>>;
+    let history: WebhookAttempt[];
+    try {
+      response = await this.#http.send({
+        method: 'POST',
+        url: this.url,
+        body: body.bytes,
+        signal: options.signal,
+        timeout: options.timeout,
+        maxRetries: options.maxRetries,
+        acceptStatuses: [409],
+        errorContext: { hint: (status) => webhookHint(status, kind) },
+        beforeAttempt: async (headers) => {
+          attempts.start(Date.now());
+          // A fresh timestamp and signature each attempt; the same event ID and bytes.
+          for (const [name, value] of Object.entries(await this.#headers(body.bytes, eventId, now()))) {
+            headers.set(name, value);
+          }
+        },
+      });
+    } finally {
+      history = attempts.end();
+    }
     const status = response.status === 409 ? 'duplicate' : 'delivered';
-    this.#logger.info(`webhook ${eventId} ${status}`, { attempts: response.attempts });
-    return { status, eventId, attempts: response.attempts, httpStatus: response.status };
+    const earlierAttemptUnanswered = history.slice(0, -1).some((attempt) => attempt.error !== undefined);
+    this.#logger.info(`webhook ${eventId} ${status}`, {
+      attempts: response.attempts,
+      earlierAttemptUnanswered,
+    });
+    return {
+      status,
+      eventId,
+      attempts: response.attempts,
+      httpStatus: response.status,
+      history,
+      earlierAttemptUnanswered,
+    };
   }
 
   /** What `JSON.stringify(sender)` shows: the URL and the kind of authentication, never key material. */

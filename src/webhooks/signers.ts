@@ -9,8 +9,12 @@ import { DEFAULT_JWT_LIFETIME_SECONDS, MAX_JWT_LIFETIME_SECONDS, WebhookHeader }
  * @group Webhooks
  */
 export interface Signer {
+  /** The listener's authentication method. */
+  readonly kind: 'hmac' | 'jwt';
   /** `hmac` or `jwt (ES256, kid ...)`, for inspection; never key material. */
   readonly description: string;
+  /** Prepares the key (imports it once); a key that cannot be used throws a `ConfigurationError`. */
+  ready(): Promise<void>;
   /** Headers that authenticate `body` for this event and timestamp. */
   sign(body: Uint8Array<ArrayBuffer>, eventId: string, timestamp: number): Promise<Record<string, string>>;
 }
@@ -62,7 +66,9 @@ export function hmacSigner(auth: HmacAuth): Signer {
   }
   const key = { secret };
   return {
+    kind: 'hmac',
     description: 'hmac',
+    async ready() {},
     async sign(body, eventId, timestamp) {
       return { [WebhookHeader.SIGNATURE]: await hmacSignature(key, String(timestamp), eventId, body) };
     },
@@ -86,15 +92,29 @@ export function jwtSigner(auth: JwtAuth, audience: string, defaultSubject: strin
     );
   }
   const subject = auth.subject ?? defaultSubject;
-  let ready: Promise<{ jwt: typeof import('./jwt.ts'); key: CryptoKey }> | undefined;
+  let loaded: Promise<{ jwt: typeof import('./jwt.ts'); key: CryptoKey }> | undefined;
+  const load = () => {
+    loaded ??= import('./jwt.ts').then(async (jwt) => {
+      try {
+        return { jwt, key: await jwt.importPrivateKey(auth.privateKey, alg) };
+      } catch (error) {
+        // The import's own message names the problem, never the key; the key is not quoted here either.
+        throw new ConfigurationError(
+          `jwt.privateKey cannot be used as an ${alg} key: ${(error as Error).message}. Export the key again.`,
+          { cause: error },
+        );
+      }
+    });
+    return loaded;
+  };
   return {
+    kind: 'jwt',
     description: `jwt (${alg}, kid ${auth.kid})`,
+    async ready() {
+      await load();
+    },
     async sign(body, eventId, timestamp) {
-      ready ??= import('./jwt.ts').then(async (jwt) => ({
-        jwt,
-        key: await jwt.importPrivateKey(auth.privateKey, alg),
-      }));
-      const { jwt, key } = await ready;
+      const { jwt, key } = await load();
       const token = await jwt.signJwt(key, alg, auth.kid, {
         sub: subject,
         aud: audience,

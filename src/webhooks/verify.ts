@@ -1,6 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
+import { ConfigurationError } from '../core/errors.ts';
 import { inCidr } from './cidr.ts';
-import { isEventId } from './event-id.ts';
+import { isUuidV4 } from './event-id.ts';
 import type { EventIdStore } from './event-store.ts';
 import { bodyHash, hmacVerify, importHmacKey } from './hmac.ts';
 import {
@@ -21,8 +22,11 @@ export interface InboundWebhookRequest {
   readonly method: string;
   /** The full request URL (the JWT `aud` must equal it). */
   readonly url: string;
-  /** Request headers. */
-  readonly headers: Headers | Record<string, string | undefined>;
+  /**
+   * Request headers: a `Headers`, or a record such as Node's `request.headers` (a repeated header's
+   * values, given as an array, are joined with ", " as `Headers` joins them).
+   */
+  readonly headers: Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The raw body, exactly as received: text or bytes. */
   readonly body: string | Uint8Array<ArrayBuffer>;
   /** The source address, for the CIDR allow list. */
@@ -30,14 +34,18 @@ export interface InboundWebhookRequest {
 }
 
 /**
- * How the listener is configured. Give `hmacSecret` or `jwks`, as the listener's authentication method.
+ * How the listener is configured. Give exactly one of `hmacSecret` or `jwks`, as the listener's
+ * authentication method; anything else (both, neither, an empty secret) throws a `ConfigurationError`.
  *
  * @group Webhooks
  */
 export interface VerifyWebhookOptions {
   /** The HMAC signing secret (HMAC listeners). */
   readonly hmacSecret?: string | undefined;
-  /** The JWKS document, or its URL (JWT listeners). */
+  /**
+   * The JWKS document, or its URL (JWT listeners). A URL's key set is built once per URL and reused
+   * by later calls, so its keys are fetched once and refetched only for an unknown `kid`.
+   */
   readonly jwks?: JSONWebKeySet | URL | undefined;
   /** The tenant base URL: the JWT `sub` must equal it. */
   readonly baseUrl: string;
@@ -61,7 +69,7 @@ export interface WebhookVerdict {
   readonly status: 200 | 400 | 401 | 403 | 409;
   /** What decided the status, in words. */
   readonly reason: string;
-  /** The event ID, when the request carried a valid one. */
+  /** The event ID in lower case, when the request carried a valid one (in either case). */
   readonly eventId?: string | undefined;
 }
 
@@ -71,11 +79,85 @@ const bad = (status: WebhookVerdict['status'], reason: string, eventId?: string)
   eventId,
 });
 
+// Headers trims a value's surrounding whitespace (HTTP's optional whitespace) and joins repeated
+// values with ", "; a plain record is read alike, so both forms get the same answer.
 function header(headers: InboundWebhookRequest['headers'], name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
   const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === lower) return value;
-  return undefined;
+  const values: string[] = [];
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== lower || value === undefined) continue;
+    for (const one of typeof value === 'string' ? [value] : value) values.push(one.trim());
+  }
+  return values.length ? values.join(', ') : undefined;
+}
+
+// HMAC-SHA256 is 32 bytes: 43 characters of base64url without padding. Anything else (padding,
+// spaces, standard base64) is refused before decoding, since decoders are lenient about all three.
+const HMAC_SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The media type must be exactly `application/json` (case-insensitive, as media types are); the only
+ * parameter allowed is `charset=utf-8`, since the body is UTF-8. `application/json-patch+json`,
+ * `text/json` or `application/json; charset=latin1` are refused.
+ */
+function isJsonContentType(value: string): boolean {
+  const [type = '', ...parameters] = value.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return false;
+  return parameters.every((parameter) => {
+    const [name = '', setting = ''] = parameter.split('=');
+    return (
+      name.trim().toLowerCase() === 'charset' &&
+      setting
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase() === 'utf-8'
+    );
+  });
+}
+
+/** The listener ID of a listener URL, percent-decoded: `/incoming/l1` and `/incoming/%6C1` are one listener. */
+function listenerIdOf(url: string): string {
+  const raw = new URL(url).pathname.split(LISTENER_PATH)[1] ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The URLs `aud` may name for this request: the URL as requested, and the listener's own URL with its
+ * ID decoded (a request to `/incoming/%6C1` is for listener `l1`, whose URL the sender was given).
+ */
+function audiences(url: string): string[] {
+  const parsed = new URL(url);
+  const at = parsed.pathname.indexOf(LISTENER_PATH);
+  if (at < 0) return [url];
+  const canonical = `${parsed.origin}${parsed.pathname.slice(0, at)}${LISTENER_PATH}${listenerIdOf(url)}`;
+  return canonical === url ? [url] : [url, canonical];
+}
+
+/** Refuses a listener configuration that could never verify anything, before any request is judged. */
+function checkOptions(options: VerifyWebhookOptions): void {
+  const { hmacSecret, jwks } = options;
+  if (hmacSecret !== undefined && jwks !== undefined) {
+    throw new ConfigurationError('Pass hmacSecret or jwks, not both: a listener uses one method.');
+  }
+  if (hmacSecret !== undefined) {
+    if (typeof hmacSecret !== 'string' || hmacSecret === '') {
+      throw new ConfigurationError("hmacSecret is empty: pass the listener's signing secret.");
+    }
+    return;
+  }
+  if (jwks === undefined) {
+    throw new ConfigurationError(
+      'Pass hmacSecret (an HMAC listener) or jwks (a JWT listener): the listener has no authentication.',
+    );
+  }
+  if (!(jwks instanceof URL) && !Array.isArray((jwks as { keys?: unknown } | null)?.keys)) {
+    throw new ConfigurationError('jwks must be a JWKS document ({ keys: [...] }) or a URL object.');
+  }
 }
 
 async function checkJwt(
@@ -101,9 +183,19 @@ async function checkJwt(
     htm: 'POST',
     htb_s256: await bodyHash(body),
   };
+  const accepted = audiences(request.url);
   for (const [claim, value] of Object.entries(expected)) {
-    if (claims[claim] === undefined) return `JWT lacks the ${claim} claim`;
-    if (claims[claim] !== value) return `JWT ${claim} does not match (expected ${JSON.stringify(value)})`;
+    const actual = claims[claim];
+    if (actual === undefined) return `JWT lacks the ${claim} claim`;
+    // aud may be an array of audiences that contains the listener URL (RFC 7519 4.1.3); jti is a
+    // UUID, compared without regard to case like the event ID header.
+    const matches =
+      claim === 'aud'
+        ? (Array.isArray(actual) ? actual : [actual]).some((audience) => accepted.includes(audience))
+        : claim === 'jti' && typeof actual === 'string'
+          ? actual.toLowerCase() === eventId
+          : actual === value;
+    if (!matches) return `JWT ${claim} does not match (expected ${JSON.stringify(value)})`;
   }
   if (typeof claims.exp !== 'number') return 'JWT lacks the exp claim';
   if (claims.exp > nowSeconds + MAX_JWT_LIFETIME_SECONDS) return 'JWT exp is more than 10 minutes ahead';
@@ -113,7 +205,9 @@ async function checkJwt(
 /**
  * Runs a listener's checks on an inbound webhook request, in the service's order: the request
  * itself (400), authentication (401), the source address (403), then idempotency (409). Returns the
- * status the service would answer and why. HMAC signatures are compared in constant time; JWTs
+ * status the service would answer and why; the rules are listed in the signing-webhooks guide.
+ * A configuration that could never verify (an empty secret, both methods, neither) throws a
+ * `ConfigurationError` instead. HMAC signatures are compared in constant time; JWTs
  * are accepted only with RS256, ES256 or EdDSA and every claim the listener requires (`sub`, `aud`, `exp`, `jti`, `htm`, `htb_s256`).
  *
  * For partners' own tests, and used by the testing kit's fake tenant.
@@ -131,6 +225,7 @@ export async function verifyWebhook(
   request: InboundWebhookRequest,
   options: VerifyWebhookOptions,
 ): Promise<WebhookVerdict> {
+  checkOptions(options);
   const nowMs = options.now ?? Date.now();
   const nowSeconds = Math.floor(nowMs / 1000);
   const body =
@@ -141,23 +236,29 @@ export async function verifyWebhook(
   // 400: the request itself.
   if (request.method.toUpperCase() !== 'POST') return bad(400, `method must be POST, not ${request.method}`);
   const timestampText = header(request.headers, WebhookHeader.TIMESTAMP);
-  const eventId = header(request.headers, WebhookHeader.EVENT_ID);
+  const eventIdText = header(request.headers, WebhookHeader.EVENT_ID);
   const contentType = header(request.headers, WebhookHeader.CONTENT_TYPE);
   if (!timestampText) return bad(400, `missing ${WebhookHeader.TIMESTAMP} header`);
-  if (!eventId) return bad(400, `missing ${WebhookHeader.EVENT_ID} header`);
+  if (!eventIdText) return bad(400, `missing ${WebhookHeader.EVENT_ID} header`);
   if (!contentType) return bad(400, `missing ${WebhookHeader.CONTENT_TYPE} header`);
-  if (!/^application\/json\b/i.test(contentType))
-    return bad(400, `${WebhookHeader.CONTENT_TYPE} must be application/json`);
+  if (!isJsonContentType(contentType))
+    return bad(
+      400,
+      `${WebhookHeader.CONTENT_TYPE} must be application/json (got ${contentType.slice(0, 100)})`,
+    );
   if (!/^\d+$/.test(timestampText)) return bad(400, `${WebhookHeader.TIMESTAMP} must be whole Unix seconds`);
   const timestamp = Number(timestampText);
   if (Math.abs(nowSeconds - timestamp) > TIMESTAMP_TOLERANCE_SECONDS) {
     return bad(400, `${WebhookHeader.TIMESTAMP} is more than 5 minutes from the server's clock`);
   }
-  if (!isEventId(eventId)) return bad(400, `${WebhookHeader.EVENT_ID} is not a lower-case UUID v4`);
+  if (!isUuidV4(eventIdText)) return bad(400, `${WebhookHeader.EVENT_ID} is not a UUID v4`);
+  // UUIDs are case-insensitive: one event whatever its case, for jti and idempotency alike.
+  const eventId = eventIdText.toLowerCase();
   if (body.byteLength > (options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES))
     return bad(400, 'body is over the size limit', eventId);
   try {
-    JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    // ignoreBOM keeps a byte-order mark in the text, where JSON.parse refuses it: the body as sent is not JSON.
+    JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body));
   } catch {
     return bad(400, 'body is not valid JSON', eventId);
   }
@@ -166,17 +267,24 @@ export async function verifyWebhook(
   if (options.hmacSecret !== undefined) {
     const signature = header(request.headers, WebhookHeader.SIGNATURE);
     if (!signature) return bad(401, `missing ${WebhookHeader.SIGNATURE} header`, eventId);
+    if (!HMAC_SIGNATURE.test(signature)) {
+      return bad(
+        401,
+        `${WebhookHeader.SIGNATURE} is not 43 characters of base64url without padding`,
+        eventId,
+      );
+    }
     const key = await importHmacKey(options.hmacSecret);
-    if (!(await hmacVerify(key, signature, timestampText, eventId, body))) {
+    // The signed input holds the event ID as sent, not its lower-case form.
+    if (!(await hmacVerify(key, signature, timestampText, eventIdText, body))) {
       return bad(401, 'HMAC signature mismatch', eventId);
     }
-  } else if (options.jwks !== undefined) {
+  } else {
     const token = /^Bearer (\S+)$/i.exec(header(request.headers, WebhookHeader.AUTHORIZATION) ?? '')?.[1];
     if (!token) return bad(401, 'missing Authorization: Bearer header', eventId);
-    const failure = await checkJwt(token, options.jwks, request, body, eventId, options.baseUrl, nowSeconds);
+    const jwks = options.jwks as JSONWebKeySet | URL; // checkOptions: one of the two is set
+    const failure = await checkJwt(token, jwks, request, body, eventId, options.baseUrl, nowSeconds);
     if (failure) return bad(401, failure, eventId);
-  } else {
-    return bad(401, 'the listener has no authentication configured (pass hmacSecret or jwks)', eventId);
   }
 
   // 403: the source address.
@@ -187,9 +295,8 @@ export async function verifyWebhook(
     }
   }
 
-  // 409: idempotency, per listener.
-  const listener = new URL(request.url).pathname.split(LISTENER_PATH)[1] ?? '';
-  if (options.seen && !(await options.seen.claim(`${listener}\n${eventId}`, nowMs))) {
+  // 409: idempotency, per listener (its decoded ID) and event ID (lower case).
+  if (options.seen && !(await options.seen.claim(`${listenerIdOf(request.url)}\n${eventId}`, nowMs))) {
     return bad(409, 'duplicate event ID: already processed', eventId);
   }
   return { status: 200, reason: 'accepted', eventId };
