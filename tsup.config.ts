@@ -8,6 +8,9 @@ const shared: Options = {
     schemas: 'schemas/index.ts',
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
+    outbox: 'src/outbox/index.ts',
+    'outbox-sqlite': 'src/outbox/sqlite-store.ts',
+    'outbox-postgres': 'src/outbox/postgres-store.ts',
     // The two targets of the package's `#zod-compiler` import (package.json "imports").
     'zod-compiler': 'src/internal/zod-compiler.ts',
     'zod-compiler.browser': 'src/internal/zod-compiler.browser.ts',
