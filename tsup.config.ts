@@ -16,6 +16,8 @@ const shared: Options = {
     'zod-compiler.browser': 'src/internal/zod-compiler.browser.ts',
   },
   external: ['#zod-compiler'],
+  // tsup strips `node:` by default, but `node:sqlite` (the outbox's SQLite store) exists only with it.
+  removeNodeProtocol: false,
   dts: true,
   sourcemap: true,
   target: 'es2022',

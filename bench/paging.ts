@@ -7,15 +7,18 @@ import { FakeTenant } from '@idgov/sdk/testing';
 import { compile } from 'zod/mini';
 import { compared, interleaved, type Result, SMALL } from './support.ts';
 
-interface Served {
+export interface Served {
   readonly baseUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** Its HMAC webhook listener. */
+  readonly webhookUrl: string;
+  readonly hmacSecret: string;
   readonly child: ChildProcess;
 }
 
 /** The fake tenant in its own process, so its work does not share the measured event loop. */
-async function serve(tasks: number, latencyMs = 0): Promise<Served> {
+export async function serve(tasks: number, latencyMs = 0): Promise<Served> {
   const bin = new URL('../dist/bin.js', import.meta.url).pathname;
   const child = spawn(process.execPath, [bin, '--tasks', String(tasks), '--latency', String(latencyMs)], {
     stdio: ['ignore', 'pipe', 'inherit'],
