@@ -246,6 +246,46 @@ describe('delivery', () => {
     expect(seen.map((s) => s.eventId)).toEqual([eventId, eventId]);
   });
 
+  it('when a lease runs out mid-attempt, the next worker delivers and the late answer is not recorded over it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const seen = listener([
+      async () => {
+        arrived();
+        await held;
+        return new HttpResponse(null, { status: 503 });
+      },
+      status(409),
+    ]);
+    const a = setup();
+    const b = new WebhookOutbox({
+      sender: new WebhookSender({ url: URL_, hmac: { secret } }),
+      store: a.store,
+      now: () => a.clock.now,
+      onAttempt: (report) => a.attempts.push(report),
+    });
+    const { eventId } = await a.outbox.enqueue({ a: 1 });
+    const slow = a.outbox.drain();
+    await inFlight;
+    expect(await b.drain()).toMatchObject({ attempts: 0 }); // a's lease holds
+    a.clock.now += 5 * 60_000; // ... and now it has run out
+    expect(await b.drain()).toMatchObject({ delivered: 1 });
+    release();
+    await slow;
+    expect(a.attempts.map((r) => [r.outcome, r.answer?.status, r.recorded])).toEqual([
+      ['delivered', 409, true],
+      ['retry', 503, false],
+    ]);
+    expect(await a.outbox.get(eventId)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(seen.map((s) => s.eventId)).toEqual([eventId, eventId]);
+  });
+
   it('purges delivered events older than a date, and keeps the rest', async () => {
     listener([ok, status(400)]);
     const { outbox, clock } = setup();
