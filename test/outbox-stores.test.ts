@@ -176,6 +176,26 @@ describe.each(stores)('%s store contract', (_name, open) => {
   });
 });
 
+describe.skipIf(!pg)('PostgreSQL store details', () => {
+  it('works on a pool passed in, which close() leaves open; migrate() may run twice', async () => {
+    const { default: Pg } = await import('pg');
+    const { PostgresOutboxStore, postgresOutboxSchema } = await import('../src/outbox/postgres-store.ts');
+    const pool = new Pg.Pool({ connectionString: pg?.url });
+    await pool.query('CREATE SCHEMA IF NOT EXISTS partner');
+    const store = new PostgresOutboxStore({ pool, table: 'partner.webhook_outbox' });
+    await Promise.all([store.migrate(), store.migrate()]);
+    await add(store, 1);
+    await store.close();
+    const { rows } = await pool.query('SELECT event_id FROM partner.webhook_outbox');
+    expect(rows).toEqual([{ event_id: id(1) }]);
+    expect(postgresOutboxSchema('partner.webhook_outbox')).toMatch(
+      /CREATE TABLE IF NOT EXISTS partner\.webhook_outbox/,
+    );
+    expect(() => postgresOutboxSchema('x; DROP TABLE y')).toThrow(/lower-case SQL name/);
+    await pool.end();
+  });
+});
+
 describe('SQLite file shared by two connections (two processes)', () => {
   it('never claims one event twice while its lease holds, and sees events the other added', async () => {
     const path = join(dir, 'shared.db');

@@ -163,9 +163,10 @@ describe('delivery', () => {
     expect((await outbox.get(eventId))?.nextAttemptAt).toBe(clock.now + 60_000);
   });
 
-  for (const code of [400, 401, 403, 404, 422]) {
+  for (const code of [400, 401, 403, 404, 422, 307]) {
     it(`moves an event refused with ${code} to the dead letters, keeping the answer but never the secret`, async () => {
-      const seen = listener([status(code, JSON.stringify({ message: `refused ${'x'.repeat(2_000)}` }))]);
+      const body = JSON.stringify({ message: `refused ${'x'.repeat(2_000)}` });
+      const seen = listener([status(code, body, { location: `${BASE}/elsewhere` })]);
       const { outbox } = setup();
       const { eventId } = await outbox.enqueue({ a: 1 });
       expect(await outbox.drain()).toMatchObject({ attempts: 1, dead: 1 });
