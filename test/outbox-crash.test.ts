@@ -71,7 +71,7 @@ it(`SQLite: ${EVENTS} events survive ${KILLS} SIGKILLs mid-delivery, each accept
     const start = () => startWorker({ ...env, ENQUEUE_FROM: String(announced) });
     const workers = round % 2 ? [start(), start()] : [start()];
     const target = tenant.deliveries.length + 5 + Math.floor((random() * EVENTS) / (KILLS + 1));
-    await until(() => tenant.deliveries.length >= target, 60_000, `${target} deliveries (seed ${SEED})`);
+    await until(() => tenant.deliveries.length >= target, workers, `${target} deliveries (seed ${SEED})`);
     await new Promise((resolve) => setTimeout(resolve, random() * 10));
     killed.push(...(await killAll(workers)));
     announced = Math.max(announced, ...workers.map((w) => w.announced()));
@@ -122,7 +122,7 @@ it.skipIf(!pg)(
     const workers = Array.from({ length: 4 }, () => startWorker(env));
     const victim = workers[Math.floor(random() * 4)] as Worker;
     const target = Math.floor(count * (0.2 + random() * 0.4));
-    await until(() => tenant.deliveries.length >= target, 60_000, `${target} deliveries (seed ${SEED})`);
+    await until(() => tenant.deliveries.length >= target, workers, `${target} deliveries (seed ${SEED})`);
     const [killed] = await killAll([victim]);
     const rest = await Promise.all(workers.filter((w) => w !== victim).map((w) => w.exited));
     expect(killed).toMatchObject({ signal: 'SIGKILL', drained: false });

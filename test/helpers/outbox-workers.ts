@@ -56,10 +56,21 @@ export function seeded(seed: number): () => number {
   };
 }
 
-/** Resolves once `condition()` holds, checking every 5 ms; rejects after `timeoutMs`. */
-export async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+/**
+ * Resolves once `condition()` holds, checking every 5 ms; rejects after `timeoutMs`, or as soon as
+ * one of `workers` exits (they only exit once nothing is pending), with what it printed to stderr.
+ */
+export async function until(
+  condition: () => boolean,
+  workers: readonly Worker[],
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  let exited: { code: number | null; stderr: string } | undefined;
+  for (const w of workers) void w.exited.then((e) => (exited ??= e));
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
+    if (exited) throw new Error(`a worker exited (${exited.code}) before ${what}: ${exited.stderr}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
