@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { MemoryOutboxStore, type OutboxStore } from '../src/outbox/index.ts';
 import { SqliteOutboxStore } from '../src/outbox/sqlite-store.ts';
 import { NO_POSTGRES, postgresForTests } from './helpers/postgres.ts';
@@ -194,6 +194,21 @@ describe.skipIf(!pg)('PostgreSQL store details', () => {
     expect(() => postgresOutboxSchema('x; DROP TABLE y')).toThrow(/lower-case SQL name/);
     await pool.end();
   });
+});
+
+it('PostgreSQL store without the pg package says to install it (or to pass a pool)', async () => {
+  vi.resetModules();
+  vi.doMock('pg', () => {
+    throw new Error("Cannot find package 'pg'");
+  });
+  try {
+    const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
+    const store = new PostgresOutboxStore({ connectionString: 'postgres://127.0.0.1:1/none' });
+    await expect(store.counts(L)).rejects.toThrow(/needs the pg package: npm install pg/);
+  } finally {
+    vi.doUnmock('pg');
+    vi.resetModules();
+  }
 });
 
 describe('SQLite file shared by two connections (two processes)', () => {
