@@ -211,6 +211,61 @@ it('PostgreSQL store without the pg package says to install it (or to pass a poo
   }
 });
 
+/** Two connections to one SQL store, as two worker processes have. */
+const pairs: Array<[string, () => Promise<[OutboxStore, OutboxStore]>]> = [
+  [
+    'sqlite',
+    async () => {
+      const path = join(dir, `pair-${++n}.db`);
+      return [new SqliteOutboxStore({ path }), new SqliteOutboxStore({ path })];
+    },
+  ],
+];
+if (pg) {
+  const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
+  pairs.push([
+    'postgres',
+    async () => {
+      const table = `outbox_pair_${++n}`;
+      const one = new PostgresOutboxStore({ connectionString: pg.url, table });
+      await one.migrate();
+      return [one, new PostgresOutboxStore({ connectionString: pg.url, table })];
+    },
+  ]);
+}
+
+describe.each(pairs)('%s: two workers racing for ordered claims', (_name, open) => {
+  it('hand out the events strictly in enqueue order, one at a time', async () => {
+    const [one, two] = await open();
+    for (let i = 1; i <= 30; i++) await add(i % 2 ? one : two, i);
+    const order: string[] = [];
+    let inFlight = 0;
+    const work = async (store: OutboxStore) => {
+      for (let idle = 0; idle < 200 && order.length < 30; ) {
+        const [event] = await claim(store, 2_000, { ordered: true, limit: 1 });
+        if (!event) {
+          idle += 1;
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
+        inFlight += 1;
+        expect(inFlight).toBe(1);
+        order.push(event.eventId);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight -= 1;
+        await store.complete(event.eventId, event.leaseToken, 2_000, {
+          state: 'delivered',
+          answer: { status: 200 },
+        });
+      }
+    };
+    await Promise.all([work(one), work(two), work(one), work(two)]);
+    expect(order).toEqual(Array.from({ length: 30 }, (_, i) => id(i + 1)));
+    await one.close();
+    await two.close();
+  });
+});
+
 describe('SQLite file shared by two connections (two processes)', () => {
   it('never claims one event twice while its lease holds, and sees events the other added', async () => {
     const path = join(dir, 'shared.db');
