@@ -49,7 +49,10 @@ export async function outboxBenchmarks(): Promise<Result[]> {
       stores.push([
         'PostgreSQL',
         async () => {
-          const store = new PostgresOutboxStore({ connectionString: pg.url, table: `bench_${Date.now()}` });
+          const store = new PostgresOutboxStore({
+            connectionString: pg.url,
+            table: `${pg.schema}.bench_${crypto.randomUUID().slice(0, 8)}`,
+          });
           await store.migrate();
           return store;
         },

@@ -99,7 +99,7 @@ it.skipIf(!pg)(
   },
   async () => {
     const { tenant, server, url, secret } = await faultyTenant();
-    const table = `outbox_crash_${Date.now()}`;
+    const table = `${pg?.schema}.crash`;
     const store = new PostgresOutboxStore({ connectionString: pg?.url, table });
     await store.migrate();
     const outbox = new WebhookOutbox({ sender: new WebhookSender({ url, hmac: { secret } }), store });

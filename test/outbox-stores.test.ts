@@ -46,7 +46,10 @@ if (pg) {
   stores.push([
     'postgres',
     async () => {
-      const store = new PostgresOutboxStore({ connectionString: pg.url, table: `outbox_contract_${++n}` });
+      const store = new PostgresOutboxStore({
+        connectionString: pg.url,
+        table: `${pg.schema}.contract_${++n}`,
+      });
       await store.migrate();
       return store;
     },
@@ -181,12 +184,12 @@ describe.skipIf(!pg)('PostgreSQL store details', () => {
     const { default: Pg } = await import('pg');
     const { PostgresOutboxStore, postgresOutboxSchema } = await import('../src/outbox/postgres-store.ts');
     const pool = new Pg.Pool({ connectionString: pg?.url });
-    await pool.query('CREATE SCHEMA IF NOT EXISTS partner');
-    const store = new PostgresOutboxStore({ pool, table: 'partner.webhook_outbox' });
+    const table = `${pg?.schema}.webhook_outbox`;
+    const store = new PostgresOutboxStore({ pool, table });
     await Promise.all([store.migrate(), store.migrate()]);
     await add(store, 1);
     await store.close();
-    const { rows } = await pool.query('SELECT event_id FROM partner.webhook_outbox');
+    const { rows } = await pool.query(`SELECT event_id FROM ${table}`);
     expect(rows).toEqual([{ event_id: id(1) }]);
     expect(postgresOutboxSchema('partner.webhook_outbox')).toMatch(
       /CREATE TABLE IF NOT EXISTS partner\.webhook_outbox/,
@@ -226,7 +229,7 @@ if (pg) {
   pairs.push([
     'postgres',
     async () => {
-      const table = `outbox_pair_${++n}`;
+      const table = `${pg.schema}.pair_${++n}`;
       const one = new PostgresOutboxStore({ connectionString: pg.url, table });
       await one.migrate();
       return [one, new PostgresOutboxStore({ connectionString: pg.url, table })];
