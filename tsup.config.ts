@@ -8,7 +8,12 @@ const shared: Options = {
     schemas: 'schemas/index.ts',
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
+    outbox: 'src/outbox/index.ts',
+    'outbox-sqlite': 'src/outbox/sqlite-store.ts',
+    'outbox-postgres': 'src/outbox/postgres-store.ts',
   },
+  // tsup strips `node:` by default, but `node:sqlite` (the outbox's SQLite store) exists only with it.
+  removeNodeProtocol: false,
   dts: true,
   // No source maps: the output is unminified and keeps the sources' names and structure, so stack
   // traces read as they are; maps would double the package and point at sources it does not ship

@@ -5,10 +5,12 @@ import { IdGovClient } from '@idgov/sdk';
 import { FakeTenant } from '@idgov/sdk/testing';
 import { compared, interleaved, type Result, SMALL } from './support.ts';
 
-interface Served {
+export interface Served {
   readonly baseUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** Its webhook listeners (the fake tenant's bin serves one HMAC listener unless told otherwise). */
+  readonly listeners?: readonly { readonly url: string; readonly secret?: string }[];
   readonly child: ChildProcess;
 }
 
@@ -24,7 +26,7 @@ async function start(script: string, args: string[]): Promise<Served> {
 }
 
 /** The fake tenant (the built bin), `tasks` tasks, answering after `latencyMs`. */
-const serve = (tasks: number, latencyMs = 0) =>
+export const serve = (tasks: number, latencyMs = 0) =>
   start('../dist/bin.js', ['--tasks', String(tasks), '--latency', String(latencyMs)]);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,6 +4,7 @@
  * timing gate.
  */
 import { writeFileSync } from 'node:fs';
+import { outboxBenchmarks } from './outbox.ts';
 import { pagingBenchmarks } from './paging.ts';
 import { parsingBenchmarks } from './parsing.ts';
 import { signingBenchmarks } from './signing.ts';
@@ -11,7 +12,13 @@ import { sizeBenchmarks } from './size.ts';
 import { printTable, type Result, SMALL } from './support.ts';
 
 const results: Result[] = [];
-for (const group of [pagingBenchmarks, parsingBenchmarks, signingBenchmarks, sizeBenchmarks]) {
+for (const group of [
+  pagingBenchmarks,
+  parsingBenchmarks,
+  signingBenchmarks,
+  outboxBenchmarks,
+  sizeBenchmarks,
+]) {
   results.push(...(await group()));
 }
 printTable(results);

@@ -8,6 +8,7 @@ import { exampleEnvironment } from './support/environment.ts';
 import { pageThroughTasks } from './task-paging.ts';
 import { sendWithHmac } from './webhook-hmac.ts';
 import { sendWithJwt } from './webhook-jwt.ts';
+import { outboxSurvivesCrash } from './webhook-outbox.ts';
 
 const env = await exampleEnvironment();
 console.log(
@@ -20,6 +21,7 @@ try {
     ['Finding rules preview', previewRules],
     ['Webhook with HMAC', sendWithHmac],
     ['Webhook with JWT', sendWithJwt],
+    ['Webhook outbox surviving a crash', outboxSurvivesCrash],
   ] as const) {
     console.log(`== ${title}`);
     await run(env);
@@ -27,7 +29,7 @@ try {
   }
   if (env.fake) {
     console.log(
-      `The fake tenant accepted ${env.fake.deliveries.length} webhook deliveries and refused ${env.fake.stats.duplicates} duplicate.`,
+      `The fake tenant accepted ${env.fake.deliveries.length} webhook deliveries and refused ${env.fake.stats.duplicates} duplicate${env.fake.stats.duplicates === 1 ? '' : 's'}.`,
     );
   }
 } finally {

@@ -13,7 +13,7 @@ const node = join(root, 'node_modules/.bin/node');
 const started: ChildProcess[] = [];
 
 function start(args: string[]): ChildProcess {
-  const child = spawn(node, ['--conditions=@idgov/source', 'src/testing/bin.ts', ...args], {
+  const child = spawn(node, ['--import', './scripts/from-source.ts', 'src/testing/bin.ts', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -56,6 +56,12 @@ await client.tasks.search();`);
     expect(atImport.filter((s) => s === 'ky' || s.startsWith('jose'))).toEqual([]);
   });
 
+  it('the outbox loads no node: module (it runs wherever the sender runs), nor SQLite or pg', async () => {
+    const atImport = await resolvedIn(`await import('@idgov/sdk/outbox');`);
+    expect(atImport).toContain('@idgov/sdk/outbox');
+    expect(atImport.filter((s) => s.startsWith('node:') || s === 'pg' || s === 'ky')).toEqual([]);
+  });
+
   it('a failed load of ky is a ConnectionError that says so, and the next call loads it again', async () => {
     vi.resetModules();
     vi.doMock('ky', () => {

@@ -245,6 +245,15 @@ export class WebhookSender {
   }
 
   /**
+   * Serialises and checks `payload` exactly as {@link WebhookSender.send} would, without signing or
+   * sending: the JSON text to store now and send later (a string is checked and returned as is).
+   * Throws the same `RequestValidationError` as `send()` for a payload it would refuse.
+   */
+  serialize(payload: unknown): string {
+    return serializeBody(payload, this.#maxBodyBytes).text;
+  }
+
+  /**
    * Delivers `payload`, retrying connection failures, timeouts, 429 and 5xx. Resolves with
    * `delivered` or `duplicate` and the attempt history; throws a typed error for 400, 401 and 403
    * naming the likely cause. Bad input and an unusable key throw before anything is sent.

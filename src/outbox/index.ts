@@ -1,0 +1,29 @@
+/**
+ * A durable outbox for inbound webhooks: events are stored before they are sent, and delivered once
+ * across crashes and restarts. The stores for SQLite and PostgreSQL have their own entry points,
+ * `@idgov/sdk/outbox/sqlite` and `@idgov/sdk/outbox/postgres`.
+ *
+ * @module outbox
+ */
+
+export { MemoryOutboxStore } from './memory-store.ts';
+export {
+  type DrainOptions,
+  type DrainSummary,
+  type EnqueueOptions,
+  type OutboxAttempt,
+  type OutboxReceipt,
+  WebhookOutbox,
+  type WebhookOutboxOptions,
+} from './outbox.ts';
+export { DEFAULT_RETRY_SCHEDULE_MS } from './outcome.ts';
+export type {
+  AttemptOutcome,
+  ClaimedEvent,
+  ClaimOptions,
+  NewOutboxEvent,
+  OutboxAnswer,
+  OutboxEvent,
+  OutboxState,
+  OutboxStore,
+} from './store.ts';

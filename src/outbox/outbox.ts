@@ -1,0 +1,462 @@
+import { ConfigurationError, RequestValidationError } from '../core/errors.ts';
+import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { eventIdOrNew } from '../webhooks/event-id.ts';
+import { EVENT_RETENTION_MS } from '../webhooks/limits.ts';
+import type { WebhookSender } from '../webhooks/sender.ts';
+import { DEFAULT_RETRY_SCHEDULE_MS, judge, scheduledDelay } from './outcome.ts';
+import type {
+  AttemptOutcome,
+  ClaimedEvent,
+  OutboxAnswer,
+  OutboxEvent,
+  OutboxState,
+  OutboxStore,
+} from './store.ts';
+
+/** Margin kept before the end of the service's idempotency window, for clock skew between us and it. */
+const WINDOW_MARGIN_MS = 60 * 60_000;
+
+/**
+ * Options of {@link WebhookOutbox}.
+ *
+ * @group Outbox
+ */
+export interface WebhookOutboxOptions {
+  /** Delivers the events; its URL names the listener the outbox's events go to. */
+  readonly sender: WebhookSender;
+  /** Where events are kept: `SqliteOutboxStore`, `PostgresOutboxStore`, or `MemoryOutboxStore` in tests. */
+  readonly store: OutboxStore;
+  /**
+   * How many events may be in flight at once, in this process. Default 1: events go out one at a
+   * time in enqueue order, across every worker of the store, and an event waiting to retry holds back
+   * the ones after it. Above 1, order is given up: any due events go, oldest first.
+   */
+  readonly concurrency?: number | undefined;
+  /**
+   * Waits between attempts, in ms: the first after the first failure, and so on; the last repeats.
+   * Default 10 s, 30 s, 1 min, 5 min, 15 min, 1 h, 2 h, then every 6 h.
+   */
+  readonly retrySchedule?: readonly number[] | undefined;
+  /**
+   * How long after enqueue an event may still be sent, in ms; then it is `expired`. At most the
+   * service's 7-day idempotency window (past it, a resend could run the automation twice). Default
+   * 7 days less an hour.
+   */
+  readonly expireAfterMs?: number | undefined;
+  /** Timeout of one attempt, in ms. Default 30,000. The outbox makes one attempt per claim and retries itself. */
+  readonly attemptTimeoutMs?: number | undefined;
+  /**
+   * How long a worker holds the events it claimed, in ms; a worker that died is replaced after it.
+   * Must be more than twice `attemptTimeoutMs`. Default 5 minutes.
+   */
+  readonly leaseMs?: number | undefined;
+  /** {@link WebhookOutbox.start}: how often to look for events enqueued by other processes, in ms. Default 1,000. */
+  readonly pollIntervalMs?: number | undefined;
+  /** Called after every attempt, for logs and metrics. An exception it throws is logged and ignored. */
+  readonly onAttempt?: ((report: OutboxAttempt) => void) | undefined;
+  /** The clock, in Unix ms. Default `Date.now`. */
+  readonly now?: (() => number) | undefined;
+  /** Where log lines go. Default `console`. */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `off`. */
+  readonly logLevel?: LogLevel | undefined;
+}
+
+/**
+ * Options of {@link WebhookOutbox.enqueue}.
+ *
+ * @group Outbox
+ */
+export interface EnqueueOptions {
+  /** The event ID (a lower-case UUID v4). Default: a new one. Pass your own to make enqueue itself idempotent. */
+  readonly eventId?: string | undefined;
+}
+
+/**
+ * What {@link WebhookOutbox.enqueue} stored.
+ *
+ * @group Outbox
+ */
+export interface OutboxReceipt {
+  /** The event ID, sent with every attempt. */
+  readonly eventId: string;
+  /** True when this event ID with this same body was already in the outbox: nothing new was stored. */
+  readonly duplicate: boolean;
+}
+
+/**
+ * One attempt, as {@link WebhookOutboxOptions.onAttempt} reports it.
+ *
+ * @group Outbox
+ */
+export interface OutboxAttempt {
+  /** The event ID. */
+  readonly eventId: string;
+  /** Which attempt of this event this was, from 1. */
+  readonly attempt: number;
+  /**
+   * `delivered` (200 or 409), `retry` (429, 5xx, no answer: tried again at `nextAttemptAt`), `dead`
+   * (refused for good), `expired` (the next attempt would fall past the idempotency window), or
+   * `released` (the outbox stopped during the attempt; the event is due again at once).
+   */
+  readonly outcome: 'delivered' | 'retry' | 'dead' | 'expired' | 'released';
+  /** The listener's answer, or the error. */
+  readonly answer?: OutboxAnswer | undefined;
+  /** When a `retry` is due. */
+  readonly nextAttemptAt?: number | undefined;
+  /**
+   * False when the outcome could not be recorded because another worker took the event over (this
+   * worker's lease ran out mid-attempt). The other worker's attempt decides; a resend is answered
+   * 409 and counted as delivered.
+   */
+  readonly recorded: boolean;
+  /** How long the attempt took, in ms. */
+  readonly durationMs: number;
+}
+
+/**
+ * What one {@link WebhookOutbox.drain} did.
+ *
+ * @group Outbox
+ */
+export interface DrainSummary {
+  /** Attempts made. */
+  attempts: number;
+  /** Events delivered (200 or 409). */
+  delivered: number;
+  /** Attempts that failed and were scheduled again. */
+  retried: number;
+  /** Events moved to `dead`. */
+  dead: number;
+  /** Events that reached the end of their window without a delivery. */
+  expired: number;
+}
+
+/**
+ * Options of {@link WebhookOutbox.drain}.
+ *
+ * @group Outbox
+ */
+export interface DrainOptions {
+  /** Stops the drain; an attempt in flight is abandoned and its event left due. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+function positiveInteger(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new ConfigurationError(`${name} must be a positive whole number (got ${value}).`);
+  }
+  return value;
+}
+
+function retrySchedule(schedule: readonly number[] | undefined): readonly number[] {
+  if (schedule === undefined) return DEFAULT_RETRY_SCHEDULE_MS;
+  if (schedule.length === 0 || schedule.some((ms) => !Number.isInteger(ms) || ms < 0)) {
+    throw new ConfigurationError(
+      `retrySchedule must be a non-empty list of waits in whole ms (got ${JSON.stringify(schedule)}).`,
+    );
+  }
+  return [...schedule];
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts; never keeps a process alive by itself. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * A durable outbox in front of a {@link WebhookSender}: {@link WebhookOutbox.enqueue} stores the
+ * event (its ID, serialised body and listener) and resolves once the store committed it; delivery
+ * ({@link WebhookOutbox.drain}, or {@link WebhookOutbox.start} in the background) sends it with the
+ * same event ID on every attempt, across restarts, so the listener runs the automation once: 200 and
+ * 409 both mean delivered. 400, 401, 403 and other refusals move the event to `dead` with the answer
+ * kept; 429, 5xx and failed connections are retried on `retrySchedule`, never past the service's
+ * 7-day idempotency window (the event is then `expired`).
+ *
+ * Several outboxes (in one process or many, with the SQLite or PostgreSQL store) may drain one
+ * store: each claims events under a lease, and a worker that dies hands its events on when its lease
+ * runs out. An outbox only delivers events enqueued for its own sender's listener.
+ *
+ * @example
+ * const outbox = new WebhookOutbox({ sender, store: new SqliteOutboxStore({ path: 'outbox.db' }) });
+ * outbox.start();
+ * await outbox.enqueue({ employee_id: '12345', status: 'terminated' }); // durable once resolved
+ *
+ * @group Outbox
+ */
+export class WebhookOutbox {
+  /** The listener URL this outbox delivers to. */
+  readonly listener: string;
+  readonly #sender: WebhookSender;
+  readonly #store: OutboxStore;
+  readonly #concurrency: number;
+  readonly #schedule: readonly number[];
+  readonly #longestWait: number;
+  readonly #expireAfterMs: number;
+  readonly #attemptTimeoutMs: number;
+  readonly #leaseMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #onAttempt: ((report: OutboxAttempt) => void) | undefined;
+  readonly #now: () => number;
+  readonly #logger: Logger;
+  #running: { controller: AbortController; loop: Promise<void> } | undefined;
+  #wake: (() => void) | undefined;
+  /** Set by enqueue and retry, so one that lands while the loop drains is not slept through. */
+  #nudged = false;
+
+  constructor(options: WebhookOutboxOptions) {
+    if (!options.sender || !options.store) {
+      throw new ConfigurationError('Pass sender (a WebhookSender) and store (where events are kept).');
+    }
+    this.#sender = options.sender;
+    this.#store = options.store;
+    this.listener = options.sender.url;
+    this.#concurrency = positiveInteger(options.concurrency, 'concurrency', 1);
+    this.#schedule = retrySchedule(options.retrySchedule);
+    this.#longestWait = Math.max(...this.#schedule);
+    this.#expireAfterMs = positiveInteger(
+      options.expireAfterMs,
+      'expireAfterMs',
+      EVENT_RETENTION_MS - WINDOW_MARGIN_MS,
+    );
+    if (this.#expireAfterMs > EVENT_RETENTION_MS) {
+      throw new ConfigurationError(
+        `expireAfterMs must be at most 7 days, the service's idempotency window (got ${this.#expireAfterMs}): past it a resend could run the automation twice.`,
+      );
+    }
+    this.#attemptTimeoutMs = positiveInteger(options.attemptTimeoutMs, 'attemptTimeoutMs', 30_000);
+    this.#leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 5 * 60_000);
+    if (this.#leaseMs <= 2 * this.#attemptTimeoutMs) {
+      throw new ConfigurationError(
+        `leaseMs (${this.#leaseMs}) must be more than twice attemptTimeoutMs (${this.#attemptTimeoutMs}), so a lease outlives the attempt it covers.`,
+      );
+    }
+    this.#pollIntervalMs = positiveInteger(options.pollIntervalMs, 'pollIntervalMs', 1_000);
+    this.#onAttempt = options.onAttempt;
+    this.#now = options.now ?? Date.now;
+    this.#logger = createLogger(options.logger, options.logLevel);
+  }
+
+  /**
+   * Stores an event for delivery and resolves once it is durable: from then on it survives a crash
+   * and will be delivered once. A payload the sender would refuse (not JSON, over the size limit) and
+   * a malformed event ID throw a `RequestValidationError` and store nothing.
+   *
+   * Enqueueing an event ID that is already stored with the same body is harmless (`duplicate: true`),
+   * so a caller that crashed before it knew whether enqueue finished may simply enqueue again; the
+   * same ID with another body, or for another listener, is refused: an event ID names one event.
+   */
+  async enqueue(payload: unknown, options: EnqueueOptions = {}): Promise<OutboxReceipt> {
+    const eventId = eventIdOrNew(options.eventId);
+    const body = this.#sender.serialize(payload);
+    const enqueuedAt = this.#now();
+    const existing = await this.#store.add({
+      eventId,
+      listener: this.listener,
+      body,
+      enqueuedAt,
+      expiresAt: enqueuedAt + this.#expireAfterMs,
+    });
+    if (existing && (existing.body !== body || existing.listener !== this.listener)) {
+      const what =
+        existing.listener !== this.listener
+          ? `for another listener (${existing.listener})`
+          : 'with another body';
+      throw new RequestValidationError(
+        `eventId ${eventId} is already in the outbox ${what}: an event ID names one event, and the listener would drop the second as a duplicate. Use a new event ID.`,
+        'eventId',
+      );
+    }
+    this.#nudge();
+    return { eventId, duplicate: existing !== undefined };
+  }
+
+  /**
+   * Delivers every event that is due now, then resolves (events waiting to retry stay for later).
+   * Safe to run in several processes at once on one store.
+   */
+  async drain(options: DrainOptions = {}): Promise<DrainSummary> {
+    const summary: DrainSummary = { attempts: 0, delivered: 0, retried: 0, dead: 0, expired: 0 };
+    const signal = options.signal;
+    while (!signal?.aborted) {
+      const claimed = await this.#store.claim({
+        listener: this.listener,
+        now: this.#now(),
+        leaseMs: this.#leaseMs,
+        limit: this.#concurrency,
+        ordered: this.#concurrency === 1,
+        leaseToken: crypto.randomUUID(),
+      });
+      if (claimed.length === 0) break;
+      const reports = await Promise.all(claimed.map((event) => this.#attempt(event, signal)));
+      for (const report of reports) {
+        if (report.outcome === 'released') continue;
+        summary.attempts += 1;
+        if (report.outcome === 'delivered') summary.delivered += 1;
+        else if (report.outcome === 'retry') summary.retried += 1;
+        else summary[report.outcome] += 1;
+      }
+    }
+    return summary;
+  }
+
+  /**
+   * Delivers in the background until {@link WebhookOutbox.stop}: drains, then waits for the next
+   * enqueue in this process or `pollIntervalMs`. Store errors are logged and retried, never thrown.
+   */
+  start(): void {
+    if (this.#running) return;
+    const controller = new AbortController();
+    const loop = (async () => {
+      while (!controller.signal.aborted) {
+        this.#nudged = false;
+        try {
+          await this.drain({ signal: controller.signal });
+        } catch (error) {
+          this.#logger.error(`webhook outbox: ${(error as Error)?.message ?? error}; trying again`);
+        }
+        if (this.#nudged) continue;
+        const woken = new AbortController();
+        this.#wake = () => woken.abort();
+        await pause(this.#pollIntervalMs, AbortSignal.any([controller.signal, woken.signal]));
+        this.#wake = undefined;
+      }
+    })();
+    this.#running = { controller, loop };
+  }
+
+  /**
+   * Stops the background delivery, also during a wait. An attempt in flight is abandoned and its
+   * event released, due again at once for the next worker: resending it is safe, the listener answers 409.
+   */
+  async stop(): Promise<void> {
+    const running = this.#running;
+    if (!running) return;
+    running.controller.abort();
+    await running.loop;
+    this.#running = undefined;
+  }
+
+  async #attempt(event: ClaimedEvent, signal: AbortSignal | undefined): Promise<OutboxAttempt> {
+    const started = this.#now();
+    let result: Parameters<typeof judge>[0];
+    try {
+      const delivery = await this.#sender.send(event.body, {
+        eventId: event.eventId,
+        signal,
+        timeout: this.#attemptTimeoutMs,
+        maxRetries: 0,
+      });
+      result = { delivery };
+    } catch (error) {
+      result = { error };
+    }
+    const at = this.#now();
+    const base = {
+      eventId: event.eventId,
+      attempt: event.attempts + 1,
+      durationMs: Math.max(0, at - started),
+    };
+    if ('error' in result && signal?.aborted) {
+      await this.#store.release(event.eventId, event.leaseToken);
+      return this.#report({ ...base, outcome: 'released', recorded: true });
+    }
+    const verdict = judge(result);
+    let outcome: AttemptOutcome;
+    let nextAttemptAt: number | undefined;
+    if (verdict.kind === 'retry') {
+      // Retry-After is honoured, but never beyond the longest wait of the schedule: an answer must
+      // not be able to push an event out of its window.
+      const asked = Math.min(verdict.retryAfterMs ?? 0, this.#longestWait);
+      nextAttemptAt = at + Math.max(scheduledDelay(this.#schedule, event.attempts + 1), asked);
+      outcome =
+        nextAttemptAt < event.expiresAt
+          ? { state: 'pending', answer: verdict.answer, nextAttemptAt }
+          : { state: 'expired', answer: verdict.answer };
+    } else {
+      outcome = { state: verdict.kind, answer: verdict.answer };
+    }
+    const recorded = await this.#store.complete(event.eventId, event.leaseToken, at, outcome);
+    const kind = outcome.state === 'pending' ? 'retry' : outcome.state;
+    if (!recorded) {
+      this.#logger.warn(`webhook ${event.eventId}: ${kind} not recorded, another worker took the event over`);
+    } else if (kind !== 'delivered') {
+      this.#logger.info(`webhook ${event.eventId}: ${kind}`, { ...verdict.answer });
+    }
+    return this.#report({
+      ...base,
+      outcome: kind,
+      answer: verdict.answer,
+      nextAttemptAt: kind === 'retry' ? nextAttemptAt : undefined,
+      recorded,
+    });
+  }
+
+  #report(report: OutboxAttempt): OutboxAttempt {
+    try {
+      this.#onAttempt?.(report);
+    } catch (error) {
+      this.#logger.error(`onAttempt threw: ${(error as Error)?.message ?? error}`);
+    }
+    return report;
+  }
+
+  /** How many of this listener's events are in each state. */
+  counts(): Promise<Record<OutboxState, number>> {
+    return this.#store.counts(this.listener);
+  }
+
+  /** Events refused for good, oldest first, each with its last answer (status and the start of the body). */
+  deadLetters(options: { limit?: number } = {}): Promise<OutboxEvent[]> {
+    return this.#store.list(this.listener, 'dead', positiveInteger(options.limit, 'limit', 100));
+  }
+
+  /** One stored event, in any state. */
+  get(eventId: string): Promise<OutboxEvent | undefined> {
+    return this.#store.get(eventId);
+  }
+
+  /**
+   * Sends a dead (or waiting) event again, at once, with its original event ID. Throws when it is
+   * unknown, delivered, or past its window (`expired`): then only a new event, with a new ID, can
+   * carry it, and the automation may run a second time.
+   */
+  async retry(eventId: string): Promise<void> {
+    const event = await this.#store.get(eventId);
+    if (!event || event.listener !== this.listener || !(await this.#store.retry(eventId, this.#now()))) {
+      const why = !event
+        ? 'is not in the outbox'
+        : event.listener !== this.listener
+          ? `belongs to another listener (${event.listener})`
+          : event.state === 'delivered'
+            ? 'was delivered'
+            : 'is past its idempotency window (expired): enqueue it as a new event if the automation should run again';
+      throw new RequestValidationError(`Cannot retry event ${eventId}: it ${why}.`, 'eventId');
+    }
+    this.#nudge();
+  }
+
+  #nudge(): void {
+    this.#nudged = true;
+    this.#wake?.();
+  }
+
+  /** Deletes delivered events that finished before `olderThan` (a Date or Unix ms); returns how many. */
+  purgeDelivered(olderThan: Date | number): Promise<number> {
+    const before = olderThan instanceof Date ? olderThan.getTime() : olderThan;
+    if (!Number.isFinite(before)) {
+      throw new ConfigurationError(`olderThan must be a Date or Unix ms (got ${String(olderThan)}).`);
+    }
+    return this.#store.purgeDelivered(this.listener, before);
+  }
+}

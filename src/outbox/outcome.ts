@@ -1,0 +1,61 @@
+import { APIError, ConnectionError } from '../core/errors.ts';
+import { isRetryableStatus, retryAfterMs } from '../core/retry.ts';
+import type { WebhookDelivery } from '../webhooks/sender.ts';
+import type { OutboxAnswer } from './store.ts';
+
+/** The longest answer body kept for operators: enough to read the reason, too little to hold a payload. */
+const MAX_KEPT_BODY = 1_000;
+
+/**
+ * The default waits between attempts: quick retries for a blip, then hours apart for an outage,
+ * every 6 hours once the list runs out, until the event expires.
+ */
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [
+  10_000,
+  30_000,
+  60_000,
+  5 * 60_000,
+  15 * 60_000,
+  60 * 60_000,
+  2 * 60 * 60_000,
+  6 * 60 * 60_000,
+];
+
+/** The wait before attempt number `attempts + 1`, after `attempts` failed ones. */
+export function scheduledDelay(schedule: readonly number[], attempts: number): number {
+  return schedule[Math.min(attempts, schedule.length) - 1] ?? schedule[schedule.length - 1] ?? 0;
+}
+
+function keptBody(body: unknown): string | undefined {
+  if (body === undefined || body === null || body === '') return undefined;
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return text.length > MAX_KEPT_BODY ? `${text.slice(0, MAX_KEPT_BODY)}…` : text;
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_KEPT_BODY ? `${text.slice(0, MAX_KEPT_BODY)}…` : text;
+}
+
+/**
+ * What one `send()` ended in: `delivered` (200 or 409), `retry` (429, 408, 5xx, no answer; with the
+ * wait the listener asked for, if any), or `dead` (any other refusal, and errors the next attempt
+ * would repeat: a redirect, a bad key, a body over the sender's limit).
+ */
+export type Verdict =
+  | { readonly kind: 'delivered'; readonly answer: OutboxAnswer }
+  | { readonly kind: 'retry'; readonly answer: OutboxAnswer; readonly retryAfterMs?: number | undefined }
+  | { readonly kind: 'dead'; readonly answer: OutboxAnswer };
+
+/** Sorts the result of `sender.send()` into a {@link Verdict}. */
+export function judge(result: { delivery: WebhookDelivery } | { error: unknown }): Verdict {
+  if ('delivery' in result) return { kind: 'delivered', answer: { status: result.delivery.httpStatus } };
+  const { error } = result;
+  if (error instanceof APIError) {
+    const answer = { status: error.status, body: keptBody(error.body) };
+    if (!isRetryableStatus(error.status)) return { kind: 'dead', answer };
+    return { kind: 'retry', answer, retryAfterMs: retryAfterMs(error.headers) };
+  }
+  if (error instanceof ConnectionError) return { kind: 'retry', answer: { error: describe(error) } };
+  return { kind: 'dead', answer: { error: describe(error) } };
+}

@@ -1,0 +1,57 @@
+import type { OutboxAnswer, OutboxEvent, OutboxState } from './store.ts';
+
+/** An event as the SQL stores hold it: one column per field, times in Unix ms. */
+export interface EventRow {
+  event_id: string;
+  listener: string;
+  body: string;
+  state: string;
+  seq: number | string;
+  enqueued_at: number | string;
+  expires_at: number | string;
+  next_attempt_at: number | string;
+  attempts: number | string;
+  last_attempt_at: number | string | null;
+  last_status: number | string | null;
+  last_body: string | null;
+  last_error: string | null;
+  finished_at: number | string | null;
+  lease_token?: string | null;
+  leased_at?: number | string | null;
+  lease_until?: number | string | null;
+}
+
+/** The columns {@link eventFromRow} reads, for SELECT and RETURNING lists. */
+export const EVENT_COLUMNS =
+  'event_id, listener, body, state, seq, enqueued_at, expires_at, next_attempt_at, attempts, last_attempt_at, last_status, last_body, last_error, finished_at';
+
+// PostgreSQL's driver returns BIGINT as a string (it may exceed 2^53; Unix ms and sequences do not).
+const num = (value: number | string): number => Number(value);
+const opt = (value: number | string | null | undefined): number | undefined =>
+  value === null || value === undefined ? undefined : Number(value);
+
+/** Reads a row of either SQL store. */
+export function eventFromRow(row: EventRow): OutboxEvent {
+  const lastAnswer: OutboxAnswer | undefined =
+    row.last_status === null && row.last_body === null && row.last_error === null
+      ? undefined
+      : {
+          status: opt(row.last_status),
+          body: row.last_body ?? undefined,
+          error: row.last_error ?? undefined,
+        };
+  return {
+    eventId: row.event_id,
+    listener: row.listener,
+    body: row.body,
+    state: row.state as OutboxState,
+    seq: num(row.seq),
+    enqueuedAt: num(row.enqueued_at),
+    expiresAt: num(row.expires_at),
+    nextAttemptAt: num(row.next_attempt_at),
+    attempts: num(row.attempts),
+    lastAttemptAt: opt(row.last_attempt_at),
+    lastAnswer,
+    finishedAt: opt(row.finished_at),
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * The contract between {@link WebhookOutbox} and where its events live. Three stores implement it:
+ * in memory, SQLite and PostgreSQL; `test/outbox-stores.test.ts` runs the same checks on each.
+ * Times are Unix milliseconds from the outbox's clock; stores never read a clock of their own.
+ *
+ * @module
+ */
+
+/**
+ * Where an event stands: `pending` (to be delivered, possibly waiting to retry), `delivered` (the
+ * listener answered 200 or 409), `dead` (refused for good, e.g. 400, 401, 403: see its last answer),
+ * `expired` (not delivered within the service's idempotency window; never sent again).
+ *
+ * @group Outbox
+ */
+export type OutboxState = 'pending' | 'delivered' | 'dead' | 'expired';
+
+/** Every state, in display order. */
+export const OUTBOX_STATES: readonly OutboxState[] = ['pending', 'delivered', 'dead', 'expired'];
+
+/**
+ * The last answer of an event's listener, kept for operators: the status and the start of the body
+ * (never a request header, so never a secret), or the error when there was no answer.
+ *
+ * @group Outbox
+ */
+export interface OutboxAnswer {
+  /** The HTTP status, when the listener answered. */
+  readonly status?: number | undefined;
+  /** The start of the answer's body (at most 1,000 characters). */
+  readonly body?: string | undefined;
+  /** The error when there was no usable answer (connection refused, timed out), or the reason of a state. */
+  readonly error?: string | undefined;
+}
+
+/**
+ * One stored event.
+ *
+ * @group Outbox
+ */
+export interface OutboxEvent {
+  /** The event ID, fixed at enqueue and sent with every attempt. */
+  readonly eventId: string;
+  /** The listener URL it goes to. */
+  readonly listener: string;
+  /** The serialised JSON body, exactly the bytes signed and sent. */
+  readonly body: string;
+  /** Where it stands. */
+  readonly state: OutboxState;
+  /** Position in enqueue order (higher is later). */
+  readonly seq: number;
+  /** When it was enqueued. */
+  readonly enqueuedAt: number;
+  /** After this instant it is never sent (the end of the idempotency window, with a margin). */
+  readonly expiresAt: number;
+  /** When a pending event is next due. */
+  readonly nextAttemptAt: number;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** When the last attempt ended. */
+  readonly lastAttemptAt?: number | undefined;
+  /** The last answer, if any attempt was made. */
+  readonly lastAnswer?: OutboxAnswer | undefined;
+  /** When it left `pending` (delivered, dead or expired). */
+  readonly finishedAt?: number | undefined;
+}
+
+/**
+ * An event as {@link OutboxStore.add} stores it.
+ *
+ * @group Outbox
+ */
+export type NewOutboxEvent = Pick<OutboxEvent, 'eventId' | 'listener' | 'body' | 'enqueuedAt' | 'expiresAt'>;
+
+/**
+ * A claimed event: held by one worker until `leaseUntil` or until its outcome is recorded.
+ *
+ * @group Outbox
+ */
+export interface ClaimedEvent extends OutboxEvent {
+  /** Proves the claim when the outcome is recorded; a later claim by another worker replaces it. */
+  readonly leaseToken: string;
+}
+
+/**
+ * What {@link OutboxStore.claim} takes.
+ *
+ * @group Outbox
+ */
+export interface ClaimOptions {
+  /** Only events of this listener. */
+  readonly listener: string;
+  /** Now. An event is due when `nextAttemptAt <= now`, or when its last attempt is after now (the clock went back). */
+  readonly now: number;
+  /** How long the claim holds; after it, another worker may claim the event. */
+  readonly leaseMs: number;
+  /** Most events to claim. */
+  readonly limit: number;
+  /**
+   * `true`: claim only the oldest pending event of the listener, and only if it is due and not held,
+   * so events go out in enqueue order. `false`: any due events, oldest first.
+   */
+  readonly ordered: boolean;
+  /** A fresh token for this claim. */
+  readonly leaseToken: string;
+}
+
+/**
+ * The outcome of one attempt, as {@link OutboxStore.complete} records it.
+ *
+ * @group Outbox
+ */
+export type AttemptOutcome =
+  | { readonly state: 'delivered' | 'dead' | 'expired'; readonly answer: OutboxAnswer }
+  | {
+      readonly state: 'pending';
+      readonly answer: OutboxAnswer;
+      /** When to try again. */
+      readonly nextAttemptAt: number;
+    };
+
+/**
+ * What the outbox needs from storage. Every write resolves only once it is durable (committed).
+ * Implement it for another database by following the in-memory store, and run the contract tests.
+ *
+ * @group Outbox
+ */
+export interface OutboxStore {
+  /**
+   * Stores a new pending event. If the event ID is already stored, stores nothing and returns the
+   * stored event instead, so the caller can tell a repeated enqueue from a clash.
+   */
+  add(event: NewOutboxEvent): Promise<OutboxEvent | undefined>;
+  /**
+   * Claims due events that no one holds (or whose lease ran out), and marks pending events of the
+   * listener past `expiresAt` as `expired`.
+   */
+  claim(options: ClaimOptions): Promise<ClaimedEvent[]>;
+  /**
+   * Records an attempt's outcome and counts the attempt, and releases the lease. Returns false, and
+   * changes nothing, when the event is no longer pending or the lease was taken over, except that
+   * `delivered` is recorded whenever the event is still pending: it is true whoever holds the lease.
+   */
+  complete(eventId: string, leaseToken: string, now: number, outcome: AttemptOutcome): Promise<boolean>;
+  /** Gives up a claim without an attempt (the outbox stopped first): the event is due again at once. */
+  release(eventId: string, leaseToken: string): Promise<void>;
+  /** One event, any state. */
+  get(eventId: string): Promise<OutboxEvent | undefined>;
+  /** How many events of the listener are in each state. */
+  counts(listener: string): Promise<Record<OutboxState, number>>;
+  /** Events of the listener in `state`, oldest first. */
+  list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]>;
+  /**
+   * Makes a `dead` or `pending` event due now, with no lease. Returns false when there is no such
+   * event, or it is delivered or expired, or `now` is past its `expiresAt`.
+   */
+  retry(eventId: string, now: number): Promise<boolean>;
+  /** Deletes delivered events of the listener that finished before `before`; returns how many. */
+  purgeDelivered(listener: string, before: number): Promise<number>;
+  /** Releases the store's resources (the database connection or pool it opened). */
+  close(): Promise<void>;
+}

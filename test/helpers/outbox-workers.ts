@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The event ID of event `n` of the crash tests: a valid UUID v4 that test and workers both compute. */
+export const eventIdOf = (n: number) => `0c0ffee0-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+const worker = fileURLToPath(new URL('../fixtures/outbox-worker.ts', import.meta.url));
+
+/** A running outbox worker (test/fixtures/outbox-worker.ts) and how it ended. */
+export interface Worker {
+  readonly child: ChildProcess;
+  /** How many events it announced as enqueued (one more than the highest n printed). */
+  announced(): number;
+  /** Resolves with the exit code (null when killed) and whether it printed "drained". */
+  readonly exited: Promise<{ code: number | null; signal: string | null; drained: boolean; stderr: string }>;
+}
+
+/** Starts a worker process with `env` (see the fixture for the variables). */
+export function startWorker(env: Record<string, string>): Worker {
+  const child = spawn(
+    process.execPath,
+    ['--import', fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url)), worker],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{
+    code: number | null;
+    signal: string | null;
+    drained: boolean;
+    stderr: string;
+  }>((resolve) =>
+    child.on('exit', (code, signal) =>
+      resolve({ code, signal, drained: stdout.includes('drained'), stderr }),
+    ),
+  );
+  const announced = () =>
+    Math.max(0, ...(stdout.match(/^E\d+$/gm) ?? []).map((line) => Number(line.slice(1)) + 1));
+  return { child, exited, announced };
+}
+
+/** A small seeded PRNG (mulberry32), so a failing crash schedule can be replayed with its seed. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Resolves once `condition()` holds, checking every 5 ms; rejects after `timeoutMs`, or as soon as
+ * one of `workers` exits (they only exit once nothing is pending), with what it printed to stderr.
+ */
+export async function until(
+  condition: () => boolean,
+  workers: readonly Worker[],
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  let exited: { code: number | null; stderr: string } | undefined;
+  for (const w of workers) void w.exited.then((e) => (exited ??= e));
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (exited) throw new Error(`a worker exited (${exited.code}) before ${what}: ${exited.stderr}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
