@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { HttpResponse, http } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EXPANDED_SCHEMAS } from '../schemas/expanded.ts';
 import { TaskSearchRequestSchema } from '../schemas/index.ts';
 import {
@@ -11,6 +11,7 @@ import {
   previewFindingRules,
   ResponseValidationError,
   resolveExpanded,
+  type TaskSearchRequest,
   TaskState,
   unlisted,
   unlistedTaskType,
@@ -219,6 +220,25 @@ describe('requests', () => {
       taskStates: ['TASK_STATE_OPEN', 'TASK_STATE_ARCHIVED'],
       taskTypes: [{ escalation: {} }],
     });
+  });
+});
+
+describe('the unknown-value warning by default', () => {
+  it('reaches stderr (console.error) with no logger or level configured', async () => {
+    servePages({ list: [], nextPageToken: '' });
+    const lines: unknown[][] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args));
+    const saved = process.env.IDGOV_LOG;
+    delete process.env.IDGOV_LOG;
+    try {
+      await makeClient().tasks.search({ taskStates: ['OPEN'] } as unknown as TaskSearchRequest);
+    } finally {
+      spy.mockRestore();
+      if (saved !== undefined) process.env.IDGOV_LOG = saved;
+    }
+    expect(lines.map((args) => String(args[0]))).toEqual([
+      expect.stringMatching(/^\[@idgov\/sdk\] taskStates: "OPEN" .*TASK_STATE_OPEN/),
+    ]);
   });
 });
 

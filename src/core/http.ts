@@ -42,7 +42,7 @@ export interface TransportOptions {
   readonly fetch?: typeof globalThis.fetch | undefined;
   /** Where log lines go. Default: every level to `console.error` (stderr). */
   readonly logger?: Logger | undefined;
-  /** What is logged. Default: `IDGOV_LOG`, else `off`. */
+  /** What is logged. Default: `IDGOV_LOG`, else `warn` (to stderr). */
   readonly logLevel?: LogLevel | undefined;
 }
 

@@ -1,7 +1,8 @@
 import { readEnv } from './env.ts';
 
 /**
- * How much the SDK logs: `off` (the default), or everything at and above a level.
+ * How much the SDK logs: `off`, or everything at and above a level. Default `warn`, so that a
+ * mistake the SDK works around (a value it does not know, a clamped page size) is not silent.
  *
  * @group Client
  */
@@ -43,14 +44,14 @@ const stderr: Logger = {
 };
 
 /**
- * Builds the SDK's logger: `level` (else `IDGOV_LOG`, else `off`) filters what reaches `sink`
+ * Builds the SDK's logger: `level` (else `IDGOV_LOG`, else `warn`) filters what reaches `sink`
  * (default: every level to stderr through `console.error`).
  *
  * @group Client
  */
 export function createLogger(sink: Logger = stderr, level?: LogLevel): Logger {
   const env = readEnv('IDGOV_LOG');
-  const effective: LogLevel = level ?? (isLogLevel(env) ? env : 'off');
+  const effective: LogLevel = level ?? (isLogLevel(env) ? env : 'warn');
   const at = (l: LogLevel) =>
     RANK[l] <= RANK[effective]
       ? (message: string, data?: Record<string, unknown>) =>
