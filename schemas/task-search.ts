@@ -70,7 +70,7 @@ export type KnownTaskTypeKind = Exclude<TaskTypeKind, 'unknown'>;
 
 declare const unlistedVariant: unique symbol;
 /**
- * A task type filter for a variant this SDK does not list: made by {@link unlistedTaskType}.
+ * A task type filter for a variant this SDK does not list: made by `unlistedTaskType()` (from `@idgov/sdk`).
  *
  * @group Wire model
  */
@@ -79,7 +79,7 @@ export type UnlistedTaskTypeFilter = { readonly [unlistedVariant]: true } & Reco
 /**
  * A task type filter: exactly one variant, usually empty, e.g. `{ grant: {} }`. A parsed
  * `task.type` is accepted too (its `$kind` is not sent). For a variant this SDK does not know,
- * use {@link unlistedTaskType}.
+ * use `unlistedTaskType()` (from `@idgov/sdk`).
  *
  * @group Wire model
  */

@@ -109,6 +109,7 @@ export type { AppEntitlements } from './resources/app-entitlements.ts';
 export {
   type ExpandedField,
   type ExpandedResult,
+  type ExpectedExpanded,
   type ListExpandedField,
   resolveExpanded,
   type SingleExpandedField,

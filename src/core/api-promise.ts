@@ -68,6 +68,7 @@ export class APIPromise<T> implements PromiseLike<T> {
     return this.#result;
   }
 
+  /** Makes an APIPromise usable wherever a `Promise` of its data is expected. */
   get [Symbol.toStringTag](): string {
     return 'APIPromise';
   }
