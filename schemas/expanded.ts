@@ -313,8 +313,7 @@ export interface AppResourceType extends z.output<typeof AppResourceTypeFields> 
 }
 
 /**
- * The `@type` of an expanded object this SDK has no type for: at run time the string the service
- * sent. For the compiler it is a type apart from the known URLs, so that comparing `@type` with
+ * The `@type` of an {@link UnknownExpanded} object: at run time the string the service sent. For the compiler it is a type apart from the known URLs, so that comparing `@type` with
  * {@link ExpandedType}`.App` narrows to `App` alone. Read it as a string (`String(object['@type'])`),
  * or name the type with {@link expandedTypeName}. Type only: there is no value to import.
  *
@@ -326,8 +325,9 @@ export declare enum UnknownTypeUrl {
 }
 
 /**
- * An expanded object of a type this SDK does not know (or one the service sent without `@type`):
- * kept exactly as it came.
+ * An expanded object other than the type a path expects: of a type this SDK does not know, sent
+ * without `@type`, or (rarely) of another known type where the path usually locates this one. Kept
+ * exactly as it came; {@link expandedTypeName} tells which known type it is, if any.
  *
  * @group Wire model
  */

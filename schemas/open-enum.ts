@@ -66,6 +66,8 @@ declare const unlistedBrand: unique symbol;
 export type Unlisted = string & { readonly [unlistedBrand]: true };
 
 const acknowledged = new Set<string>();
+// Deliberate new values are few; a cap keeps a misuse (unlisted() on every user string) bounded.
+const MAX_ACKNOWLEDGED = 10_000;
 
 /**
  * Marks a value this SDK does not list as deliberate, so that a request accepts it and the
@@ -77,7 +79,7 @@ const acknowledged = new Set<string>();
  * @group Wire model
  */
 export function unlisted(value: string): Unlisted {
-  acknowledged.add(value);
+  if (acknowledged.size < MAX_ACKNOWLEDGED) acknowledged.add(value);
   return value as Unlisted;
 }
 

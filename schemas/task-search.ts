@@ -92,16 +92,20 @@ export type TaskTypeFilter =
 
 const TASK_TYPE_FILTER = 'expected an object with exactly one task type variant, such as { grant: {} }';
 /**
- * A task type filter: an object with exactly one key whose value is an object. The `$kind` of a
- * parsed `task.type` is dropped, so a task's type can be passed back as a filter.
+ * A task type filter: an object with exactly one key whose value is an object; keys set to `null`
+ * are unset, as in responses. A parsed `task.type` (it has `$kind`) is sent as its variant with an
+ * empty object, `{ revoke: {} }`: "tasks of this type", not "tasks with these exact fields".
  *
  * @group Wire model
  */
 export const TaskTypeFilterSchema = z.pipe(
   z.transform((value: unknown) => {
-    if (!value || typeof value !== 'object' || !('$kind' in value)) return value;
-    const { $kind: _, ...variant } = value as Record<string, unknown>;
-    return variant;
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+    const { $kind, ...fields } = value as Record<string, unknown>;
+    const set = Object.entries(fields).filter(([, field]) => field !== null);
+    if ($kind === undefined) return Object.fromEntries(set);
+    const variant = $kind !== 'unknown' && typeof $kind === 'string' ? $kind : set[0]?.[0];
+    return variant === undefined ? {} : { [variant]: {} };
   }),
   z
     .record(z.string(), z.record(z.string(), z.unknown()))

@@ -4,15 +4,17 @@ import { loose, opt } from './wire.ts';
 const TokenResponseFields = loose({
   access_token: z.string().check(z.minLength(1, { error: 'expected a non-empty access token' })),
   token_type: opt(z.string()),
-  // Some servers send the lifetime as a string ("3600"); a numeric string reads as its number.
-  expires_in: opt(
-    z.union([
-      z.number(),
-      z.pipe(
-        z.string().check(z.regex(/^\d{1,10}$/, { error: 'expected a number of seconds' })),
-        z.transform(Number),
-      ),
-    ]),
+  // Some servers send the lifetime as a string ("3600"); a numeric string reads as its number. A
+  // lifetime that is not a finite, non-negative number of seconds ("soon", -5, 1e400) is treated as
+  // absent, so the client's default lifetime applies: an odd field must not block every call.
+  expires_in: z.catch(
+    opt(
+      z.union([
+        z.number().check(z.nonnegative()),
+        z.pipe(z.string().check(z.regex(/^\d{1,10}(\.\d+)?$/)), z.transform(Number)),
+      ]),
+    ),
+    undefined,
   ),
 });
 /**

@@ -213,7 +213,7 @@ describe('tokens that cannot be sent in a header are refused unsent (issue 14.2)
 describe('token endpoint answers that fail to parse keep no part of the body (issue 14.3)', () => {
   for (const [name, body] of [
     ['truncated', `{"access_token":"${TOKEN}`],
-    ['a key spelt with a JSON escape', `{"acc\\u0065ss_token":"${TOKEN}","expires_in":"soon"}`],
+    ['a key spelt with a JSON escape', `{"acc\\u0065ss_token":"${TOKEN}","token_type":5}`],
     ['a token under an unknown key', `{"token":"${TOKEN}"}`],
   ] as const) {
     it(name, async () => {
@@ -269,6 +269,14 @@ describe('paging against hostile servers (issue 14.5, 14.6): no item lost or rep
     expect(error.message).toMatch(/5 empty pages in a row/);
     expect(error.message).toMatch(/raise maxEmptyPages \(now 5\)/);
     expect(tenant.seen.filter((r) => r.url === SEARCH_PATH)).toHaveLength(5);
+  });
+
+  it('pages holding only nulls count as empty: the limit and the pacing apply to them too', async () => {
+    const tenant = await searchServer((n) => ({ list: [null, null], nextPageToken: `fresh-${n}` }));
+    const error = await caught(client(tenant.url, { maxEmptyPages: 4 }).tasks.search().toArray());
+    expect(error).toBeInstanceOf(PaginationError);
+    expect(error.message).toMatch(/4 empty pages in a row/);
+    expect(tenant.seen.filter((r) => r.url === SEARCH_PATH)).toHaveLength(4);
   });
 
   it('a per-call maxEmptyPages overrides the client default', async () => {

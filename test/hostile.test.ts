@@ -164,8 +164,8 @@ describe('hostile token answers', () => {
     expect(error.rawBody).not.toContain('rt-secret');
   });
 
-  it('a malformed expires_in with a token: no part of the body is kept', async () => {
-    tokens(() => HttpResponse.json({ access_token: 'at-secret', expires_in: 'soon' }));
+  it('a malformed token_type with a token: no part of the body is kept', async () => {
+    tokens(() => HttpResponse.json({ access_token: 'at-secret', token_type: { kind: 'Bearer' } }));
     const error = await caught(makeClient().tasks.search());
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.rawBody).toMatch(/^\[redacted: token endpoint answer of \d+ characters\]$/);

@@ -101,11 +101,27 @@ describe('in-place check of responses', () => {
     );
   });
 
-  it('leaves a page with a "__proto__" key to zod, which drops the key', () => {
-    const raw = '{"list":[{"task":{"id":"t1","__proto__":{"polluted":true}}}],"nextPageToken":""}';
+  for (const [how, key] of [
+    ['written plainly', '__proto__'],
+    ['written with escapes', '\\u005f_proto\\u005F_'],
+    ['written with every letter escaped', '\\u005f\\u005f\\u0070\\u0072\\u006f\\u0074\\u006f\\u005f\\u005f'],
+  ]) {
+    it(`drops a "__proto__" key ${how}, at any depth, so no copy of the data gains a prototype`, () => {
+      const raw = `{"list":[{"task":{"id":"t1","${key}":{"a":1},"data":{"x":{"${key}":{"polluted":true}}}}}],"nextPageToken":"","${key}":{"b":1}}`;
+      const page = parseResponse(TaskSearchResponseSchema, raw, 'task search');
+      const task = page.list?.[0]?.task as Record<string, unknown> & { data: { x: object } };
+      for (const object of [page, task, task.data.x]) {
+        expect(Object.hasOwn(object, '__proto__')).toBe(false);
+        expect(Object.getPrototypeOf(Object.assign({}, object))).toBe(Object.prototype);
+      }
+      expect(task.id).toBe('t1');
+    });
+  }
+
+  it('leaves a value that merely mentions __proto__ alone', () => {
+    const raw =
+      '{"list":[{"task":{"id":"t1","description":"see \\"__proto__\\" and \\u00e9"}}],"nextPageToken":""}';
     const page = parseResponse(TaskSearchResponseSchema, raw, 'task search');
-    const parsedTask = page.list?.[0]?.task as Record<string, unknown>;
-    expect(Object.hasOwn(parsedTask, '__proto__')).toBe(false);
-    expect(parsedTask.polluted).toBeUndefined();
+    expect(page.list?.[0]?.task?.description).toBe('see "__proto__" and é');
   });
 });

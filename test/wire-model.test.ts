@@ -113,7 +113,7 @@ describe('a page is never lost to what the service may legally send', () => {
     });
   });
 
-  it('accepts expires_in sent as a numeric string, and refuses a non-numeric one', async () => {
+  it('reads expires_in sent as a numeric string, and treats an odd one as absent (the default lifetime)', async () => {
     let expiresIn: unknown = '3600';
     let tokens = 0;
     server.use(
@@ -131,8 +131,14 @@ describe('a page is never lost to what the service may legally send', () => {
     await client.tasks.search();
     await client.tasks.search();
     expect(tokens).toBe(1); // cached for its 3600 s
-    expiresIn = 'soon';
-    await expect(makeClient().tasks.search()).rejects.toThrow(/expires_in/);
+    for (const odd of ['soon', '-5', '1e3', -5, { s: 1 }]) {
+      expiresIn = odd;
+      const fresh = makeClient();
+      const before = tokens;
+      await fresh.tasks.search();
+      await fresh.tasks.search();
+      expect(tokens - before, `expires_in ${JSON.stringify(odd)}`).toBe(1); // kept for the default 5 minutes
+    }
   });
 });
 
@@ -167,17 +173,32 @@ describe('the $kind discriminator', () => {
     expect(type.action.$kind).toBe('finding');
   });
 
-  it('lets a parsed task.type be passed back as a filter, sending the variant without $kind', async () => {
+  it('lets a parsed task.type be passed back as a filter: its variant is sent, empty, without $kind', async () => {
     const bodies = servePages(
-      { list: [{ task: { id: 't', type: { revoke: { appId: 'a1' } } } }], nextPageToken: '' },
+      {
+        list: [
+          { task: { id: 't', type: { revoke: { appId: 'a1' }, grant: null } } },
+          { task: { id: 'u', type: { escalation: { level: 2 } } } },
+        ],
+        nextPageToken: '',
+      },
+      { list: [], nextPageToken: '' },
       { list: [], nextPageToken: '' },
     );
     const client = makeClient();
     const first = await client.tasks.search();
-    const type = first.list?.[0]?.task?.type;
-    if (!type) throw new Error('expected a task type');
-    await client.tasks.search({ taskTypes: [type] });
-    expect(bodies[1]).toEqual({ taskTypes: [{ revoke: { appId: 'a1' } }] });
+    const [revoke, unknown] = (first.list ?? []).map((view) => view?.task?.type);
+    if (!revoke || !unknown) throw new Error('expected two task types');
+    await client.tasks.search({ taskTypes: [revoke] });
+    expect(bodies[1]).toEqual({ taskTypes: [{ revoke: {} }] });
+    await client.tasks.search({ taskTypes: [unknown] });
+    expect(bodies[2]).toEqual({ taskTypes: [{ escalation: {} }] });
+  });
+
+  it('treats a variant set to null in a hand-written filter as unset', () => {
+    expect(TaskSearchRequestSchema.parse({ taskTypes: [{ grant: {}, revoke: null }] }).taskTypes).toEqual([
+      { grant: {} },
+    ]);
   });
 });
 
@@ -205,7 +226,7 @@ describe('requests', () => {
     expect(warnings).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/taskStates: "OPEN" .*Did you mean TASK_STATE_OPEN\?/),
-        expect.stringMatching(/taskTypes: "grnt" .*Did you mean grant\?/),
+        expect.stringMatching(/taskTypes: "grnt" .*Did you mean grant\? .*pass unlistedTaskType\('grnt'\)/),
         expect.stringMatching(/sortBy: "CREATED" .*Did you mean TASK_SEARCH_SORT_BY_CREATED_AT\?/),
         expect.stringMatching(/expandMask\.paths: "app" .*Did you mean app_id\?/),
       ]),
@@ -239,6 +260,25 @@ describe('the unknown-value warning by default', () => {
     expect(lines.map((args) => String(args[0]))).toEqual([
       expect.stringMatching(/^\[@idgov\/sdk\] taskStates: "OPEN" .*TASK_STATE_OPEN/),
     ]);
+  });
+});
+
+describe('the unknown-value warning stays bounded', () => {
+  it('stops after 1,000 different values, with one line saying so, and shortens long values', async () => {
+    servePages(...Array.from({ length: 3 }, () => ({ list: [], nextPageToken: '' })));
+    const { logger, warnings } = capturingLogger();
+    const client = makeClient({ logger, logLevel: 'warn' });
+    const many = Array.from({ length: 1_200 }, (_, i) => `STATE_${i}`);
+    await client.tasks.search({ taskStates: many } as unknown as TaskSearchRequest);
+    expect(warnings).toHaveLength(1_001);
+    expect(warnings.at(-1)).toMatch(/no more are logged/);
+    const fresh = capturingLogger();
+    const long = 'X'.repeat(50_000);
+    await makeClient({ logger: fresh.logger, logLevel: 'warn' }).tasks.search({
+      sortBy: long,
+    } as unknown as TaskSearchRequest);
+    expect(fresh.warnings).toHaveLength(1);
+    expect(fresh.warnings[0]?.length).toBeLessThan(500);
   });
 });
 

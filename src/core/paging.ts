@@ -354,7 +354,8 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
         if (!started && this.#source?.startToken) seen.add(this.#source.startToken);
         started = true;
         const token = page.nextPageToken || undefined;
-        empty = token && !page.list?.length ? empty + 1 : 0;
+        // A page of only `null`s yields nothing, so it counts as empty too.
+        empty = token && !page.list?.some((item) => item !== null) ? empty + 1 : 0;
         // The page itself is good; its pointer to the next one is not: deliver it, then stop loudly.
         const repeated = token !== undefined && !seen.add(token);
         const endless = empty >= this.#maxEmptyPages;

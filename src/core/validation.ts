@@ -65,6 +65,15 @@ export function parseRequest<S extends z.core.$ZodType>(
   throw new RequestValidationError(`Invalid ${what}: ${describe(issues)}`, issues[0]?.path ?? '', issues);
 }
 
+// A key `__proto__`, written plainly or with `\u` escapes: JSON.parse makes it an own property,
+// which `Object.assign` or a `for...in` copy would turn into a prototype. Bodies that may hold one
+// (rare: the cheap `includes` tests rule out almost every page) are parsed with a reviver that
+// drops such keys at every depth.
+const PROTO_KEY =
+  /"(?:_|\\u005[fF]){2}(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[fF])(?:t|\\u0074)(?:o|\\u006[fF])(?:_|\\u005[fF]){2}"\s*:/;
+const namesProto = (raw: string) => raw.includes('__proto__') || (raw.includes('\\u') && PROTO_KEY.test(raw));
+const dropProto = (key: string, value: unknown) => (key === '__proto__' ? undefined : value);
+
 /**
  * Validates a response body. Throws {@link ResponseValidationError} keeping the raw body, e.g.
  * when the service sends `nextPageToken: 5` or an HTML page with status 200.
@@ -78,7 +87,7 @@ export function parseResponse<S extends z.core.$ZodType>(
 ): z.output<S> {
   let json: unknown;
   try {
-    json = JSON.parse(rawBody);
+    json = namesProto(rawBody) ? JSON.parse(rawBody, dropProto) : JSON.parse(rawBody);
   } catch {
     const start = rawBody.trimStart().slice(0, 1);
     const guess = start === '<' ? 'an HTML page (a proxy or gateway error?)' : 'not JSON (truncated?)';
@@ -89,14 +98,13 @@ export function parseResponse<S extends z.core.$ZodType>(
       rawBody,
     );
   }
-  // A `__proto__` key takes zod's path, which drops it, so service data never names a prototype.
-  return checkResponse(schema, json, what, rawBody, !rawBody.includes('"__proto__"'));
+  return checkResponse(schema, json, what, rawBody);
 }
 
 /**
  * Checks an already parsed response value (or part of one) in place, returning it; throws
- * {@link ResponseValidationError} with zod's issues when it does not match. `rawBody` is kept on
- * the error; `inPlace: false` forces zod's parse (which returns a copy).
+ * {@link ResponseValidationError} with zod's issues when it does not match, keeping `rawBody`
+ * (a function, so that a body is serialised only for an error).
  *
  * @internal
  */
@@ -104,10 +112,9 @@ export function checkResponse<S extends z.core.$ZodType>(
   schema: S,
   json: unknown,
   what: string,
-  rawBody: string,
-  inPlace = true,
+  rawBody: string | (() => string),
 ): z.output<S> {
-  if (inPlace && inPlaceCheck(schema)?.(json)) return json as z.output<S>;
+  if (inPlaceCheck(schema)?.(json)) return json as z.output<S>;
   const result = (schema as unknown as z.ZodMiniType).safeParse(json);
   if (result.success) return result.data as z.output<S>;
   const issues = toIssues(result.error, json);
@@ -115,6 +122,6 @@ export function checkResponse<S extends z.core.$ZodType>(
     `The ${what} response does not match the API: ${describe(issues)}. If the service changed, upgrade @idgov/sdk; see error.rawBody.`,
     issues[0]?.path ?? '',
     issues,
-    rawBody,
+    typeof rawBody === 'string' ? rawBody : rawBody(),
   );
 }

@@ -98,9 +98,18 @@ export function linkExpanded(page: TaskSearchResponse): void {
   for (const view of page.list ?? []) if (view) pageOf.set(view, expanded);
 }
 
-// "$.expanded[3]" or "$.expanded[3,7]": indexes into the page's `expanded` array
+// "$.expanded[3]" or "$.expanded[ 3, 7 ]": indexes into the page's `expanded` array
 // (guides/protocol.md, Wire conventions).
-const JSONPATH = /^\$\.expanded\[(\d+(?:\s*,\s*\d+)*)\]$/;
+const JSONPATH = /^\$\.expanded\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]$/;
+
+/** The object as JSON for an error's `rawBody`; a value too deep to serialise is said to be. */
+function serialised(entry: ExpandedEntry): string {
+  try {
+    return JSON.stringify(entry);
+  } catch {
+    return '[an object too deeply nested to serialise]';
+  }
+}
 
 /** Checks an object of a known `@type` against its type, once; others are returned as they are. */
 function typed(entry: ExpandedEntry, index: number): unknown {
@@ -108,7 +117,7 @@ function typed(entry: ExpandedEntry, index: number): unknown {
   const name = expandedTypeName(entry);
   if (name) {
     const what = `expanded[${index}] (${name}) object of the task search`;
-    checkResponse(EXPANDED_SCHEMAS[name], entry, what, JSON.stringify(entry));
+    checkResponse(EXPANDED_SCHEMAS[name], entry, what, () => serialised(entry));
   }
   checked.add(entry);
   return entry;

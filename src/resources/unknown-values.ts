@@ -11,6 +11,8 @@ import type { Logger } from '../core/logger.ts';
 export class UnknownValueWarnings {
   readonly #logger: Logger;
   readonly #warned = new Set<string>();
+  // A program that passes its own users' strings through could send endless distinct values.
+  static readonly MAX_WARNED = 1_000;
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -20,13 +22,22 @@ export class UnknownValueWarnings {
   check(field: string, value: unknown, known: readonly string[]): void {
     if (typeof value !== 'string' || known.includes(value) || isUnlisted(value)) return;
     const key = `${field}\u0000${value}`;
-    if (this.#warned.has(key)) return;
+    if (this.#warned.has(key) || this.#warned.size > UnknownValueWarnings.MAX_WARNED) return;
     this.#warned.add(key);
-    const hint = closest(value, known);
+    if (this.#warned.size > UnknownValueWarnings.MAX_WARNED) {
+      this.#logger.warn(
+        `${UnknownValueWarnings.MAX_WARNED} different unknown request values so far; no more are logged.`,
+      );
+      return;
+    }
+    const shown = value.length > 100 ? `${value.slice(0, 100)}...` : value;
+    // Edit distance costs length x candidates: a long value is no typo of a short enum value.
+    const hint = value.length > 100 ? undefined : closest(value, known);
+    const hatch = field === 'taskTypes' ? `unlistedTaskType('${shown}')` : `unlisted('${shown}')`;
     this.#logger.warn(
-      `${field}: "${value}" is not a value this SDK knows; it is sent as given and may match nothing.` +
-        `${hint ? ` Did you mean ${hint}?` : ''} If the service added it, pass unlisted('${value}').`,
-      { field, value, suggestion: hint },
+      `${field}: "${shown}" is not a value this SDK knows; it is sent as given and may match nothing.` +
+        `${hint ? ` Did you mean ${hint}?` : ''} If the service added it, pass ${hatch}.`,
+      { field, value: shown, suggestion: hint },
     );
   }
 }
