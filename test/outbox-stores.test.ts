@@ -118,13 +118,28 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await store.close();
   });
 
-  it('treats a lease or an attempt "in the future" as a clock that went back', async () => {
+  it('holds a lease and a retry wait for a worker whose clock is a little behind (leaseMs 60 s)', async () => {
     const store = await open();
     await add(store, 1);
-    const [first] = await claim(store, 50_000, { token: 't1' });
-    await store.complete(id(1), 't1', 50_000, retryAt(60_000));
-    expect((await claim(store, 40_000, { token: 't2' })).map((e) => e.eventId)).toEqual([id(1)]);
-    expect((await claim(store, 30_000, { token: 't3' })).map((e) => e.leaseToken)).toEqual(['t3']);
+    await add(store, 2);
+    expect(await claim(store, 50_000, { ordered: true, token: 'a' })).toHaveLength(1);
+    expect(await claim(store, 49_999, { ordered: true })).toEqual([]);
+    expect((await claim(store, 49_999)).map((e) => e.eventId)).toEqual([id(2)]); // not id(1)
+    await store.complete(id(1), 'a', 50_000, retryAt(60_000));
+    expect(await claim(store, 49_999, { ordered: true })).toEqual([]); // not before its retry
+    expect(await claim(store, 60_000, { ordered: true })).toHaveLength(1);
+    await store.close();
+  });
+
+  it('treats a lease or an attempt more than a lease length "in the future" as a clock that went back', async () => {
+    const store = await open();
+    await add(store, 1);
+    const [first] = await claim(store, 200_000, { token: 't1' });
+    await store.complete(id(1), 't1', 200_000, retryAt(210_000));
+    expect(await claim(store, 140_000, { token: 't2' })).toEqual([]); // 60 s back: within the tolerance
+    expect((await claim(store, 139_999, { token: 't2' })).map((e) => e.eventId)).toEqual([id(1)]);
+    expect(await claim(store, 79_999, { token: 't3' })).toEqual([]); // t2's lease holds
+    expect((await claim(store, 79_998, { token: 't4' })).map((e) => e.leaseToken)).toEqual(['t4']);
     expect(first?.eventId).toBe(id(1));
     await store.close();
   });

@@ -160,19 +160,19 @@ export class PostgresOutboxStore implements OutboxStore {
       [listener, now],
     );
     const ready = `state = 'pending' AND expires_at > $2
-      AND (next_attempt_at <= $2 OR coalesce(last_attempt_at, enqueued_at) > $2)
-      AND (lease_until IS NULL OR leased_at > $2 OR lease_until <= $2)`;
+      AND (next_attempt_at <= $2 OR coalesce(last_attempt_at, enqueued_at) > $2 + $5)
+      AND (lease_until IS NULL OR lease_until <= $2 OR leased_at - $2 > lease_until - leased_at)`;
     // Ordered: the head, found without SKIP LOCKED (skipping a locked head would send the next event
     // first); the UPDATE then waits for the row and re-checks it. Unordered: any free due events.
     const target = ordered
       ? `seq = (SELECT min(seq) FROM ${t} WHERE listener = $1 AND state = 'pending') AND ${ready}`
-      : `seq IN (SELECT seq FROM ${t} WHERE listener = $1 AND ${ready} ORDER BY seq LIMIT $5 FOR UPDATE SKIP LOCKED)`;
+      : `seq IN (SELECT seq FROM ${t} WHERE listener = $1 AND ${ready} ORDER BY seq LIMIT $6 FOR UPDATE SKIP LOCKED)`;
     const { rows } = await this.#query(
       `UPDATE ${t} SET lease_token = $3, leased_at = $2, lease_until = $4 WHERE ${target}
        RETURNING ${EVENT_COLUMNS}`,
       ordered
-        ? [listener, now, leaseToken, now + leaseMs]
-        : [listener, now, leaseToken, now + leaseMs, limit],
+        ? [listener, now, leaseToken, now + leaseMs, leaseMs]
+        : [listener, now, leaseToken, now + leaseMs, leaseMs, limit],
     );
     return rows.map((row) => ({ ...eventFromRow(row), leaseToken })).sort((a, b) => a.seq - b.seq);
   }

@@ -141,17 +141,17 @@ export class SqliteOutboxStore implements OutboxStore {
         : this.#sql(
             `SELECT ${EVENT_COLUMNS}, lease_token, leased_at, lease_until FROM idgov_webhook_outbox
                WHERE listener = ? AND state = 'pending'
-                 AND (next_attempt_at <= ? OR coalesce(last_attempt_at, enqueued_at) > ?)
-                 AND (lease_until IS NULL OR leased_at > ? OR lease_until <= ?)
+                 AND (next_attempt_at <= ? OR coalesce(last_attempt_at, enqueued_at) > ? + ?)
+                 AND (lease_until IS NULL OR lease_until <= ? OR leased_at - ? > lease_until - leased_at)
                ORDER BY seq LIMIT ?`,
-          ).all(listener, now, now, now, now, limit)) as unknown as Row[];
+          ).all(listener, now, now, leaseMs, now, now, limit)) as unknown as Row[];
       const claimed: ClaimedEvent[] = [];
       const lease = this.#sql(
         'UPDATE idgov_webhook_outbox SET lease_token = ?, leased_at = ?, lease_until = ? WHERE event_id = ?',
       );
       for (const row of rows) {
         const event = eventFromRow(row);
-        if (!isDue(event, now) || isHeld(row.leased_at ?? undefined, row.lease_until ?? undefined, now))
+        if (!isDue(event, now, leaseMs) || isHeld(row.leased_at ?? undefined, row.lease_until ?? undefined, now))
           continue;
         lease.run(leaseToken, now, now + leaseMs, event.eventId);
         claimed.push({ ...event, leaseToken });
