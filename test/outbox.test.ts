@@ -153,6 +153,16 @@ describe('delivery', () => {
     expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered', attempts: 4 });
   });
 
+  it('counts a 200 whose answer is over maxResponseBytes as delivered, not dead', async () => {
+    listener([status(200, 'x'.repeat(2_000))]);
+    const { outbox } = setup({
+      sender: new WebhookSender({ url: URL_, hmac: { secret }, maxResponseBytes: 1_000 }),
+    });
+    const { eventId } = await outbox.enqueue({ a: 1 });
+    expect(await outbox.drain()).toMatchObject({ attempts: 1, delivered: 1, dead: 0 });
+    expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered', lastAnswer: { status: 200 } });
+  });
+
   it('honours Retry-After, but no longer than the longest wait of the schedule', async () => {
     listener([status(429, null, { 'retry-after': '30' }), status(503, null, { 'retry-after': '999999' })]);
     const { outbox, clock } = setup();
