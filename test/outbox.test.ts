@@ -163,6 +163,18 @@ describe('delivery', () => {
     expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered', lastAnswer: { status: 200 } });
   });
 
+  it('attempts each event at most once per drain(), so a retry wait of 0 cannot make it spin', async () => {
+    const seen = listener([status(503)]);
+    const { outbox } = setup({ retrySchedule: [0] });
+    await outbox.enqueue({ a: 1 });
+    await outbox.enqueue({ a: 2 });
+    // The signal only ends a drain that would otherwise never return.
+    const summary = await outbox.drain({ signal: AbortSignal.timeout(2_000) });
+    expect(summary).toMatchObject({ attempts: 1, retried: 1 }); // ordered: the head holds back the second
+    expect(seen).toHaveLength(1);
+    expect(await outbox.drain()).toMatchObject({ attempts: 1, retried: 1 }); // due again: the next call
+  });
+
   it('honours Retry-After, but no longer than the longest wait of the schedule', async () => {
     listener([status(429, null, { 'retry-after': '30' }), status(503, null, { 'retry-after': '999999' })]);
     const { outbox, clock } = setup();
