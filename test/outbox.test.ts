@@ -355,6 +355,19 @@ describe('start and stop', () => {
     expect(await outbox.counts()).toMatchObject({ pending: 1 });
   });
 
+  it('start() right after a stop() that was not awaited starts again', async () => {
+    listener([ok]);
+    const { outbox, attempts } = setup({ now: Date.now, pollIntervalMs: 3_600_000 });
+    outbox.start();
+    const stopping = outbox.stop();
+    outbox.start();
+    await stopping;
+    const { eventId } = await outbox.enqueue({ a: 1 });
+    await expect.poll(() => attempts.map((a) => a.outcome)).toEqual(['delivered']);
+    await outbox.stop();
+    expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered' });
+  });
+
   it('stop() abandons an attempt in flight and releases its event, due again at once', async () => {
     let arrived!: () => void;
     const inFlight = new Promise<void>((resolve) => {

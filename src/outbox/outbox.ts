@@ -320,11 +320,14 @@ export class WebhookOutbox {
   /**
    * Delivers in the background until {@link WebhookOutbox.stop}: drains, then waits for the next
    * enqueue in this process or `pollIntervalMs`. Store errors are logged and retried, never thrown.
+   * A second call is a no-op; a call after `stop()`, awaited or not, starts again.
    */
   start(): void {
-    if (this.#running) return;
+    const previous = this.#running;
+    if (previous && !previous.controller.signal.aborted) return;
     const controller = new AbortController();
     const loop = (async () => {
+      await previous?.loop; // a stop() still under way: its loop ends first, one loop at a time
       while (!controller.signal.aborted) {
         this.#nudged = false;
         try {
@@ -351,7 +354,7 @@ export class WebhookOutbox {
     if (!running) return;
     running.controller.abort();
     await running.loop;
-    this.#running = undefined;
+    if (this.#running === running) this.#running = undefined; // unless start() came meanwhile
   }
 
   async #attempt(event: ClaimedEvent, signal: AbortSignal | undefined): Promise<OutboxAttempt> {
