@@ -214,6 +214,38 @@ describe.skipIf(!pg)('PostgreSQL store details', () => {
   });
 });
 
+describe.skipIf(!pg)('PostgreSQL store, connections ended by the server', () => {
+  it('survives idle connections terminated (a restart): logs a warning, and the next query reconnects', async () => {
+    const { default: Pg } = await import('pg');
+    const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
+    const app = `idgov_test_${crypto.randomUUID().slice(0, 8)}`;
+    const url = new URL(pg?.url ?? '');
+    url.searchParams.set('application_name', app);
+    const warnings: string[] = [];
+    const logger = { error() {}, warn: (m: string) => warnings.push(m), info() {}, debug() {} };
+    const store = new PostgresOutboxStore({
+      connectionString: url.href,
+      table: `${pg?.schema}.restart_${++n}`,
+      logger,
+      logLevel: 'warn',
+    });
+    await store.migrate();
+    await add(store, 1);
+    const admin = new Pg.Client({ connectionString: pg?.url });
+    await admin.connect();
+    const { rowCount } = await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+      [app],
+    );
+    await admin.end();
+    expect(rowCount).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(warnings).toHaveLength(rowCount ?? 0));
+    expect(warnings[0]).toMatch(/idle PostgreSQL connection failed \(terminating connection/);
+    expect(await store.counts(L)).toMatchObject({ pending: 1 });
+    await store.close();
+  });
+});
+
 it('PostgreSQL store without the pg package says to install it (or to pass a pool)', async () => {
   vi.resetModules();
   vi.doMock('pg', () => {

@@ -5,6 +5,7 @@
  * @module outbox/postgres
  */
 import { ConfigurationError } from '../core/errors.ts';
+import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
 import {
   type AttemptOutcome,
@@ -34,7 +35,10 @@ export interface PgQueryable {
  * @group Outbox
  */
 export interface PostgresOutboxStoreOptions {
-  /** Your `pg.Pool`; {@link PostgresOutboxStore.close} leaves it open. */
+  /**
+   * Your `pg.Pool`; {@link PostgresOutboxStore.close} leaves it open. Give it an `'error'` listener:
+   * without one, a connection the server ends while idle (a restart) ends the process.
+   */
   readonly pool?: PgQueryable | undefined;
   /** A connection URL, e.g. `postgres://outbox@db.internal/app`: the store opens a `pg.Pool` and closes it on close(). */
   readonly connectionString?: string | undefined;
@@ -42,6 +46,13 @@ export interface PostgresOutboxStoreOptions {
   readonly maxConnections?: number | undefined;
   /** The table, optionally schema-qualified (`partner.webhook_outbox`). Default `idgov_webhook_outbox`. */
   readonly table?: string | undefined;
+  /**
+   * Where the store's own pool reports a connection it lost while idle (a database restart), at
+   * `warn`; the pool opens a new one for the next query. Default `console`.
+   */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
+  readonly logLevel?: LogLevel | undefined;
 }
 
 const DEFAULT_TABLE = 'idgov_webhook_outbox';
@@ -117,7 +128,8 @@ export class PostgresOutboxStore implements OutboxStore {
       this.#pool = Promise.resolve(options.pool);
       this.#ownsPool = false;
     } else if (options.connectionString) {
-      this.#pool = openPool(options.connectionString, options.maxConnections ?? 4);
+      const logger = createLogger(options.logger, options.logLevel);
+      this.#pool = openPool(options.connectionString, options.maxConnections ?? 4, logger);
       this.#pool.catch(() => {}); // reported by the first query instead
       this.#ownsPool = true;
     } else {
@@ -261,7 +273,7 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 }
 
-async function openPool(connectionString: string, max: number): Promise<PgQueryable> {
+async function openPool(connectionString: string, max: number, logger: Logger): Promise<PgQueryable> {
   let pg: typeof import('pg');
   try {
     pg = await import('pg');
@@ -272,5 +284,12 @@ async function openPool(connectionString: string, max: number): Promise<PgQuerya
     );
   }
   const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
-  return new Pool({ connectionString, max });
+  const pool = new Pool({ connectionString, max });
+  // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit
+  // 'error'; unheard, that event would end the process. The pool drops the connection and the next
+  // query opens another, or reports why it cannot.
+  pool.on('error', (error) => {
+    logger.warn(`webhook outbox: an idle PostgreSQL connection failed (${error.message}); reconnecting on next use`);
+  });
+  return pool;
 }
