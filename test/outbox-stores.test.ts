@@ -207,9 +207,26 @@ describe.skipIf(!pg)('PostgreSQL store details', () => {
     const { rows } = await pool.query(`SELECT event_id FROM ${table}`);
     expect(rows).toEqual([{ event_id: id(1) }]);
     expect(postgresOutboxSchema('partner.webhook_outbox')).toMatch(
-      /CREATE TABLE IF NOT EXISTS partner\.webhook_outbox/,
+      /CREATE TABLE IF NOT EXISTS "partner"\."webhook_outbox"/,
     );
     expect(() => postgresOutboxSchema('x; DROP TABLE y')).toThrow(/lower-case SQL name/);
+    await pool.end();
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL store, reserved words', () => {
+  it('takes a reserved word (user, order) as the table name', async () => {
+    const { default: Pg } = await import('pg');
+    const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
+    // Unqualified names land in the test's schema.
+    const pool = new Pg.Pool({ connectionString: pg?.url, options: `-c search_path=${pg?.schema}` });
+    for (const table of ['user', 'order']) {
+      const store = new PostgresOutboxStore({ pool, table });
+      await store.migrate();
+      await add(store, 1);
+      expect((await claim(store, 2_000)).map((e) => e.eventId)).toEqual([id(1)]);
+      expect(await store.counts(L)).toMatchObject({ pending: 1 });
+    }
     await pool.end();
   });
 });

@@ -68,14 +68,25 @@ function checkedTable(table: string): string {
 }
 
 /**
+ * The checked name quoted for SQL, part by part: a reserved word (`user`, `order`) is then a table
+ * name like any other. Lower-case only, so `"name"` and `name` mean the same table.
+ */
+function quotedTable(table: string): string {
+  return checkedTable(table)
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
+}
+
+/**
  * The SQL that creates the outbox table: run it yourself (a migration tool, a DBA), or let
  * {@link PostgresOutboxStore.migrate} run it. Idempotent. Times are Unix milliseconds.
  *
  * @group Outbox
  */
 export function postgresOutboxSchema(table: string = DEFAULT_TABLE): string {
-  const name = checkedTable(table);
-  const bare = name.split('.').pop();
+  const name = quotedTable(table);
+  const bare = table.split('.').pop();
   return `-- Durable webhook outbox of @idgov/sdk. One row per event; times are Unix milliseconds.
 CREATE TABLE IF NOT EXISTS ${name} (
   seq             bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY, -- enqueue order
@@ -97,8 +108,8 @@ CREATE TABLE IF NOT EXISTS ${name} (
   leased_at       bigint,
   lease_until     bigint
 );
-CREATE INDEX IF NOT EXISTS ${bare}_queue ON ${name} (listener, state, seq);
-CREATE INDEX IF NOT EXISTS ${bare}_expiry ON ${name} (listener, state, expires_at);
+CREATE INDEX IF NOT EXISTS "${bare}_queue" ON ${name} (listener, state, seq);
+CREATE INDEX IF NOT EXISTS "${bare}_expiry" ON ${name} (listener, state, expires_at);
 `;
 }
 
@@ -119,11 +130,14 @@ CREATE INDEX IF NOT EXISTS ${bare}_expiry ON ${name} (listener, state, expires_a
 export class PostgresOutboxStore implements OutboxStore {
   /** The table the events live in. */
   readonly table: string;
+  /** {@link PostgresOutboxStore.table}, quoted for SQL. */
+  readonly #t: string;
   readonly #pool: Promise<PgQueryable>;
   readonly #ownsPool: boolean;
 
   constructor(options: PostgresOutboxStoreOptions) {
     this.table = checkedTable(options?.table ?? DEFAULT_TABLE);
+    this.#t = quotedTable(this.table);
     if (options.pool) {
       this.#pool = Promise.resolve(options.pool);
       this.#ownsPool = false;
@@ -154,7 +168,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async add(event: NewOutboxEvent): Promise<OutboxEvent | undefined> {
     const { rowCount } = await this.#query(
-      `INSERT INTO ${this.table} (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
+      `INSERT INTO ${this.#t} (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
        VALUES ($1, $2, $3, $4, $5, $4) ON CONFLICT (event_id) DO NOTHING`,
       [event.eventId, event.listener, event.body, event.enqueuedAt, event.expiresAt],
     );
@@ -163,7 +177,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async claim(options: ClaimOptions): Promise<ClaimedEvent[]> {
     const { listener, now, leaseMs, limit, ordered, leaseToken } = options;
-    const t = this.table;
+    const t = this.#t;
     // SKIP LOCKED: rows another worker is expiring or claiming right now are its business.
     await this.#query(
       `UPDATE ${t} SET state = 'expired', finished_at = $2, lease_token = NULL
@@ -197,7 +211,7 @@ export class PostgresOutboxStore implements OutboxStore {
   ): Promise<boolean> {
     const { answer } = outcome;
     const { rowCount } = await this.#query(
-      `UPDATE ${this.table} SET state = $1, attempts = attempts + 1, last_attempt_at = $2,
+      `UPDATE ${this.#t} SET state = $1, attempts = attempts + 1, last_attempt_at = $2,
          last_status = $3, last_body = $4, last_error = $5, next_attempt_at = $6, finished_at = $7,
          lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = $8 AND state = 'pending' AND ($1 = 'delivered' OR lease_token = $9)`,
@@ -218,14 +232,14 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async release(eventId: string, leaseToken: string): Promise<void> {
     await this.#query(
-      `UPDATE ${this.table} SET lease_token = NULL, leased_at = NULL, lease_until = NULL
+      `UPDATE ${this.#t} SET lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = $1 AND lease_token = $2`,
       [eventId, leaseToken],
     );
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {
-    const { rows } = await this.#query(`SELECT ${EVENT_COLUMNS} FROM ${this.table} WHERE event_id = $1`, [
+    const { rows } = await this.#query(`SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE event_id = $1`, [
       eventId,
     ]);
     return rows[0] ? eventFromRow(rows[0]) : undefined;
@@ -234,7 +248,7 @@ export class PostgresOutboxStore implements OutboxStore {
   async counts(listener: string): Promise<Record<OutboxState, number>> {
     const counts = Object.fromEntries(OUTBOX_STATES.map((s) => [s, 0])) as Record<OutboxState, number>;
     const { rows } = await this.#query<{ state: OutboxState; n: string }>(
-      `SELECT state, count(*) AS n FROM ${this.table} WHERE listener = $1 GROUP BY state`,
+      `SELECT state, count(*) AS n FROM ${this.#t} WHERE listener = $1 GROUP BY state`,
       [listener],
     );
     for (const { state, n } of rows) counts[state] = Number(n);
@@ -243,7 +257,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
     const { rows } = await this.#query(
-      `SELECT ${EVENT_COLUMNS} FROM ${this.table} WHERE listener = $1 AND state = $2 ORDER BY seq LIMIT $3`,
+      `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE listener = $1 AND state = $2 ORDER BY seq LIMIT $3`,
       [listener, state, limit],
     );
     return rows.map(eventFromRow);
@@ -251,7 +265,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async retry(eventId: string, now: number): Promise<boolean> {
     const { rowCount } = await this.#query(
-      `UPDATE ${this.table} SET state = 'pending', next_attempt_at = $2, finished_at = NULL,
+      `UPDATE ${this.#t} SET state = 'pending', next_attempt_at = $2, finished_at = NULL,
          lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = $1 AND state IN ('dead', 'pending') AND expires_at > $2`,
       [eventId, now],
@@ -261,7 +275,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async purgeDelivered(listener: string, before: number): Promise<number> {
     const { rowCount } = await this.#query(
-      `DELETE FROM ${this.table} WHERE listener = $1 AND state = 'delivered' AND finished_at < $2`,
+      `DELETE FROM ${this.#t} WHERE listener = $1 AND state = 'delivered' AND finished_at < $2`,
       [listener, before],
     );
     return rowCount;
