@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError } from '../src/index.ts';
 import { MemoryOutboxStore, type OutboxStore } from '../src/outbox/index.ts';
 import { SqliteOutboxStore } from '../src/outbox/sqlite-store.ts';
 import { NO_POSTGRES, postgresForTests } from './helpers/postgres.ts';
@@ -276,6 +278,36 @@ it('PostgreSQL store without the pg package says to install it (or to pass a poo
     vi.doUnmock('pg');
     vi.resetModules();
   }
+});
+
+describe('SQLite store on a file it cannot write', () => {
+  const readOnlyFile = () => {
+    const path = join(dir, `read-only-${++n}.db`);
+    const db = new DatabaseSync(path);
+    db.exec('CREATE TABLE other (a)'); // a database, not yet an outbox: opening it must write
+    db.close();
+    return path;
+  };
+
+  it('says the file is read-only and how to fix it, with a ConfigurationError', () => {
+    const path = `file:${readOnlyFile()}?mode=ro`;
+    const open = () => new SqliteOutboxStore({ path });
+    expect(open).toThrow(ConfigurationError);
+    expect(open).toThrow(`The outbox file ${path} is read-only`);
+    expect(open).toThrow(/give this process write access to it and to its directory/);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('(a file with mode 0444, when not root)', () => {
+    const path = readOnlyFile();
+    chmodSync(path, 0o444);
+    expect(() => new SqliteOutboxStore({ path })).toThrow(/is read-only .* write access/);
+  });
+
+  it('says when the directory does not exist', () => {
+    const path = join(dir, 'missing', 'outbox.db');
+    expect(() => new SqliteOutboxStore({ path })).toThrow(ConfigurationError);
+    expect(() => new SqliteOutboxStore({ path })).toThrow(/Cannot open the outbox file .* directory exists/);
+  });
 });
 
 /** Two connections to one SQL store, as two worker processes have. */
