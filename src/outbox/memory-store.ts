@@ -72,7 +72,11 @@ export class MemoryOutboxStore implements OutboxStore {
         row.leaseToken = undefined;
         continue;
       }
-      if (claimed.length < limit && isDue(event, now, leaseMs) && !isHeld(row.leasedAt, row.leaseUntil, now)) {
+      if (
+        claimed.length < limit &&
+        isDue(event, now, leaseMs) &&
+        !isHeld(row.leasedAt, row.leaseUntil, now)
+      ) {
         Object.assign(row, { leaseToken, leasedAt: now, leaseUntil: now + leaseMs });
         claimed.push({ ...event, leaseToken });
       }

@@ -303,7 +303,9 @@ async function openPool(connectionString: string, max: number, logger: Logger): 
   // 'error'; unheard, that event would end the process. The pool drops the connection and the next
   // query opens another, or reports why it cannot.
   pool.on('error', (error) => {
-    logger.warn(`webhook outbox: an idle PostgreSQL connection failed (${error.message}); reconnecting on next use`);
+    logger.warn(
+      `webhook outbox: an idle PostgreSQL connection failed (${error.message}); reconnecting on next use`,
+    );
   });
   return pool;
 }

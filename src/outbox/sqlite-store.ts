@@ -187,7 +187,10 @@ export class SqliteOutboxStore implements OutboxStore {
       );
       for (const row of rows) {
         const event = eventFromRow(row);
-        if (!isDue(event, now, leaseMs) || isHeld(row.leased_at ?? undefined, row.lease_until ?? undefined, now))
+        if (
+          !isDue(event, now, leaseMs) ||
+          isHeld(row.leased_at ?? undefined, row.lease_until ?? undefined, now)
+        )
           continue;
         lease.run(leaseToken, now, now + leaseMs, event.eventId);
         claimed.push({ ...event, leaseToken });
