@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError } from '../src/index.ts';
 import { MemoryOutboxStore, type OutboxStore } from '../src/outbox/index.ts';
 import { SqliteOutboxStore } from '../src/outbox/sqlite-store.ts';
 import { NO_POSTGRES, postgresForTests } from './helpers/postgres.ts';
@@ -118,13 +120,28 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await store.close();
   });
 
-  it('treats a lease or an attempt "in the future" as a clock that went back', async () => {
+  it('holds a lease and a retry wait for a worker whose clock is a little behind (leaseMs 60 s)', async () => {
     const store = await open();
     await add(store, 1);
-    const [first] = await claim(store, 50_000, { token: 't1' });
-    await store.complete(id(1), 't1', 50_000, retryAt(60_000));
-    expect((await claim(store, 40_000, { token: 't2' })).map((e) => e.eventId)).toEqual([id(1)]);
-    expect((await claim(store, 30_000, { token: 't3' })).map((e) => e.leaseToken)).toEqual(['t3']);
+    await add(store, 2);
+    expect(await claim(store, 50_000, { ordered: true, token: 'a' })).toHaveLength(1);
+    expect(await claim(store, 49_999, { ordered: true })).toEqual([]);
+    expect((await claim(store, 49_999)).map((e) => e.eventId)).toEqual([id(2)]); // not id(1)
+    await store.complete(id(1), 'a', 50_000, retryAt(60_000));
+    expect(await claim(store, 49_999, { ordered: true })).toEqual([]); // not before its retry
+    expect(await claim(store, 60_000, { ordered: true })).toHaveLength(1);
+    await store.close();
+  });
+
+  it('treats a lease or an attempt more than a lease length "in the future" as a clock that went back', async () => {
+    const store = await open();
+    await add(store, 1);
+    const [first] = await claim(store, 200_000, { token: 't1' });
+    await store.complete(id(1), 't1', 200_000, retryAt(210_000));
+    expect(await claim(store, 140_000, { token: 't2' })).toEqual([]); // 60 s back: within the tolerance
+    expect((await claim(store, 139_999, { token: 't2' })).map((e) => e.eventId)).toEqual([id(1)]);
+    expect(await claim(store, 79_999, { token: 't3' })).toEqual([]); // t2's lease holds
+    expect((await claim(store, 79_998, { token: 't4' })).map((e) => e.leaseToken)).toEqual(['t4']);
     expect(first?.eventId).toBe(id(1));
     await store.close();
   });
@@ -192,10 +209,59 @@ describe.skipIf(!pg)('PostgreSQL store details', () => {
     const { rows } = await pool.query(`SELECT event_id FROM ${table}`);
     expect(rows).toEqual([{ event_id: id(1) }]);
     expect(postgresOutboxSchema('partner.webhook_outbox')).toMatch(
-      /CREATE TABLE IF NOT EXISTS partner\.webhook_outbox/,
+      /CREATE TABLE IF NOT EXISTS "partner"\."webhook_outbox"/,
     );
     expect(() => postgresOutboxSchema('x; DROP TABLE y')).toThrow(/lower-case SQL name/);
     await pool.end();
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL store, reserved words', () => {
+  it('takes a reserved word (user, order) as the table name', async () => {
+    const { default: Pg } = await import('pg');
+    const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
+    // Unqualified names land in the test's schema.
+    const pool = new Pg.Pool({ connectionString: pg?.url, options: `-c search_path=${pg?.schema}` });
+    for (const table of ['user', 'order']) {
+      const store = new PostgresOutboxStore({ pool, table });
+      await store.migrate();
+      await add(store, 1);
+      expect((await claim(store, 2_000)).map((e) => e.eventId)).toEqual([id(1)]);
+      expect(await store.counts(L)).toMatchObject({ pending: 1 });
+    }
+    await pool.end();
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL store, connections ended by the server', () => {
+  it('survives idle connections terminated (a restart): logs a warning, and the next query reconnects', async () => {
+    const { default: Pg } = await import('pg');
+    const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
+    const app = `idgov_test_${crypto.randomUUID().slice(0, 8)}`;
+    const url = new URL(pg?.url ?? '');
+    url.searchParams.set('application_name', app);
+    const warnings: string[] = [];
+    const logger = { error() {}, warn: (m: string) => warnings.push(m), info() {}, debug() {} };
+    const store = new PostgresOutboxStore({
+      connectionString: url.href,
+      table: `${pg?.schema}.restart_${++n}`,
+      logger,
+      logLevel: 'warn',
+    });
+    await store.migrate();
+    await add(store, 1);
+    const admin = new Pg.Client({ connectionString: pg?.url });
+    await admin.connect();
+    const { rowCount } = await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+      [app],
+    );
+    await admin.end();
+    expect(rowCount).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(warnings).toHaveLength(rowCount ?? 0));
+    expect(warnings[0]).toMatch(/idle PostgreSQL connection failed \(terminating connection/);
+    expect(await store.counts(L)).toMatchObject({ pending: 1 });
+    await store.close();
   });
 });
 
@@ -212,6 +278,36 @@ it('PostgreSQL store without the pg package says to install it (or to pass a poo
     vi.doUnmock('pg');
     vi.resetModules();
   }
+});
+
+describe('SQLite store on a file it cannot write', () => {
+  const readOnlyFile = () => {
+    const path = join(dir, `read-only-${++n}.db`);
+    const db = new DatabaseSync(path);
+    db.exec('CREATE TABLE other (a)'); // a database, not yet an outbox: opening it must write
+    db.close();
+    return path;
+  };
+
+  it('says the file is read-only and how to fix it, with a ConfigurationError', () => {
+    const path = `file:${readOnlyFile()}?mode=ro`;
+    const open = () => new SqliteOutboxStore({ path });
+    expect(open).toThrow(ConfigurationError);
+    expect(open).toThrow(`The outbox file ${path} is read-only`);
+    expect(open).toThrow(/give this process write access to it and to its directory/);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('(a file with mode 0444, when not root)', () => {
+    const path = readOnlyFile();
+    chmodSync(path, 0o444);
+    expect(() => new SqliteOutboxStore({ path })).toThrow(/is read-only .* write access/);
+  });
+
+  it('says when the directory does not exist', () => {
+    const path = join(dir, 'missing', 'outbox.db');
+    expect(() => new SqliteOutboxStore({ path })).toThrow(ConfigurationError);
+    expect(() => new SqliteOutboxStore({ path })).toThrow(/Cannot open the outbox file .* directory exists/);
+  });
 });
 
 /** Two connections to one SQL store, as two worker processes have. */

@@ -153,6 +153,28 @@ describe('delivery', () => {
     expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered', attempts: 4 });
   });
 
+  it('counts a 200 whose answer is over maxResponseBytes as delivered, not dead', async () => {
+    listener([status(200, 'x'.repeat(2_000))]);
+    const { outbox } = setup({
+      sender: new WebhookSender({ url: URL_, hmac: { secret }, maxResponseBytes: 1_000 }),
+    });
+    const { eventId } = await outbox.enqueue({ a: 1 });
+    expect(await outbox.drain()).toMatchObject({ attempts: 1, delivered: 1, dead: 0 });
+    expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered', lastAnswer: { status: 200 } });
+  });
+
+  it('attempts each event at most once per drain(), so a retry wait of 0 cannot make it spin', async () => {
+    const seen = listener([status(503)]);
+    const { outbox } = setup({ retrySchedule: [0] });
+    await outbox.enqueue({ a: 1 });
+    await outbox.enqueue({ a: 2 });
+    // The signal only ends a drain that would otherwise never return.
+    const summary = await outbox.drain({ signal: AbortSignal.timeout(2_000) });
+    expect(summary).toMatchObject({ attempts: 1, retried: 1 }); // ordered: the head holds back the second
+    expect(seen).toHaveLength(1);
+    expect(await outbox.drain()).toMatchObject({ attempts: 1, retried: 1 }); // due again: the next call
+  });
+
   it('honours Retry-After, but no longer than the longest wait of the schedule', async () => {
     listener([status(429, null, { 'retry-after': '30' }), status(503, null, { 'retry-after': '999999' })]);
     const { outbox, clock } = setup();
@@ -331,6 +353,19 @@ describe('start and stop', () => {
     await outbox.stop(); // the loop waits an hour for its next poll; stop must not
     expect(seen).toHaveLength(1);
     expect(await outbox.counts()).toMatchObject({ pending: 1 });
+  });
+
+  it('start() right after a stop() that was not awaited starts again', async () => {
+    listener([ok]);
+    const { outbox, attempts } = setup({ now: Date.now, pollIntervalMs: 3_600_000 });
+    outbox.start();
+    const stopping = outbox.stop();
+    outbox.start();
+    await stopping;
+    const { eventId } = await outbox.enqueue({ a: 1 });
+    await expect.poll(() => attempts.map((a) => a.outcome)).toEqual(['delivered']);
+    await outbox.stop();
+    expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered' });
   });
 
   it('stop() abandons an attempt in flight and releases its event, due again at once', async () => {

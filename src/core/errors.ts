@@ -106,10 +106,13 @@ export class ResponseTooLargeError extends IdGovError {
   readonly limit: number;
   /** The request whose answer was too large. */
   readonly request: RequestSummary;
-  constructor(message: string, limit: number, request: RequestSummary) {
+  /** The status of that answer: a 200 too large to read was still accepted. */
+  readonly status: number | undefined;
+  constructor(message: string, limit: number, request: RequestSummary, status?: number) {
     super(message);
     this.limit = limit;
     this.request = request;
+    this.status = status;
   }
 }
 

@@ -182,6 +182,7 @@ async function readBody(response: Response, limit: number, what: RequestSummary)
       `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
       limit,
       what,
+      response.status,
     );
   if (Number(response.headers.get('content-length')) > limit) {
     response.body?.cancel().catch(() => {});

@@ -17,17 +17,23 @@ interface Row {
 }
 
 /**
- * Whether a pending event may be attempted at `now`. A last attempt (or an enqueue) later than now
- * means the clock went back: waiting for it to catch up could stall the event for as long as the
- * jump, while an early attempt is harmless (the event ID makes it idempotent).
+ * Whether a pending event may be attempted at `now`. A last attempt (or an enqueue) more than
+ * `toleranceMs` (the lease length) later than now means the clock went back: waiting for it to catch
+ * up could stall the event for as long as the jump, while an early attempt is harmless (the event ID
+ * makes it idempotent). Within the tolerance it is a worker whose clock runs a little behind: it waits,
+ * so it does not skip the retry schedule.
  */
-export function isDue(event: OutboxEvent, now: number): boolean {
-  return event.nextAttemptAt <= now || (event.lastAttemptAt ?? event.enqueuedAt) > now;
+export function isDue(event: OutboxEvent, now: number, toleranceMs: number): boolean {
+  return event.nextAttemptAt <= now || (event.lastAttemptAt ?? event.enqueuedAt) > now + toleranceMs;
 }
 
-/** Whether a lease holds at `now`; one taken "in the future" (the clock went back) does not. */
+/**
+ * Whether a lease holds at `now`: until `leaseUntil`, even for a worker whose clock is behind the
+ * holder's. Only a lease taken more than its own length "in the future" is free: the clock jumped back.
+ */
 export function isHeld(leasedAt: number | undefined, leaseUntil: number | undefined, now: number): boolean {
-  return leasedAt !== undefined && leaseUntil !== undefined && leasedAt <= now && now < leaseUntil;
+  if (leasedAt === undefined || leaseUntil === undefined) return false;
+  return now < leaseUntil && leasedAt - now <= leaseUntil - leasedAt;
 }
 
 /**
@@ -66,7 +72,11 @@ export class MemoryOutboxStore implements OutboxStore {
         row.leaseToken = undefined;
         continue;
       }
-      if (claimed.length < limit && isDue(event, now) && !isHeld(row.leasedAt, row.leaseUntil, now)) {
+      if (
+        claimed.length < limit &&
+        isDue(event, now, leaseMs) &&
+        !isHeld(row.leasedAt, row.leaseUntil, now)
+      ) {
         Object.assign(row, { leaseToken, leasedAt: now, leaseUntil: now + leaseMs });
         claimed.push({ ...event, leaseToken });
       }

@@ -283,11 +283,13 @@ export class WebhookOutbox {
 
   /**
    * Delivers every event that is due now, then resolves (events waiting to retry stay for later).
-   * Safe to run in several processes at once on one store.
+   * Each event is attempted at most once per call, so a short retry wait (even 0) against a failing
+   * listener cannot keep `drain()` from returning. Safe to run in several processes at once on one store.
    */
   async drain(options: DrainOptions = {}): Promise<DrainSummary> {
     const summary: DrainSummary = { attempts: 0, delivered: 0, retried: 0, dead: 0, expired: 0 };
     const signal = options.signal;
+    const attempted = new Set<string>();
     while (!signal?.aborted) {
       const claimed = await this.#store.claim({
         listener: this.listener,
@@ -297,8 +299,13 @@ export class WebhookOutbox {
         ordered: this.#concurrency === 1,
         leaseToken: crypto.randomUUID(),
       });
-      if (claimed.length === 0) break;
-      const reports = await Promise.all(claimed.map((event) => this.#attempt(event, signal)));
+      // An event this call already attempted is due again: leave it to the next call.
+      const again = claimed.filter((event) => attempted.has(event.eventId));
+      await Promise.all(again.map((event) => this.#store.release(event.eventId, event.leaseToken)));
+      const fresh = claimed.filter((event) => !attempted.has(event.eventId));
+      if (fresh.length === 0) break;
+      for (const event of fresh) attempted.add(event.eventId);
+      const reports = await Promise.all(fresh.map((event) => this.#attempt(event, signal)));
       for (const report of reports) {
         if (report.outcome === 'released') continue;
         summary.attempts += 1;
@@ -313,11 +320,14 @@ export class WebhookOutbox {
   /**
    * Delivers in the background until {@link WebhookOutbox.stop}: drains, then waits for the next
    * enqueue in this process or `pollIntervalMs`. Store errors are logged and retried, never thrown.
+   * A second call is a no-op; a call after `stop()`, awaited or not, starts again.
    */
   start(): void {
-    if (this.#running) return;
+    const previous = this.#running;
+    if (previous && !previous.controller.signal.aborted) return;
     const controller = new AbortController();
     const loop = (async () => {
+      await previous?.loop; // a stop() still under way: its loop ends first, one loop at a time
       while (!controller.signal.aborted) {
         this.#nudged = false;
         try {
@@ -344,7 +354,7 @@ export class WebhookOutbox {
     if (!running) return;
     running.controller.abort();
     await running.loop;
-    this.#running = undefined;
+    if (this.#running === running) this.#running = undefined; // unless start() came meanwhile
   }
 
   async #attempt(event: ClaimedEvent, signal: AbortSignal | undefined): Promise<OutboxAttempt> {

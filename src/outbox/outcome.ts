@@ -51,6 +51,11 @@ export type Verdict =
 export function judge(result: { delivery: WebhookDelivery } | { error: unknown }): Verdict {
   if ('delivery' in result) return { kind: 'delivered', answer: { status: result.delivery.httpStatus } };
   const { error } = result;
+  // The listener's status decides: a 200 whose body could not be read (too large) was still accepted.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && ((status >= 200 && status < 300) || status === 409)) {
+    return { kind: 'delivered', answer: { status, error: describe(error) } };
+  }
   if (error instanceof APIError) {
     const answer = { status: error.status, body: keptBody(error.body) };
     if (!isRetryableStatus(error.status)) return { kind: 'dead', answer };

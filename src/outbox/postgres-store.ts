@@ -5,6 +5,7 @@
  * @module outbox/postgres
  */
 import { ConfigurationError } from '../core/errors.ts';
+import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
 import {
   type AttemptOutcome,
@@ -34,7 +35,10 @@ export interface PgQueryable {
  * @group Outbox
  */
 export interface PostgresOutboxStoreOptions {
-  /** Your `pg.Pool`; {@link PostgresOutboxStore.close} leaves it open. */
+  /**
+   * Your `pg.Pool`; {@link PostgresOutboxStore.close} leaves it open. Give it an `'error'` listener:
+   * without one, a connection the server ends while idle (a restart) ends the process.
+   */
   readonly pool?: PgQueryable | undefined;
   /** A connection URL, e.g. `postgres://outbox@db.internal/app`: the store opens a `pg.Pool` and closes it on close(). */
   readonly connectionString?: string | undefined;
@@ -42,6 +46,13 @@ export interface PostgresOutboxStoreOptions {
   readonly maxConnections?: number | undefined;
   /** The table, optionally schema-qualified (`partner.webhook_outbox`). Default `idgov_webhook_outbox`. */
   readonly table?: string | undefined;
+  /**
+   * Where the store's own pool reports a connection it lost while idle (a database restart), at
+   * `warn`; the pool opens a new one for the next query. Default `console`.
+   */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
+  readonly logLevel?: LogLevel | undefined;
 }
 
 const DEFAULT_TABLE = 'idgov_webhook_outbox';
@@ -57,14 +68,25 @@ function checkedTable(table: string): string {
 }
 
 /**
+ * The checked name quoted for SQL, part by part: a reserved word (`user`, `order`) is then a table
+ * name like any other. Lower-case only, so `"name"` and `name` mean the same table.
+ */
+function quotedTable(table: string): string {
+  return checkedTable(table)
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
+}
+
+/**
  * The SQL that creates the outbox table: run it yourself (a migration tool, a DBA), or let
  * {@link PostgresOutboxStore.migrate} run it. Idempotent. Times are Unix milliseconds.
  *
  * @group Outbox
  */
 export function postgresOutboxSchema(table: string = DEFAULT_TABLE): string {
-  const name = checkedTable(table);
-  const bare = name.split('.').pop();
+  const name = quotedTable(table);
+  const bare = table.split('.').pop();
   return `-- Durable webhook outbox of @idgov/sdk. One row per event; times are Unix milliseconds.
 CREATE TABLE IF NOT EXISTS ${name} (
   seq             bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY, -- enqueue order
@@ -86,8 +108,8 @@ CREATE TABLE IF NOT EXISTS ${name} (
   leased_at       bigint,
   lease_until     bigint
 );
-CREATE INDEX IF NOT EXISTS ${bare}_queue ON ${name} (listener, state, seq);
-CREATE INDEX IF NOT EXISTS ${bare}_expiry ON ${name} (listener, state, expires_at);
+CREATE INDEX IF NOT EXISTS "${bare}_queue" ON ${name} (listener, state, seq);
+CREATE INDEX IF NOT EXISTS "${bare}_expiry" ON ${name} (listener, state, expires_at);
 `;
 }
 
@@ -108,16 +130,20 @@ CREATE INDEX IF NOT EXISTS ${bare}_expiry ON ${name} (listener, state, expires_a
 export class PostgresOutboxStore implements OutboxStore {
   /** The table the events live in. */
   readonly table: string;
+  /** {@link PostgresOutboxStore.table}, quoted for SQL. */
+  readonly #t: string;
   readonly #pool: Promise<PgQueryable>;
   readonly #ownsPool: boolean;
 
   constructor(options: PostgresOutboxStoreOptions) {
     this.table = checkedTable(options?.table ?? DEFAULT_TABLE);
+    this.#t = quotedTable(this.table);
     if (options.pool) {
       this.#pool = Promise.resolve(options.pool);
       this.#ownsPool = false;
     } else if (options.connectionString) {
-      this.#pool = openPool(options.connectionString, options.maxConnections ?? 4);
+      const logger = createLogger(options.logger, options.logLevel);
+      this.#pool = openPool(options.connectionString, options.maxConnections ?? 4, logger);
       this.#pool.catch(() => {}); // reported by the first query instead
       this.#ownsPool = true;
     } else {
@@ -142,7 +168,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async add(event: NewOutboxEvent): Promise<OutboxEvent | undefined> {
     const { rowCount } = await this.#query(
-      `INSERT INTO ${this.table} (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
+      `INSERT INTO ${this.#t} (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
        VALUES ($1, $2, $3, $4, $5, $4) ON CONFLICT (event_id) DO NOTHING`,
       [event.eventId, event.listener, event.body, event.enqueuedAt, event.expiresAt],
     );
@@ -151,7 +177,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async claim(options: ClaimOptions): Promise<ClaimedEvent[]> {
     const { listener, now, leaseMs, limit, ordered, leaseToken } = options;
-    const t = this.table;
+    const t = this.#t;
     // SKIP LOCKED: rows another worker is expiring or claiming right now are its business.
     await this.#query(
       `UPDATE ${t} SET state = 'expired', finished_at = $2, lease_token = NULL
@@ -160,19 +186,19 @@ export class PostgresOutboxStore implements OutboxStore {
       [listener, now],
     );
     const ready = `state = 'pending' AND expires_at > $2
-      AND (next_attempt_at <= $2 OR coalesce(last_attempt_at, enqueued_at) > $2)
-      AND (lease_until IS NULL OR leased_at > $2 OR lease_until <= $2)`;
+      AND (next_attempt_at <= $2 OR coalesce(last_attempt_at, enqueued_at) > $2 + $5)
+      AND (lease_until IS NULL OR lease_until <= $2 OR leased_at - $2 > lease_until - leased_at)`;
     // Ordered: the head, found without SKIP LOCKED (skipping a locked head would send the next event
     // first); the UPDATE then waits for the row and re-checks it. Unordered: any free due events.
     const target = ordered
       ? `seq = (SELECT min(seq) FROM ${t} WHERE listener = $1 AND state = 'pending') AND ${ready}`
-      : `seq IN (SELECT seq FROM ${t} WHERE listener = $1 AND ${ready} ORDER BY seq LIMIT $5 FOR UPDATE SKIP LOCKED)`;
+      : `seq IN (SELECT seq FROM ${t} WHERE listener = $1 AND ${ready} ORDER BY seq LIMIT $6 FOR UPDATE SKIP LOCKED)`;
     const { rows } = await this.#query(
       `UPDATE ${t} SET lease_token = $3, leased_at = $2, lease_until = $4 WHERE ${target}
        RETURNING ${EVENT_COLUMNS}`,
       ordered
-        ? [listener, now, leaseToken, now + leaseMs]
-        : [listener, now, leaseToken, now + leaseMs, limit],
+        ? [listener, now, leaseToken, now + leaseMs, leaseMs]
+        : [listener, now, leaseToken, now + leaseMs, leaseMs, limit],
     );
     return rows.map((row) => ({ ...eventFromRow(row), leaseToken })).sort((a, b) => a.seq - b.seq);
   }
@@ -185,7 +211,7 @@ export class PostgresOutboxStore implements OutboxStore {
   ): Promise<boolean> {
     const { answer } = outcome;
     const { rowCount } = await this.#query(
-      `UPDATE ${this.table} SET state = $1, attempts = attempts + 1, last_attempt_at = $2,
+      `UPDATE ${this.#t} SET state = $1, attempts = attempts + 1, last_attempt_at = $2,
          last_status = $3, last_body = $4, last_error = $5, next_attempt_at = $6, finished_at = $7,
          lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = $8 AND state = 'pending' AND ($1 = 'delivered' OR lease_token = $9)`,
@@ -206,14 +232,14 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async release(eventId: string, leaseToken: string): Promise<void> {
     await this.#query(
-      `UPDATE ${this.table} SET lease_token = NULL, leased_at = NULL, lease_until = NULL
+      `UPDATE ${this.#t} SET lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = $1 AND lease_token = $2`,
       [eventId, leaseToken],
     );
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {
-    const { rows } = await this.#query(`SELECT ${EVENT_COLUMNS} FROM ${this.table} WHERE event_id = $1`, [
+    const { rows } = await this.#query(`SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE event_id = $1`, [
       eventId,
     ]);
     return rows[0] ? eventFromRow(rows[0]) : undefined;
@@ -222,7 +248,7 @@ export class PostgresOutboxStore implements OutboxStore {
   async counts(listener: string): Promise<Record<OutboxState, number>> {
     const counts = Object.fromEntries(OUTBOX_STATES.map((s) => [s, 0])) as Record<OutboxState, number>;
     const { rows } = await this.#query<{ state: OutboxState; n: string }>(
-      `SELECT state, count(*) AS n FROM ${this.table} WHERE listener = $1 GROUP BY state`,
+      `SELECT state, count(*) AS n FROM ${this.#t} WHERE listener = $1 GROUP BY state`,
       [listener],
     );
     for (const { state, n } of rows) counts[state] = Number(n);
@@ -231,7 +257,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
     const { rows } = await this.#query(
-      `SELECT ${EVENT_COLUMNS} FROM ${this.table} WHERE listener = $1 AND state = $2 ORDER BY seq LIMIT $3`,
+      `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE listener = $1 AND state = $2 ORDER BY seq LIMIT $3`,
       [listener, state, limit],
     );
     return rows.map(eventFromRow);
@@ -239,7 +265,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async retry(eventId: string, now: number): Promise<boolean> {
     const { rowCount } = await this.#query(
-      `UPDATE ${this.table} SET state = 'pending', next_attempt_at = $2, finished_at = NULL,
+      `UPDATE ${this.#t} SET state = 'pending', next_attempt_at = $2, finished_at = NULL,
          lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = $1 AND state IN ('dead', 'pending') AND expires_at > $2`,
       [eventId, now],
@@ -249,7 +275,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async purgeDelivered(listener: string, before: number): Promise<number> {
     const { rowCount } = await this.#query(
-      `DELETE FROM ${this.table} WHERE listener = $1 AND state = 'delivered' AND finished_at < $2`,
+      `DELETE FROM ${this.#t} WHERE listener = $1 AND state = 'delivered' AND finished_at < $2`,
       [listener, before],
     );
     return rowCount;
@@ -261,7 +287,7 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 }
 
-async function openPool(connectionString: string, max: number): Promise<PgQueryable> {
+async function openPool(connectionString: string, max: number, logger: Logger): Promise<PgQueryable> {
   let pg: typeof import('pg');
   try {
     pg = await import('pg');
@@ -272,5 +298,14 @@ async function openPool(connectionString: string, max: number): Promise<PgQuerya
     );
   }
   const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
-  return new Pool({ connectionString, max });
+  const pool = new Pool({ connectionString, max });
+  // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit
+  // 'error'; unheard, that event would end the process. The pool drops the connection and the next
+  // query opens another, or reports why it cannot.
+  pool.on('error', (error) => {
+    logger.warn(
+      `webhook outbox: an idle PostgreSQL connection failed (${error.message}); reconnecting on next use`,
+    );
+  });
+  return pool;
 }

@@ -55,6 +55,37 @@ CREATE INDEX IF NOT EXISTS idgov_webhook_outbox_queue ON idgov_webhook_outbox (l
 CREATE INDEX IF NOT EXISTS idgov_webhook_outbox_expiry ON idgov_webhook_outbox (listener, state, expires_at);
 `;
 
+// SQLite's primary result codes, as node:sqlite reports them in `errcode`.
+const SQLITE_READONLY = 8;
+const SQLITE_CANTOPEN = 14;
+
+/** A file that cannot be opened or written is the caller's setup, not a crash: say which and what to do. */
+function explained(error: unknown, path: string): unknown {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  const why = (error as Error)?.message;
+  if (code === SQLITE_READONLY) {
+    return new ConfigurationError(
+      `The outbox file ${path} is read-only (${why}): give this process write access to it and to its directory (SQLite writes ${path}-wal and ${path}-shm beside it), or choose another path.`,
+      { cause: error },
+    );
+  }
+  if (code === SQLITE_CANTOPEN) {
+    return new ConfigurationError(
+      `Cannot open the outbox file ${path} (${why}): check that its directory exists and this process may write there.`,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+function openFile(path: string): DatabaseSync {
+  try {
+    return new DatabaseSync(path);
+  } catch (error) {
+    throw explained(error, path);
+  }
+}
+
 type Row = EventRow & { lease_token: string | null; leased_at: number | null; lease_until: number | null };
 
 /**
@@ -85,14 +116,19 @@ export class SqliteOutboxStore implements OutboxStore {
     if (!Number.isInteger(busy) || busy < 0) {
       throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
     }
-    this.#db = new DatabaseSync(options.path);
-    this.#db.exec(`PRAGMA busy_timeout = ${busy}`);
-    const mode = this.#db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string };
-    if (mode.journal_mode !== 'wal' && options.path !== ':memory:') {
-      throw new ConfigurationError(`Could not put ${options.path} in WAL mode (got ${mode.journal_mode}).`);
+    this.#db = openFile(options.path);
+    try {
+      this.#db.exec(`PRAGMA busy_timeout = ${busy}`);
+      const mode = this.#db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string };
+      if (mode.journal_mode !== 'wal' && options.path !== ':memory:') {
+        throw new ConfigurationError(`Could not put ${options.path} in WAL mode (got ${mode.journal_mode}).`);
+      }
+      this.#db.exec('PRAGMA synchronous = FULL');
+      this.#db.exec(SCHEMA);
+    } catch (error) {
+      this.#db.close();
+      throw explained(error, options.path);
     }
-    this.#db.exec('PRAGMA synchronous = FULL');
-    this.#db.exec(SCHEMA);
   }
 
   #sql(sql: string): StatementSync {
@@ -141,17 +177,20 @@ export class SqliteOutboxStore implements OutboxStore {
         : this.#sql(
             `SELECT ${EVENT_COLUMNS}, lease_token, leased_at, lease_until FROM idgov_webhook_outbox
                WHERE listener = ? AND state = 'pending'
-                 AND (next_attempt_at <= ? OR coalesce(last_attempt_at, enqueued_at) > ?)
-                 AND (lease_until IS NULL OR leased_at > ? OR lease_until <= ?)
+                 AND (next_attempt_at <= ? OR coalesce(last_attempt_at, enqueued_at) > ? + ?)
+                 AND (lease_until IS NULL OR lease_until <= ? OR leased_at - ? > lease_until - leased_at)
                ORDER BY seq LIMIT ?`,
-          ).all(listener, now, now, now, now, limit)) as unknown as Row[];
+          ).all(listener, now, now, leaseMs, now, now, limit)) as unknown as Row[];
       const claimed: ClaimedEvent[] = [];
       const lease = this.#sql(
         'UPDATE idgov_webhook_outbox SET lease_token = ?, leased_at = ?, lease_until = ? WHERE event_id = ?',
       );
       for (const row of rows) {
         const event = eventFromRow(row);
-        if (!isDue(event, now) || isHeld(row.leased_at ?? undefined, row.lease_until ?? undefined, now))
+        if (
+          !isDue(event, now, leaseMs) ||
+          isHeld(row.leased_at ?? undefined, row.lease_until ?? undefined, now)
+        )
           continue;
         lease.run(leaseToken, now, now + leaseMs, event.eventId);
         claimed.push({ ...event, leaseToken });

@@ -90,7 +90,11 @@ export interface ClaimedEvent extends OutboxEvent {
 export interface ClaimOptions {
   /** Only events of this listener. */
   readonly listener: string;
-  /** Now. An event is due when `nextAttemptAt <= now`, or when its last attempt is after now (the clock went back). */
+  /**
+   * Now. An event is due when `nextAttemptAt <= now`, or when its last attempt is more than `leaseMs`
+   * after now (the clock went back). A lease holds while `now < leaseUntil`, for a worker whose clock
+   * is a little behind too, unless it was taken more than its length after now (the clock went back).
+   */
   readonly now: number;
   /** How long the claim holds; after it, another worker may claim the event. */
   readonly leaseMs: number;
