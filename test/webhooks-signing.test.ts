@@ -158,8 +158,11 @@ describe('bad input never reaches the network', () => {
     await expect(sender.sign('{"emoji":"😀"}')).resolves.toMatchObject({ body: '{"emoji":"😀"}' });
     // An object's lone surrogate is escaped by JSON.stringify (\ud800): that text is well-formed.
     await expect(sender.sign({ name: '\ud800' })).resolves.toMatchObject({ body: '{"name":"\\ud800"}' });
-    await rejects({ toJSON: () => undefined }, /payload has a toJSON\(\) that returns undefined/);
-    await rejects({ a: [{ toJSON: () => undefined }] }, /payload\.a\[0\] has a toJSON/);
+    await rejects(
+      { toJSON: () => undefined },
+      /payload is undefined \(or its toJSON\(\) returns undefined\)/,
+    );
+    await rejects({ a: [{ toJSON: () => undefined }] }, /payload\.a\[0\] is undefined \(a hole, or a toJSON/);
     await rejects({ a: { toJSON: () => ({ f: () => 1 }) } }, /payload\.a\.f is a function/);
     let deep: unknown = 1;
     for (let i = 0; i < 20_000; i++) deep = [deep];
@@ -169,6 +172,56 @@ describe('bad input never reaches the network', () => {
     for (let i = 0; i < 1_000; i++) ok = [ok];
     await expect(sender.sign(ok)).resolves.toBeDefined();
     await expect(sender.sign(`"${'['.repeat(2_000)}"`)).resolves.toBeDefined(); // brackets in a string
+  });
+
+  it('checks the very value it sends: holes, boxes, toJSON() results, getters run once', async () => {
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+    await rejects([1, , 2], /payload\[1\] is undefined \(a hole/);
+    await rejects({ n: new Number(Number.NaN) }, /payload\.n is NaN/);
+    const lying = new Number(1);
+    lying.valueOf = () => Number.NaN; // JSON.stringify would call this and send null
+    await expect(sender.sign({ n: lying })).resolves.toMatchObject({ body: '{"n":1}' });
+    await rejects({ n: Object(1n) }, /payload\.n is a BigInt/);
+    await rejects(
+      {
+        toJSON() {
+          return this;
+        },
+        n: Number.NaN,
+      },
+      /payload\.n is NaN/,
+    );
+    // JSON.stringify never calls the toJSON of a toJSON() result: it drops it, and checks the rest.
+    await rejects({ a: { toJSON: () => ({ toJSON: () => 'ok', n: Number.NaN }) } }, /payload\.a\.n is NaN/);
+    await expect(
+      sender.sign({ a: { toJSON: () => ({ toJSON: () => undefined, x: 1 }) } }),
+    ).resolves.toMatchObject({ body: '{"a":{"x":1}}' });
+    const chain = (depth: number): unknown => ({ toJSON: () => (depth ? chain(depth - 1) : 1) });
+    await expect(sender.sign(chain(100_000))).resolves.toMatchObject({ body: '{}' });
+    // A stateful toJSON() or getter runs once: what was checked is what is sent.
+    let calls = 0;
+    const once = { toJSON: () => (calls++ ? undefined : { a: 1 }) };
+    expect(sender.serialize(once)).toBe('{"a":1}');
+    expect(calls).toBe(1);
+    let reads = 0;
+    const getter = {
+      get a() {
+        return reads++ ? Number.NaN : 1;
+      },
+    };
+    await expect(sender.sign(getter)).resolves.toMatchObject({ body: '{"a":1}' });
+    const boom = new Error('boom');
+    const throwing = {
+      get a(): number {
+        throw boom;
+      },
+    };
+    const error = await caught(sender.sign(throwing));
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({
+      message: expect.stringMatching(/cannot be serialised: boom/),
+      cause: boom,
+    });
   });
 
   it('refuses an event ID that is not a lower-case UUID v4', async () => {
