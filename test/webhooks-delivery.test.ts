@@ -8,7 +8,7 @@ import {
   ConfigurationError,
   PermissionDeniedError,
 } from '../src/index.ts';
-import { createHmacSecret } from '../src/testing/index.ts';
+import { createHmacSecret, FakeTenant } from '../src/testing/index.ts';
 import { inCidr } from '../src/webhooks/cidr.ts';
 import {
   generateWebhookKeyPair,
@@ -305,7 +305,35 @@ describe('CIDR matching', () => {
     ['fe80::1%eth0', 'fe80::/10', true],
     ['not-an-ip', '0.0.0.0/0', false],
     ['1.2.3.4', '0.0.0.0/0', true],
+    ['2001:db8::1', '2001:db8::/128', false],
+    // Typos match nothing (Number() would read '', ' ', '-0' as 0: everything).
+    ['203.0.113.9', '10.0.0.0/', false],
+    ['203.0.113.9', '10.0.0.0/ ', false],
+    ['203.0.113.9', '10.0.0.0/-0', false],
+    ['10.0.0.1', '10.0.0.0/0x8', false],
+    ['10.0.0.1', '10.0.0.0/8e0', false],
+    ['10.0.0.1', '10.0.0.0/33', false],
+    ['10.0.0.1', '10.0.0.0/8/8', false],
+    ['::1', '::/129', false],
   ])('%s in %s is %s', (address, cidr, expected) => {
     expect(inCidr(address, cidr)).toBe(expected);
+  });
+
+  it('refuses a malformed allowed CIDR up front, naming it, in verifyWebhook and FakeTenant', async () => {
+    const signed = await new WebhookSender({ url: URL_, hmac: { secret } }).sign({ a: 1 });
+    const request = { method: 'POST', url: URL_, headers: signed.headers, body: signed.body };
+    for (const cidr of ['10.0.0.0/', '10.0.0.0/ ', '10.0.0.0/-0', '10.0.0.0/8e0', 'bogus', '::/129']) {
+      const allowedCidrs = ['192.0.2.0/24', cidr];
+      const error = await caught(
+        verifyWebhook(
+          { ...request, remoteAddress: '203.0.113.9' },
+          { hmacSecret: secret, baseUrl: BASE, allowedCidrs },
+        ),
+      );
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toContain(`allowedCidrs[1] is not a CIDR (got ${JSON.stringify(cidr)})`);
+      expect(() => new FakeTenant().addListener({ allowedCidrs })).toThrow(ConfigurationError);
+    }
+    expect(() => new FakeTenant().addListener({ allowedCidrs: ['10.0.0.0/8', '::1'] })).not.toThrow();
   });
 });

@@ -1,5 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import type { ClientCredentials } from '../core/auth.ts';
+import { checkCidrs } from '../webhooks/cidr.ts';
 import { MemoryEventIdStore } from '../webhooks/event-store.ts';
 import { LISTENER_PATH } from '../webhooks/limits.ts';
 import { verifyWebhook } from '../webhooks/verify.ts';
@@ -243,6 +244,7 @@ export class FakeTenant {
   addListener(options: FakeListenerOptions = {}): FakeListener {
     const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
     const allowedCidrs = options.allowedCidrs;
+    checkCidrs(allowedCidrs, 'allowedCidrs');
     // Getters, so that a listener added before listen() points at the server once it runs.
     const under = (path: string) => () => `${this.baseUrl}${path}`;
     const url = under(`${LISTENER_PATH}${encodeURIComponent(id)}`);

@@ -1,6 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
-import { inCidr } from './cidr.ts';
+import { checkCidrs, inCidr } from './cidr.ts';
 import { isUuidV4 } from './event-id.ts';
 import type { EventIdStore } from './event-store.ts';
 import { bodyHash, hmacVerify, importHmacKey } from './hmac.ts';
@@ -141,6 +141,7 @@ function audiences(url: string): string[] {
 /** Refuses a listener configuration that could never verify anything, before any request is judged. */
 function checkOptions(options: VerifyWebhookOptions): void {
   const { hmacSecret, jwks } = options;
+  checkCidrs(options.allowedCidrs, 'allowedCidrs');
   if (hmacSecret !== undefined && jwks !== undefined) {
     throw new ConfigurationError('Pass hmacSecret or jwks, not both: a listener uses one method.');
   }
