@@ -94,7 +94,10 @@ function header(headers: InboundWebhookRequest['headers'], name: string): string
 
 // HMAC-SHA256 is 32 bytes: 43 characters of base64url without padding. Anything else (padding,
 // spaces, standard base64) is refused before decoding, since decoders are lenient about all three.
-const HMAC_SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
+// The 43rd character carries 4 bits and 2 unused ones, which decoders ignore: only the canonical
+// character (unused bits zero, as every encoder writes) is accepted, so one signature has one
+// spelling, as for a service that compares the encoded strings.
+const HMAC_SIGNATURE = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 
 /**
  * The media type must be exactly `application/json` (case-insensitive, as media types are); the only
@@ -271,7 +274,7 @@ export async function verifyWebhook(
     if (!HMAC_SIGNATURE.test(signature)) {
       return bad(
         401,
-        `${WebhookHeader.SIGNATURE} is not 43 characters of base64url without padding`,
+        `${WebhookHeader.SIGNATURE} is not 43 characters of canonical base64url without padding`,
         eventId,
       );
     }
