@@ -230,6 +230,35 @@ describe('bad input never reaches the network', () => {
     await rejects({}, /UUID v4/, { eventId: '6ba7b810-9dad-11d1-80b4-00c04fd430c8' }); // v1
   });
 
+  it('refuses or normalises settings that every listener would answer with 401', async () => {
+    const pair = await generateWebhookKeyPair('ES256');
+    const jwt = { privateKey: pair.privateKey, kid: pair.kid };
+    // A fragment is not sent, but aud would carry it.
+    expect(() => new WebhookSender({ url: `${URL_}#frag`, jwt })).toThrow(ConfigurationError);
+    expect(() => new WebhookSender({ url: `${URL_}#`, jwt })).toThrow(/#fragment/);
+    expect(() => new WebhookSender({ baseUrl: `${BASE}#x`, listenerId: 'l', jwt })).toThrow(
+      /baseUrl has a #fragment/,
+    );
+    // The listener matches the kid exactly.
+    expect(() => new WebhookSender({ url: URL_, jwt: { ...jwt, kid: ` ${pair.kid} ` } })).toThrow(
+      /jwt\.kid has surrounding whitespace/,
+    );
+    const verify = (signed: { headers: Record<string, string>; body: string }, clockOffset = 0) =>
+      verifyWebhook(
+        { method: 'POST', url: URL_, headers: signed.headers, body: signed.body },
+        { jwks: pair.jwks, baseUrl: `${BASE}/`, now: (1_767_225_600 + clockOffset) * 1000 },
+      );
+    // sub: the listener strips its base URL's trailing slash; so does the sender.
+    const slashed = new WebhookSender({ url: URL_, jwt: { ...jwt, subject: `${BASE}//` } });
+    expect(await verify(await slashed.sign({ a: 1 }, { timestamp: 1_767_225_600 }))).toMatchObject({
+      status: 200,
+    });
+    // The longest lifetime still verifies at a listener whose clock is a minute behind.
+    const longest = new WebhookSender({ url: URL_, jwt: { ...jwt, expiresIn: 540 } });
+    const signed = await longest.sign({ a: 1 }, { timestamp: 1_767_225_600 });
+    expect(await verify(signed, -60)).toMatchObject({ status: 200 });
+  });
+
   it('refuses bad configuration at construction', async () => {
     const pair = await generateWebhookKeyPair('ES256');
     const make = (options: ConstructorParameters<typeof WebhookSender>[0]) => () =>
@@ -243,9 +272,11 @@ describe('bad input never reaches the network', () => {
     expect(make({ url: `${BASE}/hooks/l`, hmac: { secret: 's' } })).toThrow(/listener URL/);
     expect(make({ url: URL_, hmac: { secret: '' } })).toThrow(/empty/);
     expect(make({ url: URL_, hmac: { secret: ' abc\n' } })).toThrow(/whitespace/);
-    expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', expiresIn: 601 } })).toThrow(
-      /1 to 600/,
-    );
+    for (const expiresIn of [0, 541, 600, 601]) {
+      expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', expiresIn } })).toThrow(
+        /1 to 540/,
+      );
+    }
     expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', alg: 'RS256' } })).toThrow(
       /alg is RS256 but the private key is an ES256 key/,
     );

@@ -25,7 +25,9 @@ const MAX_DEPTH = 1_000;
 
 // The wrappers JSON.stringify unwraps (with a valueOf or toString it looks up, which a caller may
 // have replaced): unwrapped here with the prototype's own method, so the value checked is the value sent.
-const BOXES = [Number, String, Boolean, BigInt, Symbol].map((box) => box.prototype.valueOf);
+const BOXES: ReadonlyArray<() => unknown> = [Number, String, Boolean, BigInt, Symbol].map(
+  (box) => box.prototype.valueOf,
+);
 
 function unbox(value: object): unknown {
   const prototype: unknown = Object.getPrototypeOf(value);

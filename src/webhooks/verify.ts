@@ -1,5 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
+import { withoutTrailingSlash } from '../core/url.ts';
 import { checkCidrs, inCidr } from './cidr.ts';
 import { isUuidV4 } from './event-id.ts';
 import type { EventIdStore } from './event-store.ts';
@@ -181,7 +182,7 @@ async function checkJwt(
     return `JWT verification failed: ${(error as Error).message}`;
   }
   const expected: Record<string, unknown> = {
-    sub: baseUrl.replace(/\/+$/, ''),
+    sub: withoutTrailingSlash(baseUrl),
     aud: request.url,
     jti: eventId,
     htm: 'POST',
