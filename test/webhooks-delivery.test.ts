@@ -291,6 +291,33 @@ describe('verifier configuration', () => {
   });
 });
 
+describe('listener routing', () => {
+  it('answers 405 to a method other than POST, case-sensitively (post is another method)', async () => {
+    const signed = await new WebhookSender({ url: URL_, hmac: { secret } }).sign({ a: 1 });
+    for (const method of ['post', 'Post', 'GET']) {
+      const verdict = await verifyWebhook(
+        { method, url: URL_, headers: signed.headers, body: signed.body },
+        { hmacSecret: secret, baseUrl: BASE },
+      );
+      expect(verdict).toMatchObject({ status: 405, reason: expect.stringMatching(/method must be POST/) });
+    }
+    const tenant = new FakeTenant();
+    const listener = tenant.addListener();
+    const answer = await tenant.handle(new Request(listener.url, { method: 'PUT', body: '{}' }));
+    expect(answer).toBeInstanceOf(Response);
+    expect((answer as Response).status).toBe(405);
+    expect((answer as Response).headers.get('allow')).toBe('POST');
+  });
+
+  it('refuses a listener with an empty id, or an id already registered', () => {
+    const tenant = new FakeTenant();
+    expect(() => tenant.addListener({ id: '' })).toThrow(ConfigurationError);
+    const first = tenant.addListener({ id: 'l1' });
+    expect(() => tenant.addListener({ id: 'l1', secret: 'other' })).toThrow(/listener "l1" exists already/);
+    expect(tenant.listener('l1')).toBe(first);
+  });
+});
+
 describe('CIDR matching', () => {
   it.each([
     ['10.1.2.3', '10.0.0.0/8', true],

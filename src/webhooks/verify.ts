@@ -66,8 +66,11 @@ export interface VerifyWebhookOptions {
  * @group Webhooks
  */
 export interface WebhookVerdict {
-  /** 200 accepted, 400 invalid, 401 unauthenticated, 403 address refused, 409 duplicate. */
-  readonly status: 200 | 400 | 401 | 403 | 409;
+  /**
+   * 200 accepted, 400 invalid, 401 unauthenticated, 403 address refused, 405 not a POST (a listener
+   * URL serves POST only), 409 duplicate.
+   */
+  readonly status: 200 | 400 | 401 | 403 | 405 | 409;
   /** What decided the status, in words. */
   readonly reason: string;
   /** The event ID in lower case, when the request carried a valid one (in either case). */
@@ -208,8 +211,8 @@ async function checkJwt(
 }
 
 /**
- * Runs a listener's checks on an inbound webhook request, in the service's order: the request
- * itself (400), authentication (401), the source address (403), then idempotency (409). Returns the
+ * Runs a listener's checks on an inbound webhook request, in the service's order: the method
+ * (405), the request itself (400), authentication (401), the source address (403), then idempotency (409). Returns the
  * status the service would answer and why; the rules are listed in the signing-webhooks guide.
  * A configuration that could never verify (an empty secret, both methods, neither) throws a
  * `ConfigurationError` instead. HMAC signatures are compared in constant time; JWTs
@@ -238,8 +241,9 @@ export async function verifyWebhook(
       ? new TextEncoder().encode(request.body)
       : (request.body as Uint8Array<ArrayBuffer>);
 
+  // 405: a listener URL is routed for POST only; methods are case-sensitive (`post` is another one).
+  if (request.method !== 'POST') return bad(405, `method must be POST, not ${request.method.slice(0, 20)}`);
   // 400: the request itself.
-  if (request.method.toUpperCase() !== 'POST') return bad(400, `method must be POST, not ${request.method}`);
   const timestampText = header(request.headers, WebhookHeader.TIMESTAMP);
   const eventIdText = header(request.headers, WebhookHeader.EVENT_ID);
   const contentType = header(request.headers, WebhookHeader.CONTENT_TYPE);
@@ -251,7 +255,10 @@ export async function verifyWebhook(
       400,
       `${WebhookHeader.CONTENT_TYPE} must be application/json (got ${contentType.slice(0, 100)})`,
     );
-  if (!/^\d+$/.test(timestampText)) return bad(400, `${WebhookHeader.TIMESTAMP} must be whole Unix seconds`);
+  // The canonical integer only: a leading zero (`01767225600`) is another text signed for the same time.
+  if (!/^[1-9]\d*$/.test(timestampText)) {
+    return bad(400, `${WebhookHeader.TIMESTAMP} must be whole Unix seconds, without leading zeros`);
+  }
   const timestamp = Number(timestampText);
   if (Math.abs(nowSeconds - timestamp) > TIMESTAMP_TOLERANCE_SECONDS) {
     return bad(400, `${WebhookHeader.TIMESTAMP} is more than 5 minutes from the server's clock`);
