@@ -59,7 +59,7 @@ const verifierRunner = (form: 'Headers' | 'record'): Runner => ({
     return (built) =>
       verifyWebhook(
         {
-          method: 'POST',
+          method: built.method,
           url: built.url,
           headers: form === 'Headers' ? headersOf(built) : recordOf(built),
           body: built.body,
@@ -90,7 +90,11 @@ const handleRunner: Runner = {
     addListener(handled, spec, caseIndex);
     return async (built) => {
       const answer = await handled.handle(
-        new Request(built.url, { method: 'POST', headers: headersOf(built), body: built.body }),
+        new Request(built.url, {
+          method: built.method,
+          headers: headersOf(built),
+          body: built.method === 'GET' ? undefined : built.body,
+        }),
         { remoteAddress },
       );
       if (answer === 'drop') throw new Error('dropped');
@@ -109,7 +113,7 @@ function send(built: BuiltRequest): Promise<{ status: number; reason: string }> 
     headers[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
   }
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(built.url, { method: 'POST', headers }, (response) => {
+    const outgoing = httpRequest(built.url, { method: built.method, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>

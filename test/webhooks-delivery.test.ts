@@ -8,7 +8,7 @@ import {
   ConfigurationError,
   PermissionDeniedError,
 } from '../src/index.ts';
-import { createHmacSecret } from '../src/testing/index.ts';
+import { createHmacSecret, FakeTenant } from '../src/testing/index.ts';
 import { inCidr } from '../src/webhooks/cidr.ts';
 import {
   generateWebhookKeyPair,
@@ -291,6 +291,33 @@ describe('verifier configuration', () => {
   });
 });
 
+describe('listener routing', () => {
+  it('answers 405 to a method other than POST, case-sensitively (post is another method)', async () => {
+    const signed = await new WebhookSender({ url: URL_, hmac: { secret } }).sign({ a: 1 });
+    for (const method of ['post', 'Post', 'GET']) {
+      const verdict = await verifyWebhook(
+        { method, url: URL_, headers: signed.headers, body: signed.body },
+        { hmacSecret: secret, baseUrl: BASE },
+      );
+      expect(verdict).toMatchObject({ status: 405, reason: expect.stringMatching(/method must be POST/) });
+    }
+    const tenant = new FakeTenant();
+    const listener = tenant.addListener();
+    const answer = await tenant.handle(new Request(listener.url, { method: 'PUT', body: '{}' }));
+    expect(answer).toBeInstanceOf(Response);
+    expect((answer as Response).status).toBe(405);
+    expect((answer as Response).headers.get('allow')).toBe('POST');
+  });
+
+  it('refuses a listener with an empty id, or an id already registered', () => {
+    const tenant = new FakeTenant();
+    expect(() => tenant.addListener({ id: '' })).toThrow(ConfigurationError);
+    const first = tenant.addListener({ id: 'l1' });
+    expect(() => tenant.addListener({ id: 'l1', secret: 'other' })).toThrow(/listener "l1" exists already/);
+    expect(tenant.listener('l1')).toBe(first);
+  });
+});
+
 describe('CIDR matching', () => {
   it.each([
     ['10.1.2.3', '10.0.0.0/8', true],
@@ -305,7 +332,35 @@ describe('CIDR matching', () => {
     ['fe80::1%eth0', 'fe80::/10', true],
     ['not-an-ip', '0.0.0.0/0', false],
     ['1.2.3.4', '0.0.0.0/0', true],
+    ['2001:db8::1', '2001:db8::/128', false],
+    // Typos match nothing (Number() would read '', ' ', '-0' as 0: everything).
+    ['203.0.113.9', '10.0.0.0/', false],
+    ['203.0.113.9', '10.0.0.0/ ', false],
+    ['203.0.113.9', '10.0.0.0/-0', false],
+    ['10.0.0.1', '10.0.0.0/0x8', false],
+    ['10.0.0.1', '10.0.0.0/8e0', false],
+    ['10.0.0.1', '10.0.0.0/33', false],
+    ['10.0.0.1', '10.0.0.0/8/8', false],
+    ['::1', '::/129', false],
   ])('%s in %s is %s', (address, cidr, expected) => {
     expect(inCidr(address, cidr)).toBe(expected);
+  });
+
+  it('refuses a malformed allowed CIDR up front, naming it, in verifyWebhook and FakeTenant', async () => {
+    const signed = await new WebhookSender({ url: URL_, hmac: { secret } }).sign({ a: 1 });
+    const request = { method: 'POST', url: URL_, headers: signed.headers, body: signed.body };
+    for (const cidr of ['10.0.0.0/', '10.0.0.0/ ', '10.0.0.0/-0', '10.0.0.0/8e0', 'bogus', '::/129']) {
+      const allowedCidrs = ['192.0.2.0/24', cidr];
+      const error = await caught(
+        verifyWebhook(
+          { ...request, remoteAddress: '203.0.113.9' },
+          { hmacSecret: secret, baseUrl: BASE, allowedCidrs },
+        ),
+      );
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toContain(`allowedCidrs[1] is not a CIDR (got ${JSON.stringify(cidr)})`);
+      expect(() => new FakeTenant().addListener({ allowedCidrs })).toThrow(ConfigurationError);
+    }
+    expect(() => new FakeTenant().addListener({ allowedCidrs: ['10.0.0.0/8', '::1'] })).not.toThrow();
   });
 });

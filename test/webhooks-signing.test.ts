@@ -158,8 +158,11 @@ describe('bad input never reaches the network', () => {
     await expect(sender.sign('{"emoji":"😀"}')).resolves.toMatchObject({ body: '{"emoji":"😀"}' });
     // An object's lone surrogate is escaped by JSON.stringify (\ud800): that text is well-formed.
     await expect(sender.sign({ name: '\ud800' })).resolves.toMatchObject({ body: '{"name":"\\ud800"}' });
-    await rejects({ toJSON: () => undefined }, /payload has a toJSON\(\) that returns undefined/);
-    await rejects({ a: [{ toJSON: () => undefined }] }, /payload\.a\[0\] has a toJSON/);
+    await rejects(
+      { toJSON: () => undefined },
+      /payload is undefined \(or its toJSON\(\) returns undefined\)/,
+    );
+    await rejects({ a: [{ toJSON: () => undefined }] }, /payload\.a\[0\] is undefined \(a hole, or a toJSON/);
     await rejects({ a: { toJSON: () => ({ f: () => 1 }) } }, /payload\.a\.f is a function/);
     let deep: unknown = 1;
     for (let i = 0; i < 20_000; i++) deep = [deep];
@@ -171,10 +174,89 @@ describe('bad input never reaches the network', () => {
     await expect(sender.sign(`"${'['.repeat(2_000)}"`)).resolves.toBeDefined(); // brackets in a string
   });
 
+  it('checks the very value it sends: holes, boxes, toJSON() results, getters run once', async () => {
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+    await rejects([1, , 2], /payload\[1\] is undefined \(a hole/);
+    await rejects({ n: new Number(Number.NaN) }, /payload\.n is NaN/);
+    const lying = new Number(1);
+    lying.valueOf = () => Number.NaN; // JSON.stringify would call this and send null
+    await expect(sender.sign({ n: lying })).resolves.toMatchObject({ body: '{"n":1}' });
+    await rejects({ n: Object(1n) }, /payload\.n is a BigInt/);
+    await rejects(
+      {
+        toJSON() {
+          return this;
+        },
+        n: Number.NaN,
+      },
+      /payload\.n is NaN/,
+    );
+    // JSON.stringify never calls the toJSON of a toJSON() result: it drops it, and checks the rest.
+    await rejects({ a: { toJSON: () => ({ toJSON: () => 'ok', n: Number.NaN }) } }, /payload\.a\.n is NaN/);
+    await expect(
+      sender.sign({ a: { toJSON: () => ({ toJSON: () => undefined, x: 1 }) } }),
+    ).resolves.toMatchObject({ body: '{"a":{"x":1}}' });
+    const chain = (depth: number): unknown => ({ toJSON: () => (depth ? chain(depth - 1) : 1) });
+    await expect(sender.sign(chain(100_000))).resolves.toMatchObject({ body: '{}' });
+    // A stateful toJSON() or getter runs once: what was checked is what is sent.
+    let calls = 0;
+    const once = { toJSON: () => (calls++ ? undefined : { a: 1 }) };
+    expect(sender.serialize(once)).toBe('{"a":1}');
+    expect(calls).toBe(1);
+    let reads = 0;
+    const getter = {
+      get a() {
+        return reads++ ? Number.NaN : 1;
+      },
+    };
+    await expect(sender.sign(getter)).resolves.toMatchObject({ body: '{"a":1}' });
+    const boom = new Error('boom');
+    const throwing = {
+      get a(): number {
+        throw boom;
+      },
+    };
+    const error = await caught(sender.sign(throwing));
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({
+      message: expect.stringMatching(/cannot be serialised: boom/),
+      cause: boom,
+    });
+  });
+
   it('refuses an event ID that is not a lower-case UUID v4', async () => {
     await rejects({}, /eventId must be a UUID v4 such as/, { eventId: 'evt-1' });
     await rejects({}, /in lower case/, { eventId: 'C9C09F18-C399-41FD-AE5B-124D4025F3A9' });
     await rejects({}, /UUID v4/, { eventId: '6ba7b810-9dad-11d1-80b4-00c04fd430c8' }); // v1
+  });
+
+  it('refuses or normalises settings that every listener would answer with 401', async () => {
+    const pair = await generateWebhookKeyPair('ES256');
+    const jwt = { privateKey: pair.privateKey, kid: pair.kid };
+    // A fragment is not sent, but aud would carry it.
+    expect(() => new WebhookSender({ url: `${URL_}#frag`, jwt })).toThrow(ConfigurationError);
+    expect(() => new WebhookSender({ url: `${URL_}#`, jwt })).toThrow(/#fragment/);
+    expect(() => new WebhookSender({ baseUrl: `${BASE}#x`, listenerId: 'l', jwt })).toThrow(
+      /baseUrl has a #fragment/,
+    );
+    // The listener matches the kid exactly.
+    expect(() => new WebhookSender({ url: URL_, jwt: { ...jwt, kid: ` ${pair.kid} ` } })).toThrow(
+      /jwt\.kid has surrounding whitespace/,
+    );
+    const verify = (signed: { headers: Record<string, string>; body: string }, clockOffset = 0) =>
+      verifyWebhook(
+        { method: 'POST', url: URL_, headers: signed.headers, body: signed.body },
+        { jwks: pair.jwks, baseUrl: `${BASE}/`, now: (1_767_225_600 + clockOffset) * 1000 },
+      );
+    // sub: the listener strips its base URL's trailing slash; so does the sender.
+    const slashed = new WebhookSender({ url: URL_, jwt: { ...jwt, subject: `${BASE}//` } });
+    expect(await verify(await slashed.sign({ a: 1 }, { timestamp: 1_767_225_600 }))).toMatchObject({
+      status: 200,
+    });
+    // The longest lifetime still verifies at a listener whose clock is a minute behind.
+    const longest = new WebhookSender({ url: URL_, jwt: { ...jwt, expiresIn: 540 } });
+    const signed = await longest.sign({ a: 1 }, { timestamp: 1_767_225_600 });
+    expect(await verify(signed, -60)).toMatchObject({ status: 200 });
   });
 
   it('refuses bad configuration at construction', async () => {
@@ -190,9 +272,11 @@ describe('bad input never reaches the network', () => {
     expect(make({ url: `${BASE}/hooks/l`, hmac: { secret: 's' } })).toThrow(/listener URL/);
     expect(make({ url: URL_, hmac: { secret: '' } })).toThrow(/empty/);
     expect(make({ url: URL_, hmac: { secret: ' abc\n' } })).toThrow(/whitespace/);
-    expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', expiresIn: 601 } })).toThrow(
-      /1 to 600/,
-    );
+    for (const expiresIn of [0, 541, 600, 601]) {
+      expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', expiresIn } })).toThrow(
+        /1 to 540/,
+      );
+    }
     expect(make({ url: URL_, jwt: { privateKey: pair.privateKey, kid: 'k', alg: 'RS256' } })).toThrow(
       /alg is RS256 but the private key is an ES256 key/,
     );

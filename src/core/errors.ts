@@ -57,8 +57,13 @@ export class RequestValidationError extends IdGovError {
   readonly field: string;
   /** Every problem found. */
   readonly issues: readonly ValidationIssue[];
-  constructor(message: string, field: string, issues: readonly ValidationIssue[] = []) {
-    super(message);
+  constructor(
+    message: string,
+    field: string,
+    issues: readonly ValidationIssue[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
     this.field = field;
     this.issues = issues;
   }

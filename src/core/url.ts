@@ -7,6 +7,14 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
+ * A URL without trailing slashes: the one form of a base URL, wherever one is compared or sent
+ * (the JWT `sub` a webhook sender signs and the one a verifier expects).
+ */
+export function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/**
  * Checks a URL the SDK will send credentials or signed data to: absolute, and https unless the host
  * is loopback. Returns it without a trailing slash.
  */
@@ -29,7 +37,7 @@ export function requireSecureUrl(raw: string, option: string): string {
       `${option} must not carry credentials in the URL; use the credentials option.`,
     );
   }
-  return url.href.replace(/\/+$/, '');
+  return withoutTrailingSlash(url.href);
 }
 
 /**

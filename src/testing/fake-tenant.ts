@@ -1,5 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
 import type { ClientCredentials } from '../core/auth.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import { checkCidrs } from '../webhooks/cidr.ts';
 import { MemoryEventIdStore } from '../webhooks/event-store.ts';
 import { LISTENER_PATH } from '../webhooks/limits.ts';
 import { verifyWebhook } from '../webhooks/verify.ts';
@@ -234,7 +236,10 @@ export class FakeTenant {
     this.stats = { requests: 0, tokensIssued: 0, searchPages: 0, duplicates: 0, faults: this.#faults.counts };
   }
 
-  /** Registers an HMAC listener, with a fresh secret unless `secret` is given. */
+  /**
+   * Registers an HMAC listener, with a fresh secret unless `secret` is given. An empty `id`, an `id`
+   * already registered or a malformed allowed CIDR throws a `ConfigurationError`.
+   */
   addListener(options?: FakeHmacListenerOptions): FakeHmacListener;
   /** Registers a JWT listener verifying bearer JWTs against `jwks`. */
   addListener(options: FakeJwtListenerOptions): FakeJwtListener;
@@ -242,7 +247,16 @@ export class FakeTenant {
   addListener(options: FakeListenerOptions): FakeListener;
   addListener(options: FakeListenerOptions = {}): FakeListener {
     const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
+    if (typeof id !== 'string' || id === '') {
+      throw new ConfigurationError('addListener: id is empty: its URL would be the bare /incoming/ path.');
+    }
+    if (this.#listeners.has(id)) {
+      throw new ConfigurationError(
+        `addListener: a listener ${JSON.stringify(id)} exists already: pick another id (its secret and settings are kept).`,
+      );
+    }
     const allowedCidrs = options.allowedCidrs;
+    checkCidrs(allowedCidrs, 'allowedCidrs');
     // Getters, so that a listener added before listen() points at the server once it runs.
     const under = (path: string) => () => `${this.baseUrl}${path}`;
     const url = under(`${LISTENER_PATH}${encodeURIComponent(id)}`);
@@ -289,7 +303,8 @@ export class FakeTenant {
     const path = new URL(request.url).pathname.slice(
       new URL(this.baseUrl).pathname.replace(/\/$/, '').length,
     );
-    if (path.startsWith(LISTENER_PATH) && request.method === 'POST') {
+    // Every method reaches the listener check, which answers 405 to anything but POST.
+    if (path.startsWith(LISTENER_PATH)) {
       // A dropped webhook is dropped before or after it is processed: the second case makes the
       // sender retry an event that was accepted, which must then come back as 409.
       if (fault === 'drop' && this.#faults.coin()) return 'drop';
@@ -422,6 +437,7 @@ export class FakeTenant {
       });
     }
     if (verdict.status === 409) this.stats.duplicates += 1;
+    if (verdict.status === 405) return json({ message: verdict.reason }, 405, { allow: 'POST' });
     return problem(verdict.status, verdict.reason);
   }
 

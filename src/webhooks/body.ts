@@ -23,57 +23,105 @@ function fail(path: string, problem: string): never {
  */
 const MAX_DEPTH = 1_000;
 
-/**
- * Refuses what `JSON.stringify` would silently change or drop: functions, symbols, BigInt,
- * non-finite numbers, `undefined` in arrays or at the top, Maps and Sets (they become `{}`), cycles,
- * a `toJSON()` that returns `undefined`, and nesting deeper than {@link MAX_DEPTH}. An `undefined`
- * object property is allowed and left out, as JSON does. `toJSON()` results are checked like values.
- */
-function assertSerialisable(value: unknown, path: string, ancestors: object[], key = ''): void {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return;
-    case 'number':
-      if (!Number.isFinite(value))
-        fail(path, `is ${value}: JSON has no such number (it would be sent as null).`);
-      return;
-    case 'bigint':
-      fail(path, 'is a BigInt: JSON cannot carry it; send it as a string.');
-      break;
-    case 'function':
-    case 'symbol':
-      fail(path, `is a ${typeof value}: JSON cannot carry it.`);
-      break;
-    case 'undefined':
-      fail(path, 'is undefined: JSON has no undefined (in an array it would become null).');
+// The wrappers JSON.stringify unwraps (with a valueOf or toString it looks up, which a caller may
+// have replaced): unwrapped here with the prototype's own method, so the value checked is the value sent.
+const BOXES: ReadonlyArray<() => unknown> = [Number, String, Boolean, BigInt, Symbol].map(
+  (box) => box.prototype.valueOf,
+);
+
+function unbox(value: object): unknown {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype || prototype === Array.prototype || prototype === null) {
+    if (/^\[object (Object|Array)\]$/.test(Object.prototype.toString.call(value))) return value;
   }
-  if (value === null) return;
-  const object = value as object;
-  const toJSON = (object as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === 'function') {
-    // Date and friends: what JSON.stringify will send is what toJSON returns, so check that.
-    const replaced: unknown = toJSON.call(object, key);
-    if (replaced === undefined) fail(path, 'has a toJSON() that returns undefined: nothing would be sent.');
-    if (replaced !== object) assertSerialisable(replaced, path, ancestors, key);
-    return;
-  }
-  if (object instanceof Map || object instanceof Set) fail(path, 'is a Map or Set: it would be sent as {}.');
-  if (ancestors.includes(object)) fail(path, 'refers back to itself (a cycle): JSON cannot carry it.');
-  if (ancestors.length >= MAX_DEPTH) {
-    fail(path.slice(0, 60), `is nested more than ${MAX_DEPTH} levels deep: flatten the payload.`);
-  }
-  ancestors.push(object);
-  if (Array.isArray(object)) {
-    object.forEach((item, i) => {
-      assertSerialisable(item, `${path}[${i}]`, ancestors, String(i));
-    });
-  } else {
-    for (const [name, item] of Object.entries(object)) {
-      if (item !== undefined) assertSerialisable(item, `${path}.${name}`, ancestors, name);
+  for (const primitiveOf of BOXES) {
+    try {
+      return primitiveOf.call(value);
+    } catch {
+      // not this kind of box
     }
   }
-  ancestors.pop();
+  return value;
+}
+
+/**
+ * Serialises with one `JSON.stringify`, refusing on the way what it would silently change or drop:
+ * functions, symbols, BigInt, non-finite numbers, `undefined` in arrays (a hole, or a `toJSON()`
+ * returning it) or at the top, Maps and Sets (they become `{}`), cycles, and nesting deeper than
+ * {@link MAX_DEPTH}. An `undefined` object property is left out, as JSON does.
+ *
+ * The replacer sees each value after `toJSON()`, exactly what is written, so every getter and
+ * `toJSON()` runs once and what is checked is what is sent. `this` is the holder of the value: the
+ * stack of holders gives the path, the depth and the ancestors (for cycles).
+ */
+function stringifyChecked(payload: unknown): string {
+  const holders: object[] = [];
+  const paths: string[] = [];
+  function check(this: object, key: string, raw: unknown): unknown {
+    if (holders.length === 0) {
+      holders.push(this);
+      paths.push('');
+    }
+    while (holders.length > 1 && holders[holders.length - 1] !== this) {
+      holders.pop();
+      paths.pop();
+    }
+    const inArray = Array.isArray(this);
+    const top = holders.length === 1;
+    const parent = paths[paths.length - 1] ?? '';
+    const path = top ? '' : inArray ? `${parent}[${key}]` : `${parent}.${key}`;
+    const value = typeof raw === 'object' && raw !== null ? unbox(raw) : raw;
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return value;
+      case 'number':
+        if (!Number.isFinite(value))
+          fail(path, `is ${value}: JSON has no such number (it would be sent as null).`);
+        return value;
+      case 'bigint':
+        fail(path, 'is a BigInt: JSON cannot carry it; send it as a string.');
+        break;
+      case 'function':
+        // A toJSON() result's own toJSON method is never called, and JSON drops it, as a method.
+        if (key === 'toJSON' && !inArray && !top) return undefined;
+        fail(path, 'is a function: JSON cannot carry it.');
+        break;
+      case 'symbol':
+        fail(path, 'is a symbol: JSON cannot carry it.');
+        break;
+      case 'undefined':
+        if (top) fail(path, 'is undefined (or its toJSON() returns undefined): nothing would be sent.');
+        if (inArray)
+          fail(path, 'is undefined (a hole, or a toJSON() returning undefined): it would be sent as null.');
+        return undefined; // an object property: left out, as JSON does
+    }
+    if (value === null) return null;
+    if (value instanceof Map || value instanceof Set) fail(path, 'is a Map or Set: it would be sent as {}.');
+    if (holders.includes(value as object))
+      fail(path, 'refers back to itself (a cycle): JSON cannot carry it.');
+    if (holders.length > MAX_DEPTH) {
+      fail(path.slice(0, 60), `is nested more than ${MAX_DEPTH} levels deep: flatten the payload.`);
+    }
+    holders.push(value as object);
+    paths.push(path);
+    return value;
+  }
+  let text: unknown;
+  try {
+    text = JSON.stringify(payload, check);
+  } catch (error) {
+    if (error instanceof RequestValidationError) throw error;
+    // A throwing getter or toJSON(), a Proxy trap, a stack overflow: still a refused payload.
+    throw new RequestValidationError(
+      `payload cannot be serialised: ${String((error as Error)?.message ?? error).slice(0, 200)}`,
+      'payload',
+      [],
+      { cause: error },
+    );
+  }
+  if (typeof text !== 'string') fail('', 'is undefined: nothing would be sent.');
+  return text;
 }
 
 /** How deeply a JSON text nests arrays and objects (brackets inside strings do not count). */
@@ -124,8 +172,7 @@ export function serializeBody(payload: unknown, maxBytes: number): SerializedBod
     }
     text = payload;
   } else {
-    assertSerialisable(payload, '', []);
-    text = JSON.stringify(payload);
+    text = stringifyChecked(payload);
   }
   const bytes = new TextEncoder().encode(text);
   if (bytes.byteLength > maxBytes) {

@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../core/errors.ts';
+
 /** Parses an IPv4 or IPv6 address to 16 bytes (IPv4 as IPv4-mapped IPv6); undefined if it is neither. */
 function parseAddress(address: string): Uint8Array | undefined {
   const bytes = new Uint8Array(16);
@@ -31,19 +33,45 @@ function parseAddress(address: string): Uint8Array | undefined {
   return bytes;
 }
 
+/** A CIDR as an address and a prefix length over 128 bits (IPv4 as IPv4-mapped); undefined if malformed. */
+function parseCidr(cidr: string): { base: Uint8Array; bits: number } | undefined {
+  const [network = '', prefix, extra] = cidr.split('/');
+  const base = parseAddress(network);
+  if (!base || extra !== undefined) return undefined;
+  const isV4 = !network.includes(':');
+  if (prefix === undefined) return { base, bits: 128 };
+  // Digits only: Number() would read '', ' ', '-0', '0x8' and '8e0' as numbers, '' and ' ' as 0 (every address).
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > (isV4 ? 32 : 128)) return undefined;
+  return { base, bits: Number(prefix) + (isV4 ? 96 : 0) };
+}
+
 /**
- * Whether `address` lies in `cidr` (`10.0.0.0/8`, `2001:db8::/32`, or a bare address).
+ * Refuses a malformed allowed-CIDR entry up front, naming it: a typo must not match nothing, or
+ * everything (`10.0.0.0/` read as /0).
+ *
+ * @group Webhooks
+ */
+export function checkCidrs(cidrs: readonly string[] | undefined, option: string): void {
+  for (const [i, cidr] of (cidrs ?? []).entries()) {
+    if (typeof cidr !== 'string' || !parseCidr(cidr)) {
+      throw new ConfigurationError(
+        `${option}[${i}] is not a CIDR (got ${JSON.stringify(cidr)}): write an address with an optional prefix length, such as 10.0.0.0/8, 203.0.113.7 or 2001:db8::/32.`,
+      );
+    }
+  }
+}
+
+/**
+ * Whether `address` lies in `cidr` (`10.0.0.0/8`, `2001:db8::/32`, or a bare address). A malformed
+ * CIDR matches nothing.
  *
  * @group Webhooks
  */
 export function inCidr(address: string, cidr: string): boolean {
-  const [network = '', bitsText] = cidr.split('/');
   const target = parseAddress(address);
-  const base = parseAddress(network);
-  if (!target || !base) return false;
-  const isV4 = !network.includes(':');
-  const bits = bitsText === undefined ? 128 : Number(bitsText) + (isV4 ? 96 : 0);
-  if (!Number.isInteger(bits) || bits < 0 || bits > 128) return false;
+  const parsed = parseCidr(cidr);
+  if (!target || !parsed) return false;
+  const { base, bits } = parsed;
   for (let bit = 0; bit < bits; bit += 8) {
     const mask = bits - bit >= 8 ? 0xff : (0xff << (8 - (bits - bit))) & 0xff;
     if (((target[bit / 8] ?? 0) & mask) !== ((base[bit / 8] ?? 0) & mask)) return false;

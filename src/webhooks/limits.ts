@@ -25,6 +25,11 @@ export const MAX_JWT_LIFETIME_SECONDS = 600;
  */
 export const DEFAULT_JWT_LIFETIME_SECONDS = 300;
 /**
+ * The longest JWT lifetime the sender signs. A listener refuses an `exp` more than 600 s past its own
+ * clock, so a token of 600 s fails at a listener 1 s behind; 540 leaves it a minute.
+ */
+export const MAX_SENDER_JWT_LIFETIME_SECONDS = 540;
+/**
  * How long the listener remembers an event ID.
  *
  * @group Webhooks

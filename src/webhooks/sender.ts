@@ -125,6 +125,14 @@ function webhookHint(status: number, kind: Signer['kind']): string | undefined {
 }
 
 function listenerUrl(options: WebhookSenderCommonOptions): { url: string; baseUrl: string } {
+  for (const option of ['url', 'baseUrl'] as const) {
+    // A fragment is never sent, but the JWT aud would carry it: every delivery would get 401.
+    if (typeof options[option] === 'string' && options[option].includes('#')) {
+      throw new ConfigurationError(
+        `${option} has a #fragment (got ${options[option]}): remove it; the listener URL has none.`,
+      );
+    }
+  }
   if (options.url !== undefined) {
     const url = requireSecureUrl(options.url, 'url');
     const at = new URL(url).pathname.indexOf(LISTENER_PATH);

@@ -1,7 +1,8 @@
 import { ConfigurationError } from '../core/errors.ts';
+import { withoutTrailingSlash } from '../core/url.ts';
 import { bodyHash, hmacSignature } from './hmac.ts';
 import { inferAlgorithm, type JwtAlgorithm, type PrivateKeyInput } from './key-inspect.ts';
-import { DEFAULT_JWT_LIFETIME_SECONDS, MAX_JWT_LIFETIME_SECONDS, WebhookHeader } from './limits.ts';
+import { DEFAULT_JWT_LIFETIME_SECONDS, MAX_SENDER_JWT_LIFETIME_SECONDS, WebhookHeader } from './limits.ts';
 
 /**
  * Produces the authentication headers of one attempt.
@@ -41,9 +42,15 @@ export interface JwtAuth {
   readonly kid: string;
   /** RS256, ES256 or EdDSA; inferred from the key when omitted, and checked against it. */
   readonly alg?: JwtAlgorithm | undefined;
-  /** The `sub` claim. Default: the tenant base URL of the listener URL. */
+  /**
+   * The `sub` claim. Default: the tenant base URL of the listener URL. Trailing slashes are removed,
+   * as the listener removes them from its base URL before comparing.
+   */
   readonly subject?: string | undefined;
-  /** Seconds until `exp`: 1 to 600, default 300. */
+  /**
+   * Seconds until `exp`: 1 to 540, default 300. The listener allows at most 600 s past its own clock;
+   * the last minute is left for its clock to be behind this machine's.
+   */
   readonly expiresIn?: number | undefined;
 }
 
@@ -85,13 +92,18 @@ export function jwtSigner(auth: JwtAuth, audience: string, defaultSubject: strin
   if (typeof auth.kid !== 'string' || auth.kid.trim() === '') {
     throw new ConfigurationError('jwt.kid is empty: the listener looks the key up in its JWKS by kid.');
   }
-  const lifetime = auth.expiresIn ?? DEFAULT_JWT_LIFETIME_SECONDS;
-  if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_JWT_LIFETIME_SECONDS) {
+  if (auth.kid !== auth.kid.trim()) {
     throw new ConfigurationError(
-      `jwt.expiresIn must be a whole number of seconds from 1 to ${MAX_JWT_LIFETIME_SECONDS} (got ${lifetime}): the listener refuses an exp further out.`,
+      'jwt.kid has surrounding whitespace (a copy-paste slip?): trim it; the listener matches the kid exactly.',
     );
   }
-  const subject = auth.subject ?? defaultSubject;
+  const lifetime = auth.expiresIn ?? DEFAULT_JWT_LIFETIME_SECONDS;
+  if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_SENDER_JWT_LIFETIME_SECONDS) {
+    throw new ConfigurationError(
+      `jwt.expiresIn must be a whole number of seconds from 1 to ${MAX_SENDER_JWT_LIFETIME_SECONDS} (got ${lifetime}): the listener refuses an exp more than 600 s past its clock, and its clock may be behind.`,
+    );
+  }
+  const subject = withoutTrailingSlash(auth.subject ?? defaultSubject);
   let loaded: Promise<{ jwt: typeof import('./jwt.ts'); key: CryptoKey }> | undefined;
   const load = () => {
     loaded ??= import('./jwt.ts').then(async (jwt) => {

@@ -1,6 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
-import { inCidr } from './cidr.ts';
+import { withoutTrailingSlash } from '../core/url.ts';
+import { checkCidrs, inCidr } from './cidr.ts';
 import { isUuidV4 } from './event-id.ts';
 import type { EventIdStore } from './event-store.ts';
 import { bodyHash, hmacVerify, importHmacKey } from './hmac.ts';
@@ -65,8 +66,11 @@ export interface VerifyWebhookOptions {
  * @group Webhooks
  */
 export interface WebhookVerdict {
-  /** 200 accepted, 400 invalid, 401 unauthenticated, 403 address refused, 409 duplicate. */
-  readonly status: 200 | 400 | 401 | 403 | 409;
+  /**
+   * 200 accepted, 400 invalid, 401 unauthenticated, 403 address refused, 405 not a POST (a listener
+   * URL serves POST only), 409 duplicate.
+   */
+  readonly status: 200 | 400 | 401 | 403 | 405 | 409;
   /** What decided the status, in words. */
   readonly reason: string;
   /** The event ID in lower case, when the request carried a valid one (in either case). */
@@ -94,7 +98,10 @@ function header(headers: InboundWebhookRequest['headers'], name: string): string
 
 // HMAC-SHA256 is 32 bytes: 43 characters of base64url without padding. Anything else (padding,
 // spaces, standard base64) is refused before decoding, since decoders are lenient about all three.
-const HMAC_SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
+// The 43rd character carries 4 bits and 2 unused ones, which decoders ignore: only the canonical
+// character (unused bits zero, as every encoder writes) is accepted, so one signature has one
+// spelling, as for a service that compares the encoded strings.
+const HMAC_SIGNATURE = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 
 /**
  * The media type must be exactly `application/json` (case-insensitive, as media types are); the only
@@ -141,6 +148,7 @@ function audiences(url: string): string[] {
 /** Refuses a listener configuration that could never verify anything, before any request is judged. */
 function checkOptions(options: VerifyWebhookOptions): void {
   const { hmacSecret, jwks } = options;
+  checkCidrs(options.allowedCidrs, 'allowedCidrs');
   if (hmacSecret !== undefined && jwks !== undefined) {
     throw new ConfigurationError('Pass hmacSecret or jwks, not both: a listener uses one method.');
   }
@@ -177,7 +185,7 @@ async function checkJwt(
     return `JWT verification failed: ${(error as Error).message}`;
   }
   const expected: Record<string, unknown> = {
-    sub: baseUrl.replace(/\/+$/, ''),
+    sub: withoutTrailingSlash(baseUrl),
     aud: request.url,
     jti: eventId,
     htm: 'POST',
@@ -203,8 +211,8 @@ async function checkJwt(
 }
 
 /**
- * Runs a listener's checks on an inbound webhook request, in the service's order: the request
- * itself (400), authentication (401), the source address (403), then idempotency (409). Returns the
+ * Runs a listener's checks on an inbound webhook request, in the service's order: the method
+ * (405), the request itself (400), authentication (401), the source address (403), then idempotency (409). Returns the
  * status the service would answer and why; the rules are listed in the signing-webhooks guide.
  * A configuration that could never verify (an empty secret, both methods, neither) throws a
  * `ConfigurationError` instead. HMAC signatures are compared in constant time; JWTs
@@ -233,8 +241,9 @@ export async function verifyWebhook(
       ? new TextEncoder().encode(request.body)
       : (request.body as Uint8Array<ArrayBuffer>);
 
+  // 405: a listener URL is routed for POST only; methods are case-sensitive (`post` is another one).
+  if (request.method !== 'POST') return bad(405, `method must be POST, not ${request.method.slice(0, 20)}`);
   // 400: the request itself.
-  if (request.method.toUpperCase() !== 'POST') return bad(400, `method must be POST, not ${request.method}`);
   const timestampText = header(request.headers, WebhookHeader.TIMESTAMP);
   const eventIdText = header(request.headers, WebhookHeader.EVENT_ID);
   const contentType = header(request.headers, WebhookHeader.CONTENT_TYPE);
@@ -246,7 +255,10 @@ export async function verifyWebhook(
       400,
       `${WebhookHeader.CONTENT_TYPE} must be application/json (got ${contentType.slice(0, 100)})`,
     );
-  if (!/^\d+$/.test(timestampText)) return bad(400, `${WebhookHeader.TIMESTAMP} must be whole Unix seconds`);
+  // The canonical integer only: a leading zero (`01767225600`) is another text signed for the same time.
+  if (!/^[1-9]\d*$/.test(timestampText)) {
+    return bad(400, `${WebhookHeader.TIMESTAMP} must be whole Unix seconds, without leading zeros`);
+  }
   const timestamp = Number(timestampText);
   if (Math.abs(nowSeconds - timestamp) > TIMESTAMP_TOLERANCE_SECONDS) {
     return bad(400, `${WebhookHeader.TIMESTAMP} is more than 5 minutes from the server's clock`);
@@ -270,7 +282,7 @@ export async function verifyWebhook(
     if (!HMAC_SIGNATURE.test(signature)) {
       return bad(
         401,
-        `${WebhookHeader.SIGNATURE} is not 43 characters of base64url without padding`,
+        `${WebhookHeader.SIGNATURE} is not 43 characters of canonical base64url without padding`,
         eventId,
       );
     }
