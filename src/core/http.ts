@@ -13,7 +13,7 @@ import {
 } from './errors.ts';
 import { type KyModule, loadKy } from './ky.ts';
 import { createLogger, type Logger, type LogLevel } from './logger.ts';
-import { exceededRetryAfterCap, retryOptions } from './retry.ts';
+import { BrokenAnswerError, exceededRetryAfterCap, retryOptions } from './retry.ts';
 
 /**
  * Transport options that clients and webhook senders share.
@@ -142,19 +142,26 @@ export interface HttpRequest extends CallOptions {
   readonly method: 'GET' | 'POST';
   /** Absolute URL. */
   readonly url: string;
-  /** Extra headers. */
+  /** The SDK's headers for this request (a content type); they replace a caller's of the same name. */
   readonly headers?: Record<string, string> | undefined;
+  /** The caller's extra headers (`RequestOptions.headers`). */
+  readonly callerHeaders?: Record<string, string> | undefined;
   /** Serialised body: these exact bytes are sent on every attempt. */
   readonly body?: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined;
   /** Called before every attempt, to set fresh headers (a token, a signature). */
   readonly beforeAttempt?: ((headers: Headers, attempt: number) => void | Promise<void>) | undefined;
   /** Non-2xx statuses that are answers, not errors (a webhook's 409 "already delivered"). */
   readonly acceptStatuses?: readonly number[] | undefined;
+  /**
+   * The caller judges the answer by its status alone (a webhook delivery): the body of an accepted
+   * answer is not read, so a large or broken one cannot turn an accepted delivery into a failure.
+   */
+  readonly statusOnly?: boolean | undefined;
   /** How to word errors of this endpoint. */
   readonly errorContext?: ErrorContext | undefined;
 }
 
-/** A 2xx answer, its body read as text. */
+/** A 2xx (or accepted) answer, its body read as text (empty with `statusOnly`). */
 export interface HttpResponse {
   /** HTTP status. */
   readonly status: number;
@@ -204,6 +211,40 @@ async function readBody(response: Response, limit: number, what: RequestSummary)
   }
 }
 
+/**
+ * A `fetch` for ky that resolves only once the body of an answer the caller will use is read (2xx
+ * or accepted; error bodies are ky's to read). ky times and retries the whole `fetch` call, so one
+ * deadline per attempt runs from sending to the last byte, and a body that breaks or stalls is
+ * retried like a connection that did. The answer handed back is buffered.
+ */
+function fetchWhole(
+  fetch: typeof globalThis.fetch | undefined,
+  request: HttpRequest,
+  limit: number,
+  what: RequestSummary,
+): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await (fetch ? fetch(input, init) : globalThis.fetch(input, init));
+    const used = response.ok || (request.acceptStatuses?.includes(response.status) ?? false);
+    if (!used) return response;
+    const answer = { status: response.status, statusText: response.statusText, headers: response.headers };
+    if (request.statusOnly) {
+      response.body?.cancel().catch(() => {});
+      return new Response(null, answer);
+    }
+    let text: string;
+    try {
+      text = await readBody(response, limit, what);
+    } catch (error) {
+      // An abort (ky's timeout, the caller's signal) and an oversized body are not breaks.
+      const aborted = input instanceof Request && input.signal.aborted;
+      if (aborted || error instanceof IdGovError) throw error;
+      throw new BrokenAnswerError('the connection broke while reading the answer', { cause: error });
+    }
+    return new Response(text === '' ? null : text, answer);
+  };
+}
+
 /** The socket or TLS error code under a failed fetch (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...). */
 function errorCode(error: unknown): string | undefined {
   for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
@@ -215,8 +256,8 @@ function errorCode(error: unknown): string | undefined {
 
 /**
  * The transport under every client and sender: ky for sending, retries (with backoff, jitter and
- * Retry-After) and per-attempt timeouts; this class maps ky's errors to the SDK's and bounds the
- * body read by the same timeout, so a stalled body cannot hang the caller.
+ * Retry-After) and per-attempt timeouts; the body is read inside each attempt (see fetchWhole), so
+ * the timeout bounds it and a broken body is retried. This class maps ky's errors to the SDK's.
  */
 export class HttpTransport {
   readonly #settings: ResolvedTransportOptions;
@@ -232,9 +273,6 @@ export class HttpTransport {
     checkCallOptions(request);
     const timeout = request.timeout ?? this.#settings.timeout;
     const what = summary(request.url, request.method);
-    // Our own controller lets the body read below be timed out and abandoned like the attempt itself.
-    const controller = new AbortController();
-    const signal = request.signal ? AbortSignal.any([request.signal, controller.signal]) : controller.signal;
     let attempts = 0;
     const prepare = async (headers: Headers) => {
       attempts += 1;
@@ -243,15 +281,17 @@ export class HttpTransport {
     const started = Date.now();
     let ky: KyModule | undefined;
     try {
+      const headers = this.#headers(request);
       ky = await loadKy();
       const { isHTTPError } = ky;
-      this.#ky ??= ky.default.create({ fetch: this.#settings.fetch, throwHttpErrors: true });
+      this.#ky ??= ky.default.create({ throwHttpErrors: true });
       const response = await this.#ky(request.url, {
         method: request.method,
-        headers: { 'user-agent': this.#settings.userAgent, accept: 'application/json', ...request.headers },
+        headers,
         body: request.body,
-        signal,
+        signal: request.signal,
         timeout,
+        fetch: fetchWhole(this.#settings.fetch, request, this.#settings.maxResponseBytes, what),
         // Never follow: a 307/308 would replay the client secret or the token to wherever it points,
         // and any redirect would make us accept answers from a host the user did not configure.
         redirect: 'manual',
@@ -268,21 +308,40 @@ export class HttpTransport {
           ],
         },
       });
-      const timer = setTimeout(
-        () => controller.abort(new DOMException('body read timed out', 'TimeoutError')),
-        timeout,
-      );
-      let text: string;
-      try {
-        text = await readBody(response, this.#settings.maxResponseBytes, what);
-      } finally {
-        clearTimeout(timer);
-      }
+      // Already buffered by fetchWhole, within the attempt's timeout.
+      const text = await response.text();
       logger.debug(`${what.method} ${what.path} ${response.status}`, { ms: Date.now() - started, attempts });
       return { status: response.status, headers: response.headers, text, attempts };
     } catch (error) {
       throw this.#translate(error, request, what, attempts, ky);
     }
+  }
+
+  /**
+   * The headers sent: the caller's, then the SDK's replacing any of the same name whatever its
+   * casing (`Headers` merges by name; an object spread would send both and the server would see
+   * `text/plain, application/json`). `Accept` is always JSON, as the SDK parses the answer; a
+   * caller's `User-Agent` goes before the SDK's, the more specific product first (RFC 9110 10.1.5);
+   * `Authorization` is set before each attempt, over any other.
+   */
+  #headers(request: HttpRequest): Headers {
+    let headers: Headers;
+    try {
+      headers = new Headers(request.callerHeaders);
+    } catch (error) {
+      const reason = String((error as Error)?.message)
+        .replace(/[^\x20-\x7e]/g, ' ')
+        .slice(0, 200);
+      throw new RequestValidationError(
+        `headers are not valid HTTP headers (${reason}): use ASCII names and values without line breaks.`,
+        'headers',
+      );
+    }
+    for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+    const theirs = headers.get('user-agent');
+    headers.set('user-agent', theirs ? `${theirs} ${this.#settings.userAgent}` : this.#settings.userAgent);
+    headers.set('accept', 'application/json');
+    return headers;
   }
 
   #translate(
@@ -306,6 +365,7 @@ export class HttpTransport {
     }
     const { isHTTPError, isNetworkError, isTimeoutError } = ky;
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    const host = new URL(request.url).host;
     if (isHTTPError(error)) {
       const { response } = error;
       const wait = exceededRetryAfterCap(error);
@@ -323,6 +383,13 @@ export class HttpTransport {
         `${what.method} ${what.path} timed out after ${tries} of ${request.timeout ?? this.#settings.timeout} ms each; raise timeout or check the network.`,
       );
     }
+    if (error instanceof BrokenAnswerError) {
+      const code = errorCode(error.cause);
+      return new ConnectionError(
+        `${host} answered ${what.method} ${what.path}, but the connection broke while reading the answer${code ? ` (${code})` : ''}, after ${tries}. Check the network or a proxy between you and the service.`,
+        { cause: error.cause },
+      );
+    }
     // NetworkError carries the socket-level cause (ECONNREFUSED, reset); never the request, whose headers hold tokens.
     const cause = isNetworkError(error) ? error.cause : error;
     // The code says what failed (DNS, refused, TLS); a message is quoted only without one, cut short.
@@ -333,7 +400,7 @@ export class HttpTransport {
         .replace(/[^\x20-\x7e]/g, ' ')
         .slice(0, 200);
     return new ConnectionError(
-      `Could not reach ${new URL(request.url).host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
+      `Could not reach ${host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
       { cause },
     );
   }
