@@ -143,6 +143,18 @@ describe('the body is read within the attempt: a break or a stall is retried, on
     expect(error).toBeInstanceOf(TimeoutError);
   });
 
+  it("an error's body counts against the same deadline: a 400 whose body stalls times out", async () => {
+    const tenant = await serve((request, response) => {
+      if (request.url === TOKEN_PATH) return goodToken(response);
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.write('{"message":');
+    });
+    const c = client(tenant.url, { timeout: 300 });
+    const error = await caught(c.tasks.search());
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(searches(tenant)).toBe(1);
+  });
+
   it('an answer over maxResponseBytes is not retried', async () => {
     const tenant = await serve((request, response) => {
       if (request.url === TOKEN_PATH) return goodToken(response);

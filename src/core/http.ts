@@ -178,44 +178,50 @@ function summary(url: string, method: string): RequestSummary {
   return { method, path: pathname, url: origin + pathname };
 }
 
+/** ky's bound on an error body, kept: past it the body is dropped and the status error stands alone. */
+const MAX_ERROR_BODY_BYTES = 10 * 1024 * 1024;
+// Statuses whose Response may not have a body.
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
 /**
- * Reads the body as text, counting bytes as they arrive: past `limit` it stops reading and throws,
- * so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared Content-Length over
- * the limit fails before reading at all. Decoding is `Response.text()`'s: UTF-8, BOM dropped.
+ * Reads the whole body, counting bytes as they arrive: past `limit` it stops reading and returns
+ * undefined, so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared
+ * Content-Length over the limit stops it before reading at all.
  */
-async function readBody(response: Response, limit: number, what: RequestSummary): Promise<string> {
-  const tooLarge = () =>
-    new ResponseTooLargeError(
-      `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
-      limit,
-      what,
-    );
+async function readBytes(response: Response, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
   if (Number(response.headers.get('content-length')) > limit) {
     response.body?.cancel().catch(() => {});
-    throw tooLarge();
+    return undefined;
   }
-  if (!response.body) return '';
+  if (!response.body) return new Uint8Array();
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  let text = '';
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
+    if (done) break;
     size += value.byteLength;
     if (size > limit) {
       reader.cancel().catch(() => {});
-      throw tooLarge();
+      return undefined;
     }
-    text += decoder.decode(value, { stream: true });
+    chunks.push(value);
   }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /**
- * A `fetch` for ky that resolves only once the body of an answer the caller will use is read (2xx
- * or accepted; error bodies are ky's to read). ky times and retries the whole `fetch` call, so one
- * deadline per attempt runs from sending to the last byte, and a body that breaks or stalls is
- * retried like a connection that did. The answer handed back is buffered.
+ * A `fetch` for ky that resolves only once the answer's body is read. ky times and retries the
+ * whole `fetch` call, so one deadline per attempt runs from sending to the last byte, and a body
+ * that breaks off or stalls is retried like a connection that did. The answer handed back is
+ * buffered: an answer the caller uses (2xx, accepted) up to `maxResponseBytes`, past which it
+ * fails; an error's up to ky's 10 MiB, past which it is dropped.
  */
 function fetchWhole(
   fetch: typeof globalThis.fetch | undefined,
@@ -225,23 +231,31 @@ function fetchWhole(
 ): typeof globalThis.fetch {
   return async (input, init) => {
     const response = await (fetch ? fetch(input, init) : globalThis.fetch(input, init));
+    // A browser's refused redirect: status 0 and no body, which a new Response cannot have.
+    if (response.type === 'opaqueredirect') return response;
     const used = response.ok || (request.acceptStatuses?.includes(response.status) ?? false);
-    if (!used) return response;
     const answer = { status: response.status, statusText: response.statusText, headers: response.headers };
-    if (request.statusOnly) {
+    if (used && request.statusOnly) {
       response.body?.cancel().catch(() => {});
       return new Response(null, answer);
     }
-    let text: string;
+    let bytes: Uint8Array<ArrayBuffer> | undefined;
     try {
-      text = await readBody(response, limit, what);
+      bytes = await readBytes(response, used ? limit : MAX_ERROR_BODY_BYTES);
     } catch (error) {
-      // An abort (ky's timeout, the caller's signal) and an oversized body are not breaks.
-      const aborted = input instanceof Request && input.signal.aborted;
-      if (aborted || error instanceof IdGovError) throw error;
+      // An abort (ky's timeout, the caller's signal) is not a break.
+      if (input instanceof Request && input.signal.aborted) throw error;
       throw new BrokenAnswerError('the connection broke while reading the answer', { cause: error });
     }
-    return new Response(text === '' ? null : text, answer);
+    if (!bytes && used) {
+      throw new ResponseTooLargeError(
+        `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
+        limit,
+        what,
+      );
+    }
+    const empty = !bytes?.byteLength || NULL_BODY_STATUSES.has(response.status);
+    return new Response(empty ? null : bytes, answer);
   };
 }
 
@@ -308,7 +322,7 @@ export class HttpTransport {
           ],
         },
       });
-      // Already buffered by fetchWhole, within the attempt's timeout.
+      // Buffered by fetchWhole within the attempt's timeout; decoded as UTF-8, a BOM dropped.
       const text = await response.text();
       logger.debug(`${what.method} ${what.path} ${response.status}`, { ms: Date.now() - started, attempts });
       return { status: response.status, headers: response.headers, text, attempts };
