@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  AbortError,
   APIError,
   AuthenticationError,
   BadRequestError,
@@ -152,6 +153,21 @@ describe('the body is read within the attempt: a break or a stall is retried, on
     const c = client(tenant.url, { timeout: 300 });
     const error = await caught(c.tasks.search());
     expect(error).toBeInstanceOf(TimeoutError);
+    expect(searches(tenant)).toBe(1);
+  });
+
+  it("the caller's abort while the body is read: AbortError at once, nothing retried", async () => {
+    const controller = new AbortController();
+    const tenant = await serve((request, response) => {
+      if (request.url === TOKEN_PATH) return goodToken(response);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"list":[', () => controller.abort(new Error('user gave up')));
+    });
+    const error = await caught(
+      client(tenant.url, { maxRetries: 2 }).tasks.search({}, { signal: controller.signal }),
+    );
+    expect(error).toBeInstanceOf(AbortError);
+    expect(error.cause).toEqual(new Error('user gave up'));
     expect(searches(tenant)).toBe(1);
   });
 
