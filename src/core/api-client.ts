@@ -21,7 +21,11 @@ import { parseResponse } from './validation.ts';
  * @group Client
  */
 export interface RequestOptions extends CallOptions {
-  /** Extra headers (cannot replace `Authorization`). */
+  /**
+   * Extra headers, merged by name whatever their casing. The SDK's own win: `Authorization`,
+   * `Accept: application/json`, and `Content-Type: application/json` on a call with a body. A
+   * `User-Agent` given here is sent before the SDK's (`my-app/1.2 idgov-sdk-js/...`), not instead of it.
+   */
   readonly headers?: Record<string, string> | undefined;
 }
 
@@ -122,21 +126,23 @@ export class APIClient {
     // Serialised once: every retry and the post-401 re-send carry the identical bytes.
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     let sent = '';
+    // Every token this call sent: the service may echo one in an error, even the one a 401 refused.
+    const tokens: string[] = [];
     const send = () =>
       this.#http.send({
         method: call.method,
         url: url.href,
         body,
-        headers: {
-          ...options.headers,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
+        callerHeaders: options.headers,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
         signal: options.signal,
         timeout: options.timeout,
         maxRetries: options.maxRetries,
+        errorContext: { secrets: () => tokens },
         beforeAttempt: async (headers) => {
           sent = ''; // stays empty if getting the token fails: that 401 is the token endpoint's, not ours to retry
           sent = await this.#auth.token(options.signal);
+          tokens.push(sent);
           headers.set('authorization', `Bearer ${sent}`);
         },
       });

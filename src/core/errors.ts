@@ -206,7 +206,7 @@ export class APIError extends IdGovError {
 }
 
 /**
- * 3xx: the service redirected, and the SDK follows no redirect, so that neither the client secret
+ * 3xx but 304: the service redirected, and the SDK follows no redirect, so that neither the client secret
  * nor a token is ever sent to a URL you did not configure. `location` says where it pointed.
  *
  * @group Errors
@@ -315,6 +315,11 @@ export type ErrorContext = {
   readonly tokenEndpoint?: boolean;
   /** Advice to append for this status, if the caller knows the usual cause. */
   readonly hint?: (status: number, body: unknown) => string | undefined;
+  /**
+   * Secrets the service might echo (the client secret, the token sent), read when the error is
+   * built: each is replaced by `[redacted]` in the message and the body.
+   */
+  readonly secrets?: () => readonly string[];
 };
 
 const GENERIC_HINT: Record<number, string> = {
@@ -340,31 +345,88 @@ function redirectTarget(init: APIErrorInit): string | undefined {
   }
 }
 
-function serviceMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.trim().slice(0, 200) || undefined;
+const REDACTED = '[redacted]';
+/** The longest text of the service's quoted in a message. */
+const MAX_QUOTE = 200;
+// Controls, format characters (bidi overrides, zero-width), line separators, surrogates, private
+// use and unassigned: nothing the service says may forge a log line or hide text in a terminal.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu;
+// Deeper than this, a hostile body is cut rather than walked (a stack overflow would escape as a RangeError).
+const MAX_DEPTH = 64;
+
+/** Each secret as sent (raw, or form- and URL-encoded in a token request) and so as it may be echoed. */
+function secretForms(secrets: readonly string[]): string[] {
+  const forms = secrets.flatMap((secret) =>
+    secret
+      ? [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)]
+      : [],
+  );
+  // Longest first, so a secret is never half-replaced through a shorter one inside it.
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+function redact(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((out, secret) => out.replaceAll(secret, REDACTED), text);
+}
+
+/** `value` with every string (keys too) redacted; what lies deeper than {@link MAX_DEPTH} is dropped. */
+function redactDeep(value: unknown, secrets: readonly string[], depth = 0): unknown {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (!value || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return '[dropped: nested too deep]';
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [redact(key, secrets), redactDeep(item, secrets, depth + 1)]),
+  );
+}
+
+/**
+ * Text from the service made fit for a message: secrets redacted first (so a cut cannot leave half
+ * of one), every unprintable character a space, runs of space one, at most {@link MAX_QUOTE} characters.
+ */
+function quotable(text: string, secrets: readonly string[]): string | undefined {
+  const clean = redact(text, secrets).replace(UNPRINTABLE, ' ').replace(/\s+/g, ' ').trim();
+  return clean.length > MAX_QUOTE ? `${clean.slice(0, MAX_QUOTE)}…` : clean || undefined;
+}
+
+function serviceMessage(body: unknown, secrets: readonly string[]): string | undefined {
+  if (typeof body === 'string') return quotable(body, secrets);
   if (body && typeof body === 'object') {
     const b = body as Record<string, unknown>;
     for (const key of ['error_description', 'message', 'error']) {
-      if (typeof b[key] === 'string' && b[key]) return b[key] as string;
+      if (typeof b[key] === 'string' && b[key]) return quotable(b[key] as string, secrets);
     }
   }
   return undefined;
 }
+
+/** A 3xx that points elsewhere. A 304 Not Modified answers a conditional request (the SDK sends none): not a redirect. */
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400 && status !== 304;
+}
+
+const NOT_MODIFIED_HINT =
+  'The SDK sends no conditional request, so this answer is unexpected: check for a caching proxy between you and the service.';
 
 /**
  * Builds the {@link APIError} subclass for a status. The one place that maps statuses to classes.
  *
  * @group Errors
  */
-export function makeAPIError(init: APIErrorInit, context: ErrorContext = {}, note?: string): APIError {
+export function makeAPIError(answer: APIErrorInit, context: ErrorContext = {}, note?: string): APIError {
+  const secrets = secretForms(context.secrets?.() ?? []);
+  const init = secrets.length ? { ...answer, body: redactDeep(answer.body, secrets) } : answer;
   const { status, request } = init;
-  const redirect = status >= 300 && status < 400;
+  const redirect = isRedirect(status);
   const location = redirect ? redirectTarget(init) : undefined;
   const said = redirect
     ? `redirect to ${location ?? 'an undisclosed location'}, not followed`
-    : serviceMessage(init.body);
+    : serviceMessage(init.body, secrets);
   const hint =
-    note ?? context.hint?.(status, init.body) ?? (redirect ? REDIRECT_HINT : GENERIC_HINT[status]) ?? '';
+    note ??
+    context.hint?.(status, init.body) ??
+    (redirect ? REDIRECT_HINT : status === 304 ? NOT_MODIFIED_HINT : GENERIC_HINT[status]) ??
+    '';
   const where = context.tokenEndpoint ? 'token endpoint' : `${request.method} ${request.path}`;
   const message = `${status} from ${where}${said ? `: ${said}` : ''}.${hint ? ` ${hint}` : ''}`;
   if (redirect) return new RedirectError(message, init, location);

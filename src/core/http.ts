@@ -13,7 +13,7 @@ import {
 } from './errors.ts';
 import { type KyModule, loadKy } from './ky.ts';
 import { createLogger, type Logger, type LogLevel } from './logger.ts';
-import { exceededRetryAfterCap, retryOptions } from './retry.ts';
+import { BrokenAnswerError, exceededRetryAfterCap, retryOptions } from './retry.ts';
 
 /**
  * Transport options that clients and webhook senders share.
@@ -142,19 +142,26 @@ export interface HttpRequest extends CallOptions {
   readonly method: 'GET' | 'POST';
   /** Absolute URL. */
   readonly url: string;
-  /** Extra headers. */
+  /** The SDK's headers for this request (a content type); they replace a caller's of the same name. */
   readonly headers?: Record<string, string> | undefined;
+  /** The caller's extra headers (`RequestOptions.headers`). */
+  readonly callerHeaders?: Record<string, string> | undefined;
   /** Serialised body: these exact bytes are sent on every attempt. */
   readonly body?: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined;
   /** Called before every attempt, to set fresh headers (a token, a signature). */
   readonly beforeAttempt?: ((headers: Headers, attempt: number) => void | Promise<void>) | undefined;
   /** Non-2xx statuses that are answers, not errors (a webhook's 409 "already delivered"). */
   readonly acceptStatuses?: readonly number[] | undefined;
+  /**
+   * The caller judges the answer by its status alone (a webhook delivery): the body of an accepted
+   * answer is not read, so a large or broken one cannot turn an accepted delivery into a failure.
+   */
+  readonly statusOnly?: boolean | undefined;
   /** How to word errors of this endpoint. */
   readonly errorContext?: ErrorContext | undefined;
 }
 
-/** A 2xx answer, its body read as text. */
+/** A 2xx (or accepted) answer, its body read as text (empty with `statusOnly`). */
 export interface HttpResponse {
   /** HTTP status. */
   readonly status: number;
@@ -171,38 +178,86 @@ function summary(url: string, method: string): RequestSummary {
   return { method, path: pathname, url: origin + pathname };
 }
 
+/** ky's bound on an error body, kept: past it the body is dropped and the status error stands alone. */
+const MAX_ERROR_BODY_BYTES = 10 * 1024 * 1024;
+// Statuses whose Response may not have a body.
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
 /**
- * Reads the body as text, counting bytes as they arrive: past `limit` it stops reading and throws,
- * so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared Content-Length over
- * the limit fails before reading at all. Decoding is `Response.text()`'s: UTF-8, BOM dropped.
+ * Reads the whole body, counting bytes as they arrive: past `limit` it stops reading and returns
+ * undefined, so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared
+ * Content-Length over the limit stops it before reading at all.
  */
-async function readBody(response: Response, limit: number, what: RequestSummary): Promise<string> {
-  const tooLarge = () =>
-    new ResponseTooLargeError(
-      `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
-      limit,
-      what,
-      response.status,
-    );
+async function readBytes(response: Response, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
   if (Number(response.headers.get('content-length')) > limit) {
     response.body?.cancel().catch(() => {});
-    throw tooLarge();
+    return undefined;
   }
-  if (!response.body) return '';
+  if (!response.body) return new Uint8Array();
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  let text = '';
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
+    if (done) break;
     size += value.byteLength;
     if (size > limit) {
       reader.cancel().catch(() => {});
-      throw tooLarge();
+      return undefined;
     }
-    text += decoder.decode(value, { stream: true });
+    chunks.push(value);
   }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * A `fetch` for ky that resolves only once the answer's body is read. ky times and retries the
+ * whole `fetch` call, so one deadline per attempt runs from sending to the last byte, and a body
+ * that breaks off or stalls is retried like a connection that did. The answer handed back is
+ * buffered: an answer the caller uses (2xx, accepted) up to `maxResponseBytes`, past which it
+ * fails; an error's up to ky's 10 MiB, past which it is dropped.
+ */
+function fetchWhole(
+  fetch: typeof globalThis.fetch | undefined,
+  request: HttpRequest,
+  limit: number,
+  what: RequestSummary,
+): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await (fetch ? fetch(input, init) : globalThis.fetch(input, init));
+    // A browser's refused redirect: status 0 and no body, which a new Response cannot have.
+    if (response.type === 'opaqueredirect') return response;
+    const used = response.ok || (request.acceptStatuses?.includes(response.status) ?? false);
+    const answer = { status: response.status, statusText: response.statusText, headers: response.headers };
+    if (used && request.statusOnly) {
+      response.body?.cancel().catch(() => {});
+      return new Response(null, answer);
+    }
+    let bytes: Uint8Array<ArrayBuffer> | undefined;
+    try {
+      bytes = await readBytes(response, used ? limit : MAX_ERROR_BODY_BYTES);
+    } catch (error) {
+      // An abort (ky's timeout, the caller's signal) is not a break.
+      if (input instanceof Request && input.signal.aborted) throw error;
+      throw new BrokenAnswerError('the connection broke while reading the answer', { cause: error });
+    }
+    if (!bytes && used) {
+      throw new ResponseTooLargeError(
+        `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
+        limit,
+        what,
+        response.status,
+      );
+    }
+    const empty = !bytes?.byteLength || NULL_BODY_STATUSES.has(response.status);
+    return new Response(empty ? null : bytes, answer);
+  };
 }
 
 /** The socket or TLS error code under a failed fetch (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...). */
@@ -216,8 +271,8 @@ function errorCode(error: unknown): string | undefined {
 
 /**
  * The transport under every client and sender: ky for sending, retries (with backoff, jitter and
- * Retry-After) and per-attempt timeouts; this class maps ky's errors to the SDK's and bounds the
- * body read by the same timeout, so a stalled body cannot hang the caller.
+ * Retry-After) and per-attempt timeouts; the body is read inside each attempt (see fetchWhole), so
+ * the timeout bounds it and a broken body is retried. This class maps ky's errors to the SDK's.
  */
 export class HttpTransport {
   readonly #settings: ResolvedTransportOptions;
@@ -233,9 +288,6 @@ export class HttpTransport {
     checkCallOptions(request);
     const timeout = request.timeout ?? this.#settings.timeout;
     const what = summary(request.url, request.method);
-    // Our own controller lets the body read below be timed out and abandoned like the attempt itself.
-    const controller = new AbortController();
-    const signal = request.signal ? AbortSignal.any([request.signal, controller.signal]) : controller.signal;
     let attempts = 0;
     const prepare = async (headers: Headers) => {
       attempts += 1;
@@ -244,15 +296,17 @@ export class HttpTransport {
     const started = Date.now();
     let ky: KyModule | undefined;
     try {
+      const headers = this.#headers(request);
       ky = await loadKy();
       const { isHTTPError } = ky;
-      this.#ky ??= ky.default.create({ fetch: this.#settings.fetch, throwHttpErrors: true });
+      this.#ky ??= ky.default.create({ throwHttpErrors: true });
       const response = await this.#ky(request.url, {
         method: request.method,
-        headers: { 'user-agent': this.#settings.userAgent, accept: 'application/json', ...request.headers },
+        headers,
         body: request.body,
-        signal,
+        signal: request.signal,
         timeout,
+        fetch: fetchWhole(this.#settings.fetch, request, this.#settings.maxResponseBytes, what),
         // Never follow: a 307/308 would replay the client secret or the token to wherever it points,
         // and any redirect would make us accept answers from a host the user did not configure.
         redirect: 'manual',
@@ -269,21 +323,40 @@ export class HttpTransport {
           ],
         },
       });
-      const timer = setTimeout(
-        () => controller.abort(new DOMException('body read timed out', 'TimeoutError')),
-        timeout,
-      );
-      let text: string;
-      try {
-        text = await readBody(response, this.#settings.maxResponseBytes, what);
-      } finally {
-        clearTimeout(timer);
-      }
+      // Buffered by fetchWhole within the attempt's timeout; decoded as UTF-8, a BOM dropped.
+      const text = await response.text();
       logger.debug(`${what.method} ${what.path} ${response.status}`, { ms: Date.now() - started, attempts });
       return { status: response.status, headers: response.headers, text, attempts };
     } catch (error) {
       throw this.#translate(error, request, what, attempts, ky);
     }
+  }
+
+  /**
+   * The headers sent: the caller's, then the SDK's replacing any of the same name whatever its
+   * casing (`Headers` merges by name; an object spread would send both and the server would see
+   * `text/plain, application/json`). `Accept` is always JSON, as the SDK parses the answer; a
+   * caller's `User-Agent` goes before the SDK's, the more specific product first (RFC 9110 10.1.5);
+   * `Authorization` is set before each attempt, over any other.
+   */
+  #headers(request: HttpRequest): Headers {
+    let headers: Headers;
+    try {
+      headers = new Headers(request.callerHeaders);
+    } catch (error) {
+      const reason = String((error as Error)?.message)
+        .replace(/[^\x20-\x7e]/g, ' ')
+        .slice(0, 200);
+      throw new RequestValidationError(
+        `headers are not valid HTTP headers (${reason}): use ASCII names and values without line breaks.`,
+        'headers',
+      );
+    }
+    for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+    const theirs = headers.get('user-agent');
+    headers.set('user-agent', theirs ? `${theirs} ${this.#settings.userAgent}` : this.#settings.userAgent);
+    headers.set('accept', 'application/json');
+    return headers;
   }
 
   #translate(
@@ -307,6 +380,7 @@ export class HttpTransport {
     }
     const { isHTTPError, isNetworkError, isTimeoutError } = ky;
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    const host = new URL(request.url).host;
     if (isHTTPError(error)) {
       const { response } = error;
       const wait = exceededRetryAfterCap(error);
@@ -324,6 +398,13 @@ export class HttpTransport {
         `${what.method} ${what.path} timed out after ${tries} of ${request.timeout ?? this.#settings.timeout} ms each; raise timeout or check the network.`,
       );
     }
+    if (error instanceof BrokenAnswerError) {
+      const code = errorCode(error.cause);
+      return new ConnectionError(
+        `${host} answered ${what.method} ${what.path}, but the connection broke while reading the answer${code ? ` (${code})` : ''}, after ${tries}. Check the network or a proxy between you and the service.`,
+        { cause: error.cause },
+      );
+    }
     // NetworkError carries the socket-level cause (ECONNREFUSED, reset); never the request, whose headers hold tokens.
     const cause = isNetworkError(error) ? error.cause : error;
     // The code says what failed (DNS, refused, TLS); a message is quoted only without one, cut short.
@@ -334,7 +415,7 @@ export class HttpTransport {
         .replace(/[^\x20-\x7e]/g, ' ')
         .slice(0, 200);
     return new ConnectionError(
-      `Could not reach ${new URL(request.url).host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
+      `Could not reach ${host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
       { cause },
     );
   }

@@ -1,5 +1,14 @@
 import type { HTTPError, RetryOptions } from 'ky';
+import { ResponseTooLargeError } from './errors.ts';
 import type { KyModule } from './ky.ts';
+
+/**
+ * The connection broke after an answer's headers arrived, while its body was read: retried like a
+ * lost connection (ky would not: it knows only errors of `fetch` itself), reported as a break.
+ */
+export class BrokenAnswerError extends Error {
+  override name = 'BrokenAnswerError';
+}
 
 /** The longest `Retry-After` the SDK sleeps; a longer one is raised as the error instead. */
 export const RETRY_AFTER_CAP_MS = 60_000;
@@ -59,13 +68,16 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
 }
 
 /**
- * ky's `shouldRetry`: `false` refuses a retry, `undefined` lets ky's own checks decide (they honour
- * Retry-After; returning `true` would make ky ignore it and use the backoff instead).
+ * ky's `shouldRetry`: `false` refuses a retry, `true` forces one (with the backoff), `undefined`
+ * lets ky's own checks decide (they honour Retry-After, which `true` would make ky ignore).
  */
 export function refuseRetry(
   error: unknown,
   { isHTTPError }: Pick<KyModule, 'isHTTPError'>,
-): false | undefined {
+): boolean | undefined {
+  if (error instanceof BrokenAnswerError) return true;
+  // Asking again would fetch the same too-large answer.
+  if (error instanceof ResponseTooLargeError) return false;
   if (!isHTTPError(error)) return undefined; // timeouts and network errors: ky retries them
   if (!isRetryableStatus(error.response.status)) return false;
   // ky would clamp an over-long wait (Retry-After or a rate-limit reset) and retry early, against the server's wish: stop instead.

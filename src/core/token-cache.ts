@@ -148,7 +148,7 @@ export class TokenCache {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body,
       signal,
-      errorContext: { tokenEndpoint: true },
+      errorContext: { tokenEndpoint: true, secrets: () => [this.#credentials.clientSecret] },
     });
     const parsed = parseTokenResponse(response.text);
     const unsendable = unsendableToken(parsed.access_token);

@@ -283,6 +283,8 @@ export class WebhookSender {
         timeout: options.timeout,
         maxRetries: options.maxRetries,
         acceptStatuses: [409],
+        // The status is the verdict: a 200 with an oversized or broken body is still delivered.
+        statusOnly: true,
         errorContext: { hint: (status) => webhookHint(status, kind) },
         beforeAttempt: async (headers) => {
           attempts.start(Date.now());
