@@ -183,6 +183,12 @@ const MAX_ERROR_BODY_BYTES = 10 * 1024 * 1024;
 // Statuses whose Response may not have a body.
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+// The text of an answer the caller uses, decoded once where it was read (fetchWhole) and found by
+// the Response that stands for it: no second copy into a Response body and no second decode.
+// UTF-8 with a BOM dropped, as `Response.text()` decodes.
+const decodedText = new WeakMap<Response, string>();
+const utf8 = new TextDecoder();
+
 /**
  * Reads the whole body, counting bytes as they arrive: past `limit` it stops reading and returns
  * undefined, so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared
@@ -256,6 +262,11 @@ function fetchWhole(
       );
     }
     const empty = !bytes?.byteLength || NULL_BODY_STATUSES.has(response.status);
+    if (used && bytes && !empty) {
+      const decoded = new Response(null, answer);
+      decodedText.set(decoded, utf8.decode(bytes));
+      return decoded;
+    }
     return new Response(empty ? null : bytes, answer);
   };
 }
@@ -324,7 +335,7 @@ export class HttpTransport {
         },
       });
       // Buffered by fetchWhole within the attempt's timeout; decoded as UTF-8, a BOM dropped.
-      const text = await response.text();
+      const text = decodedText.get(response) ?? (await response.text());
       logger.debug(`${what.method} ${what.path} ${response.status}`, { ms: Date.now() - started, attempts });
       return { status: response.status, headers: response.headers, text, attempts };
     } catch (error) {

@@ -67,11 +67,14 @@ export function parseRequest<S extends z.core.$ZodType>(
 
 // A key `__proto__`, written plainly or with `\u` escapes: JSON.parse makes it an own property,
 // which `Object.assign` or a `for...in` copy would turn into a prototype. Bodies that may hold one
-// (rare: the cheap `includes` tests rule out almost every page) are parsed with a reviver that
-// drops such keys at every depth.
-const PROTO_KEY =
+// are parsed with a reviver that drops such keys at every depth. The cheap `includes` tests come
+// first: on a page without `proto` or `\u` anywhere (almost every page) nothing else runs.
+const PLAIN_PROTO_KEY = /"__proto__"\s*:/;
+const ESCAPED_PROTO_KEY =
   /"(?:_|\\u005[fF]){2}(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[fF])(?:t|\\u0074)(?:o|\\u006[fF])(?:_|\\u005[fF]){2}"\s*:/;
-const namesProto = (raw: string) => raw.includes('__proto__') || (raw.includes('\\u') && PROTO_KEY.test(raw));
+const namesProto = (raw: string) =>
+  (raw.includes('proto') && PLAIN_PROTO_KEY.test(raw)) ||
+  (raw.includes('\\u') && ESCAPED_PROTO_KEY.test(raw));
 const dropProto = (key: string, value: unknown) => (key === '__proto__' ? undefined : value);
 
 /**
