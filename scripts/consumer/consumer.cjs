@@ -9,7 +9,7 @@ const page = TaskSearchResponseSchema.parse({
   list: [{ task: { id: 't', type: { grant: {} } } }],
   nextPageToken: '',
 });
-if (page.list[0].task.type.kind !== 'grant') throw new Error('CJS schema parse failed');
+if (page.list[0].task.type.$kind !== 'grant') throw new Error('CJS schema parse failed');
 new WebhookSender({ url: 'https://t.example.com/api/v1/webhooks/incoming/l', hmac: { secret: 's' } })
   .sign({ a: 1 })
   .then((signed) => console.log(`CJS consumer: signed ${signed.eventId}`));
