@@ -1,21 +1,19 @@
 import * as z from 'zod/mini';
 import { loose, opt } from './wire.ts';
 
+/** A lifetime in seconds, from a number or a numeric string; anything else reads as absent. */
+function secondsOrAbsent(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
+  return typeof value === 'string' && /^\d{1,10}(\.\d+)?$/.test(value) ? Number(value) : undefined;
+}
+
 const TokenResponseFields = loose({
   access_token: z.string().check(z.minLength(1, { error: 'expected a non-empty access token' })),
   token_type: opt(z.string()),
   // Some servers send the lifetime as a string ("3600"); a numeric string reads as its number. A
   // lifetime that is not a finite, non-negative number of seconds ("soon", -5, 1e400) is treated as
   // absent, so the client's default lifetime applies: an odd field must not block every call.
-  expires_in: z.catch(
-    opt(
-      z.union([
-        z.number().check(z.nonnegative()),
-        z.pipe(z.string().check(z.regex(/^\d{1,10}(\.\d+)?$/)), z.transform(Number)),
-      ]),
-    ),
-    undefined,
-  ),
+  expires_in: z.optional(z.pipe(z.unknown(), z.transform(secondsOrAbsent))),
 });
 /**
  * The token endpoint's answer.
