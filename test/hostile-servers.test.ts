@@ -17,7 +17,6 @@ import {
   type Credentials,
   IdGovClient,
   InternalServerError,
-  type Logger,
   type Page,
   PaginationError,
   type PagingOptions,
@@ -29,7 +28,13 @@ import {
   TimeoutError,
 } from '../src/index.ts';
 import { caught } from './helpers/caught.ts';
-import { answer, type HostileHandler, type HostileServer, hostileServer } from './helpers/hostile-server.ts';
+import {
+  answer,
+  type HostileHandler,
+  type HostileServer,
+  hostileServer,
+  recordingLogger,
+} from './helpers/hostile-server.ts';
 
 const run = promisify(execFile);
 const CLIENT_ID = 'sync@tenant.test/pcc';
@@ -40,7 +45,7 @@ const TOKEN_PATH = '/auth/v1/token';
 const SEARCH_PATH = '/api/v1/search/tasks';
 
 let servers: HostileServer[] = [];
-let lines: string[] = [];
+const { logger, lines } = recordingLogger();
 let baseline: { timers: number; sockets: number };
 
 const handles = () => {
@@ -53,7 +58,7 @@ const handles = () => {
 
 beforeEach(() => {
   servers = [];
-  lines = [];
+  lines.length = 0;
   baseline = handles();
 });
 
@@ -76,15 +81,6 @@ async function serve(handle: HostileHandler): Promise<HostileServer> {
   servers.push(server);
   return server;
 }
-
-/** A logger that keeps every line, with its data, as text. */
-const logger: Logger = Object.fromEntries(
-  (['error', 'warn', 'info', 'debug'] as const).map((level) => [
-    level,
-    (message: string, data?: Record<string, unknown>) =>
-      lines.push(`${message} ${JSON.stringify(data ?? {})}`),
-  ]),
-) as unknown as Logger;
 
 function client(baseUrl: string, options: Partial<ConstructorParameters<typeof IdGovClient>[0]> = {}) {
   return new IdGovClient({

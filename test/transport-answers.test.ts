@@ -14,7 +14,6 @@ import {
   ConnectionError,
   type Credentials,
   IdGovClient,
-  type Logger,
   RedirectError,
   RequestValidationError,
   ResponseTooLargeError,
@@ -23,7 +22,13 @@ import {
 import { createHmacSecret } from '../src/testing/index.ts';
 import { WebhookSender } from '../src/webhooks/index.ts';
 import { caught } from './helpers/caught.ts';
-import { answer, type HostileHandler, type HostileServer, hostileServer } from './helpers/hostile-server.ts';
+import {
+  answer,
+  type HostileHandler,
+  type HostileServer,
+  hostileServer,
+  recordingLogger,
+} from './helpers/hostile-server.ts';
 
 const SECRET = 'cs_answers_S3CRET_value_0123456789';
 const TOKEN = 'at_answers_T0KEN_value_0123456789';
@@ -32,12 +37,12 @@ const SEARCH_PATH = '/api/v1/search/tasks';
 const emptyLastPage = { list: [], nextPageToken: '' };
 
 let servers: HostileServer[] = [];
-let lines: string[] = [];
+const { logger, lines } = recordingLogger();
 
 afterEach(async () => {
   for (const server of servers) await server.close();
   servers = [];
-  lines = [];
+  lines.length = 0;
 });
 
 async function serve(handle: HostileHandler): Promise<HostileServer> {
@@ -45,14 +50,6 @@ async function serve(handle: HostileHandler): Promise<HostileServer> {
   servers.push(server);
   return server;
 }
-
-const logger: Logger = Object.fromEntries(
-  (['error', 'warn', 'info', 'debug'] as const).map((level) => [
-    level,
-    (message: string, data?: Record<string, unknown>) =>
-      lines.push(`${message} ${JSON.stringify(data ?? {})}`),
-  ]),
-) as unknown as Logger;
 
 function client(baseUrl: string, options: Partial<ConstructorParameters<typeof IdGovClient>[0]> = {}) {
   return new IdGovClient({

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../src/index.ts';
 
 /** One request as a hostile server saw it. */
 export interface SeenRequest {
@@ -70,4 +71,12 @@ export function answer(
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(text);
+}
+
+/** A logger that keeps every line, with its data, as text in `lines` (empty it between tests). */
+export function recordingLogger(): { readonly logger: Logger; readonly lines: string[] } {
+  const lines: string[] = [];
+  const record = (message: string, data?: Record<string, unknown>) =>
+    void lines.push(`${message} ${JSON.stringify(data ?? {})}`);
+  return { logger: { error: record, warn: record, info: record, debug: record }, lines };
 }
