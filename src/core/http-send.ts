@@ -12,6 +12,7 @@ import {
   ConnectionError,
   IdGovError,
   type RequestSummary,
+  RequestValidationError,
   ResponseTooLargeError,
   TimeoutError,
 } from './errors.ts';
@@ -130,13 +131,36 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * Sends `request` with `headers` (checked and composed by HttpTransport), retrying as configured,
- * and reads the body. Throws an {@link IdGovError}.
+ * The headers sent: the caller's, then the SDK's replacing any of the same name whatever its
+ * casing (`Headers` merges by name; an object spread would send both and the server would see
+ * `text/plain, application/json`). `Accept` is always JSON, as the SDK parses the answer; a
+ * caller's `User-Agent` goes before the SDK's, the more specific product first (RFC 9110 10.1.5);
+ * `Authorization` is set before each attempt, over any other.
  */
+function headersFor(request: HttpRequest, userAgent: string): Headers {
+  let headers: Headers;
+  try {
+    headers = new Headers(request.callerHeaders);
+  } catch (error) {
+    const reason = String((error as Error)?.message)
+      .replace(/[^\x20-\x7e]/g, ' ')
+      .slice(0, 200);
+    throw new RequestValidationError(
+      `headers are not valid HTTP headers (${reason}): use ASCII names and values without line breaks.`,
+      'headers',
+    );
+  }
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+  const theirs = headers.get('user-agent');
+  headers.set('user-agent', theirs ? `${theirs} ${userAgent}` : userAgent);
+  headers.set('accept', 'application/json');
+  return headers;
+}
+
+/** Sends `request`, retrying as configured, and reads the body. Throws an {@link IdGovError}. */
 export async function sendRequest(
   settings: ResolvedTransportOptions,
   request: HttpRequest,
-  headers: Headers,
 ): Promise<HttpResponse> {
   const { logger } = settings;
   const timeout = request.timeout ?? settings.timeout;
@@ -149,6 +173,7 @@ export async function sendRequest(
   const started = Date.now();
   let ky: KyModule | undefined;
   try {
+    const headers = headersFor(request, settings.userAgent);
     ky = await loadKy();
     const { isHTTPError } = ky;
     instance ??= ky.default.create({ throwHttpErrors: true });

@@ -179,40 +179,12 @@ export class HttpTransport {
   /** Sends `request`, retrying as configured, and reads the body. Throws an {@link IdGovError}. */
   async send(request: HttpRequest): Promise<HttpResponse> {
     checkCallOptions(request);
-    const headers = this.#headers(request);
     let sending: SendModule;
     try {
       sending = await loadSend();
     } catch (error) {
       throw loadError(`${request.method} ${new URL(request.url).pathname}`, error, request.signal);
     }
-    return sending.sendRequest(this.#settings, request, headers);
-  }
-
-  /**
-   * The headers sent: the caller's, then the SDK's replacing any of the same name whatever its
-   * casing (`Headers` merges by name; an object spread would send both and the server would see
-   * `text/plain, application/json`). `Accept` is always JSON, as the SDK parses the answer; a
-   * caller's `User-Agent` goes before the SDK's, the more specific product first (RFC 9110 10.1.5);
-   * `Authorization` is set before each attempt, over any other.
-   */
-  #headers(request: HttpRequest): Headers {
-    let headers: Headers;
-    try {
-      headers = new Headers(request.callerHeaders);
-    } catch (error) {
-      const reason = String((error as Error)?.message)
-        .replace(/[^\x20-\x7e]/g, ' ')
-        .slice(0, 200);
-      throw new RequestValidationError(
-        `headers are not valid HTTP headers (${reason}): use ASCII names and values without line breaks.`,
-        'headers',
-      );
-    }
-    for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
-    const theirs = headers.get('user-agent');
-    headers.set('user-agent', theirs ? `${theirs} ${this.#settings.userAgent}` : this.#settings.userAgent);
-    headers.set('accept', 'application/json');
-    return headers;
+    return sending.sendRequest(this.#settings, request);
   }
 }
