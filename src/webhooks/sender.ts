@@ -172,7 +172,6 @@ export class WebhookSender {
   readonly #maxBodyBytes: number;
   readonly #http: HttpTransport;
   readonly #logger: Logger;
-  readonly #fetch: typeof globalThis.fetch | undefined;
   // Made on the first send, with deliver.ts: what each attempt's fetch saw.
   #attemptLog: AttemptLog | undefined;
 
@@ -192,10 +191,10 @@ export class WebhookSender {
         `maxBodyBytes must be a whole number of bytes (got ${options.maxBodyBytes}).`,
       );
     }
-    this.#fetch = options.fetch;
+    const base = options.fetch;
     // Only a send calls it, after making the attempt log; it records each attempt's outcome.
     const fetch: typeof globalThis.fetch = (input, init) =>
-      (this.#attemptLog as AttemptLog).record(this.#fetch, input, init);
+      (this.#attemptLog as AttemptLog).record(base, input, init);
     ({ http: this.#http, logger: this.#logger } = createTransport(
       { ...options, fetch },
       {
