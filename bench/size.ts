@@ -13,23 +13,27 @@ const CONSUMERS = {
 const client = new IdGovClient({ baseUrl: 'https://t.example.com', credentials: { token: 't' } });
 for await (const view of client.tasks.search({ pageSize: 50 })) console.log(view.task?.id);`,
     limit: 25 * 1024,
-    // Lazily loaded modules the consumer's own calls load: ky, on the first request.
-    onUse: [/node_modules\/ky\//],
+    // Lazily loaded modules the consumer's own calls load: ky and the SDK's send path, on the first request.
+    onUse: [/node_modules\/ky\//, /dist\/http-send-\w+\.js$/],
   },
   'WebhookSender with HMAC': {
     code: `import { WebhookSender } from '@idgov/sdk/webhooks';
 const sender = new WebhookSender({ url: 'https://t.example.com/api/v1/webhooks/incoming/l', hmac: { secret: 's' } });
 console.log(await sender.send({ a: 1 }));`,
     limit: 8 * 1024,
-    // ky, and in browsers (Web Crypto) jose's base64url for the signature.
-    onUse: [/node_modules\/ky\//, /jose\/dist\/webapi\/util\/base64url/],
+    // ky, the send path and the delivery, and in browsers (Web Crypto) jose's base64url for the signature.
+    onUse: [
+      /node_modules\/ky\//,
+      /dist\/(http-send|deliver)-\w+\.js$/,
+      /jose\/dist\/webapi\/util\/base64url/,
+    ],
   },
   'WebhookSender with JWT': {
     code: `import { WebhookSender } from '@idgov/sdk/webhooks';
 const sender = new WebhookSender({ url: 'https://t.example.com/api/v1/webhooks/incoming/l', jwt: { privateKey: globalThis.key, kid: 'k' } });
 console.log(await sender.send({ a: 1 }));`,
     limit: undefined,
-    onUse: [/node_modules\/ky\//, /dist\/jwt-\w+\.js$/],
+    onUse: [/node_modules\/ky\//, /dist\/(http-send|deliver|jwt)-\w+\.js$/],
   },
 } as const;
 

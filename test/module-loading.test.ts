@@ -32,10 +32,13 @@ process.on('exit', () => console.log(JSON.stringify(seen)));`;
 }
 
 describe('what loads, where and when', () => {
-  it('importing the SDK does not load ky; the first request does', async () => {
+  it('importing the SDK loads neither ky nor the send path (retries, body cap, error building); the first request does', async () => {
+    // What only a request needs, loaded with it (in a browser bundle: chunks of their own).
+    const sendPath = ['ky', './http-send.ts', './retry.ts', './api-error.ts'];
     const atImport = await resolvedIn(`await import('@idgov/sdk');`);
     expect(atImport).toContain('@idgov/sdk');
-    expect(atImport).not.toContain('ky');
+    expect(atImport).toContain('./http.ts');
+    expect(atImport.filter((s) => sendPath.includes(s))).toEqual([]);
 
     const { FakeTenant } = await import('../src/testing/index.ts');
     const tenant = new FakeTenant({ tasks: 3 });
@@ -44,16 +47,18 @@ describe('what loads, where and when', () => {
       const afterRequest = await resolvedIn(`const { IdGovClient } = await import('@idgov/sdk');
 const client = new IdGovClient({ baseUrl: ${JSON.stringify(listening.url)}, credentials: ${JSON.stringify(tenant.client)} });
 await client.tasks.search();`);
-      expect(afterRequest).toContain('ky');
+      expect(afterRequest).toEqual(expect.arrayContaining(sendPath));
     } finally {
       await listening.close();
     }
   });
 
-  it('importing the webhook helpers loads neither ky nor jose (they come with the first send or JWT)', async () => {
+  it('importing the webhook helpers loads neither ky, jose nor the delivery (they come with the first send or JWT)', async () => {
     const atImport = await resolvedIn(`await import('@idgov/sdk/webhooks');`);
     expect(atImport).toContain('@idgov/sdk/webhooks');
-    expect(atImport.filter((s) => s === 'ky' || s.startsWith('jose'))).toEqual([]);
+    expect(atImport).toContain('./sender.ts');
+    const lazy = ['ky', './http-send.ts', './deliver.ts', './attempts.ts', './api-error.ts'];
+    expect(atImport.filter((s) => lazy.includes(s) || s.startsWith('jose'))).toEqual([]);
   });
 
   it('the outbox loads no node: module (it runs wherever the sender runs), nor SQLite or pg', async () => {
@@ -98,4 +103,48 @@ await client.tasks.search();`);
       vi.resetModules();
     }
   });
+
+  it.each([
+    ['the send path', '../src/core/http-send.ts'],
+    ['the webhook delivery', '../src/webhooks/deliver.ts'],
+  ])(
+    'a failed load of %s is a ConnectionError before anything is sent; the next send loads it again',
+    async (_, path) => {
+      vi.resetModules();
+      vi.doMock(path, () => {
+        throw new Error('Failed to fetch dynamically imported module: /assets/chunk-3f2a.js');
+      });
+      try {
+        const { WebhookSender } = await import('../src/webhooks/index.ts');
+        const { ConnectionError } = await import('../src/core/errors.ts');
+        const url = `${BASE}/api/v1/webhooks/incoming/lst-1`;
+        let received = 0;
+        server.use(
+          http.post(url, () => {
+            received += 1;
+            return new HttpResponse(null, { status: 200 });
+          }),
+        );
+        const sender = new WebhookSender({ url, hmac: { secret: 'whsec' }, maxRetries: 0 });
+        const error = await sender.send({ a: 1 }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(ConnectionError);
+        expect((error as Error).message).toMatch(
+          /^@idgov\/sdk: Could not load the SDK's HTTP layer for POST \/api\/v1\/webhooks\/incoming\/lst-1: .+ In a browser, check that the bundle's chunks are served\.$/,
+        );
+        expect(received).toBe(0);
+
+        vi.doUnmock(path);
+        const delivery = await sender.send({ a: 1 });
+        expect(delivery.status).toBe('delivered');
+        expect(delivery.history).toEqual([expect.objectContaining({ httpStatus: 200 })]);
+        expect(received).toBe(1);
+      } finally {
+        vi.doUnmock(path);
+        vi.resetModules();
+      }
+    },
+  );
 });

@@ -1,3 +1,5 @@
+import { lazily } from './lazy.ts';
+
 /**
  * ky, imported on the first request instead of with the SDK: code that only verifies webhooks or
  * reads schemas never loads it, and bundlers give it a chunk of its own that loads when the first
@@ -6,13 +8,5 @@
  */
 export type KyModule = typeof import('ky');
 
-let loading: Promise<KyModule> | undefined;
-
 /** Loads ky once; a failed load (a browser chunk that could not be fetched) is tried again next time. */
-export function loadKy(): Promise<KyModule> {
-  loading ??= import('ky').catch((error: unknown) => {
-    loading = undefined;
-    throw error;
-  });
-  return loading;
-}
+export const loadKy: () => Promise<KyModule> = lazily(() => import('ky'));

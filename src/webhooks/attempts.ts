@@ -72,34 +72,35 @@ export class DeliveryAttempts {
 export class AttemptLog {
   readonly #open = new Map<string, Set<DeliveryAttempts>>();
 
-  /** A `fetch` that records outcomes for the event in its `Webhook-Event-Id` header, then calls `base`. */
-  wrap(base: typeof globalThis.fetch | undefined): typeof globalThis.fetch {
-    return async (input, init) => {
-      const request = input instanceof Request ? input : undefined;
-      const eventId = request?.headers.get(WebhookHeader.EVENT_ID) ?? undefined;
-      let attempt: OpenAttempt | undefined;
-      for (const delivery of (eventId && this.#open.get(eventId)) || []) {
-        if (delivery.current && !delivery.current.claimed) {
-          attempt = delivery.current;
-          attempt.claimed = true;
-          break;
-        }
+  /** Calls `base` (the global `fetch` when undefined), recording the outcome for the event in the request's `Webhook-Event-Id` header. */
+  async record(
+    base: typeof globalThis.fetch | undefined,
+    input: Parameters<typeof globalThis.fetch>[0],
+    init?: Parameters<typeof globalThis.fetch>[1],
+  ): Promise<Response> {
+    const request = input instanceof Request ? input : undefined;
+    const eventId = request?.headers.get(WebhookHeader.EVENT_ID) ?? undefined;
+    let attempt: OpenAttempt | undefined;
+    for (const delivery of (eventId && this.#open.get(eventId)) || []) {
+      if (delivery.current && !delivery.current.claimed) {
+        attempt = delivery.current;
+        attempt.claimed = true;
+        break;
       }
-      // The global is read per call, so that whatever patches it (msw, a test double) is honoured.
-      const fetch = base ?? globalThis.fetch;
-      try {
-        const response = await fetch(input, init);
-        if (attempt && !attempt.settled)
-          Object.assign(attempt, { httpStatus: response.status, settled: true });
-        return response;
-      } catch (error) {
-        if (attempt && !attempt.settled) {
-          const timedOut = request?.signal.aborted === true;
-          Object.assign(attempt, { error: timedOut ? 'timeout' : 'network', settled: true });
-        }
-        throw error;
+    }
+    // The global is read per call, so that whatever patches it (msw, a test double) is honoured.
+    const fetch = base ?? globalThis.fetch;
+    try {
+      const response = await fetch(input, init);
+      if (attempt && !attempt.settled) Object.assign(attempt, { httpStatus: response.status, settled: true });
+      return response;
+    } catch (error) {
+      if (attempt && !attempt.settled) {
+        const timedOut = request?.signal.aborted === true;
+        Object.assign(attempt, { error: timedOut ? 'timeout' : 'network', settled: true });
       }
-    };
+      throw error;
+    }
   }
 
   /** Starts recording one delivery of `eventId`; call `end()` on the result when it is over. */

@@ -5,10 +5,11 @@ import {
   type HttpTransport,
   type TransportOptions,
 } from '../core/http.ts';
+import { lazily, loadError } from '../core/lazy.ts';
 import type { Logger } from '../core/logger.ts';
 import { pathParam, requireSecureUrl } from '../core/url.ts';
 import { VERSION } from '../version.ts';
-import { AttemptLog, type WebhookAttempt } from './attempts.ts';
+import type { AttemptLog, WebhookAttempt } from './attempts.ts';
 import { serializeBody } from './body.ts';
 import { eventIdOrNew } from './event-id.ts';
 import { DEFAULT_MAX_BODY_BYTES, LISTENER_PATH, WebhookHeader } from './limits.ts';
@@ -107,22 +108,9 @@ export interface WebhookDelivery {
 
 const DEFAULT_MAX_RETRIES = 3;
 
-// Advice per status; a 401 gets the advice of the sender's own method, never the other's.
-const HINTS: Record<number, string> = {
-  400: 'The listener refused the request as invalid: a missing header, a timestamp more than 5 minutes from its clock, an event ID that is not a UUID v4, or a body that is not JSON.',
-  403: "This machine's source address is not in the listener's allowed CIDRs: ask the administrator to add it.",
-};
-const UNAUTHENTICATED: Record<Signer['kind'], string> = {
-  hmac: "Authentication failed: check the HMAC secret (the exact string shown when the listener was saved, not base64-decoded), that the listener uses HMAC, and this machine's clock.",
-  jwt: "Authentication failed: check that the kid is in the listener's JWKS with the public key of this private key, that the service can fetch the JWKS URL, that the listener uses JWT, and this machine's clock (exp).",
-};
-
-function webhookHint(status: number, kind: Signer['kind']): string | undefined {
-  if (status >= 300 && status < 400) {
-    return 'The listener URL redirected; redirects are not followed (they would drop the signature): use the URL shown for the listener.';
-  }
-  return status === 401 ? UNAUTHENTICATED[kind] : HINTS[status];
-}
+type DeliverModule = typeof import('./deliver.ts');
+// The delivery (attempt log, advice per status) loads with the first send, as the HTTP layer does.
+const loadDeliver: () => Promise<DeliverModule> = lazily(() => import('./deliver.ts'));
 
 function listenerUrl(options: WebhookSenderCommonOptions): { url: string; baseUrl: string } {
   for (const option of ['url', 'baseUrl'] as const) {
@@ -184,7 +172,8 @@ export class WebhookSender {
   readonly #maxBodyBytes: number;
   readonly #http: HttpTransport;
   readonly #logger: Logger;
-  readonly #attemptLog = new AttemptLog();
+  // Made on the first send, with deliver.ts: what each attempt's fetch saw.
+  #attemptLog: AttemptLog | undefined;
 
   constructor(options: WebhookSenderOptions) {
     ({ url: this.url, baseUrl: this.baseUrl } = listenerUrl(options));
@@ -202,7 +191,10 @@ export class WebhookSender {
         `maxBodyBytes must be a whole number of bytes (got ${options.maxBodyBytes}).`,
       );
     }
-    const fetch = this.#attemptLog.wrap(options.fetch);
+    const base = options.fetch;
+    // Only a send calls it, after making the attempt log; it records each attempt's outcome.
+    const fetch: typeof globalThis.fetch = (input, init) =>
+      (this.#attemptLog as AttemptLog).record(base, input, init);
     ({ http: this.#http, logger: this.#logger } = createTransport(
       { ...options, fetch },
       {
@@ -270,47 +262,24 @@ export class WebhookSender {
     const body = serializeBody(payload, this.#maxBodyBytes);
     const eventId = eventIdOrNew(options.eventId);
     await this.#signer.ready();
-    const kind = this.#signer.kind;
-    const attempts = this.#attemptLog.begin(eventId);
-    let response: Awaited<ReturnType<HttpTransport['send']>>;
-    let history: WebhookAttempt[];
+    let delivering: DeliverModule;
     try {
-      response = await this.#http.send({
-        method: 'POST',
-        url: this.url,
-        body: body.bytes,
-        signal: options.signal,
-        timeout: options.timeout,
-        maxRetries: options.maxRetries,
-        acceptStatuses: [409],
-        // The status is the verdict: a 200 with an oversized or broken body is still delivered.
-        statusOnly: true,
-        errorContext: { hint: (status) => webhookHint(status, kind) },
-        beforeAttempt: async (headers) => {
-          attempts.start(Date.now());
-          // A fresh timestamp and signature each attempt; the same event ID and bytes.
-          for (const [name, value] of Object.entries(await this.#headers(body.bytes, eventId, now()))) {
-            headers.set(name, value);
-          }
-        },
-      });
-    } finally {
-      history = attempts.end();
+      delivering = await loadDeliver();
+    } catch (error) {
+      throw loadError(`POST ${new URL(this.url).pathname}`, error, options.signal);
     }
-    const status = response.status === 409 ? 'duplicate' : 'delivered';
-    const earlierAttemptUnanswered = history.slice(0, -1).some((attempt) => attempt.error !== undefined);
-    this.#logger.info(`webhook ${eventId} ${status}`, {
-      attempts: response.attempts,
-      earlierAttemptUnanswered,
-    });
-    return {
-      status,
+    this.#attemptLog ??= new delivering.AttemptLog();
+    return delivering.deliver({
+      http: this.#http,
+      logger: this.#logger,
+      attemptLog: this.#attemptLog,
+      url: this.url,
+      kind: this.#signer.kind,
+      body: body.bytes,
       eventId,
-      attempts: response.attempts,
-      httpStatus: response.status,
-      history,
-      earlierAttemptUnanswered,
-    };
+      options,
+      headers: () => this.#headers(body.bytes, eventId, now()),
+    });
   }
 
   /** What `JSON.stringify(sender)` shows: the URL and the kind of authentication, never key material. */

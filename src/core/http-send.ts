@@ -1,0 +1,273 @@
+/**
+ * The send path of `HttpTransport`: ky with the SDK's retry policy, per-attempt timeouts that
+ * cover reading the body, the answer-size cap, and ky's errors turned into the SDK's. Loaded with
+ * the first request (see http.ts), as ky is.
+ *
+ * @module
+ */
+import type { KyInstance } from 'ky';
+import { makeAPIError } from './api-error.ts';
+import {
+  AbortError,
+  ConnectionError,
+  IdGovError,
+  type RequestSummary,
+  RequestValidationError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from './errors.ts';
+import type { HttpRequest, HttpResponse, ResolvedTransportOptions } from './http.ts';
+import { type KyModule, loadKy } from './ky.ts';
+import { BrokenAnswerError, exceededRetryAfterCap, retryOptions } from './retry.ts';
+
+// One ky instance for every transport: what differs per transport is passed per request.
+let instance: KyInstance | undefined;
+
+function summary(url: string, method: string): RequestSummary {
+  const { origin, pathname } = new URL(url);
+  return { method, path: pathname, url: origin + pathname };
+}
+
+/** ky's bound on an error body, kept: past it the body is dropped and the status error stands alone. */
+const MAX_ERROR_BODY_BYTES = 10 * 1024 * 1024;
+// Statuses whose Response may not have a body.
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+// The text of an answer the caller uses, decoded once where it was read (fetchWhole) and found by
+// the Response that stands for it: no second copy into a Response body and no second decode.
+// UTF-8 with a BOM dropped, as `Response.text()` decodes.
+const decodedText = new WeakMap<Response, string>();
+const utf8 = new TextDecoder();
+
+/**
+ * Reads the whole body, counting bytes as they arrive: past `limit` it stops reading and returns
+ * undefined, so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared
+ * Content-Length over the limit stops it before reading at all.
+ */
+async function readBytes(response: Response, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  if (Number(response.headers.get('content-length')) > limit) {
+    response.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  if (!response.body) return new Uint8Array();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * A `fetch` for ky that resolves only once the answer's body is read. ky times and retries the
+ * whole `fetch` call, so one deadline per attempt runs from sending to the last byte, and a body
+ * that breaks off or stalls is retried like a connection that did. The answer handed back is
+ * buffered: an answer the caller uses (2xx, accepted) up to `maxResponseBytes`, past which it
+ * fails; an error's up to ky's 10 MiB, past which it is dropped.
+ */
+function fetchWhole(
+  fetch: typeof globalThis.fetch | undefined,
+  request: HttpRequest,
+  limit: number,
+  what: RequestSummary,
+): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await (fetch ? fetch(input, init) : globalThis.fetch(input, init));
+    // A browser's refused redirect: status 0 and no body, which a new Response cannot have.
+    if (response.type === 'opaqueredirect') return response;
+    const used = response.ok || (request.acceptStatuses?.includes(response.status) ?? false);
+    const answer = { status: response.status, statusText: response.statusText, headers: response.headers };
+    if (used && request.statusOnly) {
+      response.body?.cancel().catch(() => {});
+      return new Response(null, answer);
+    }
+    let bytes: Uint8Array<ArrayBuffer> | undefined;
+    try {
+      bytes = await readBytes(response, used ? limit : MAX_ERROR_BODY_BYTES);
+    } catch (error) {
+      // An abort (ky's timeout, the caller's signal) is not a break.
+      if (input instanceof Request && input.signal.aborted) throw error;
+      throw new BrokenAnswerError('the connection broke while reading the answer', { cause: error });
+    }
+    if (!bytes && used) {
+      throw new ResponseTooLargeError(
+        `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
+        limit,
+        what,
+        response.status,
+      );
+    }
+    const empty = !bytes?.byteLength || NULL_BODY_STATUSES.has(response.status);
+    if (used && bytes && !empty) {
+      const decoded = new Response(null, answer);
+      decodedText.set(decoded, utf8.decode(bytes));
+      return decoded;
+    }
+    return new Response(empty ? null : bytes, answer);
+  };
+}
+
+/** The socket or TLS error code under a failed fetch (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...). */
+function errorCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * The headers sent: the caller's, then the SDK's replacing any of the same name whatever its
+ * casing (`Headers` merges by name; an object spread would send both and the server would see
+ * `text/plain, application/json`). `Accept` is always JSON, as the SDK parses the answer; a
+ * caller's `User-Agent` goes before the SDK's, the more specific product first (RFC 9110 10.1.5);
+ * `Authorization` is set before each attempt, over any other.
+ */
+function headersFor(request: HttpRequest, userAgent: string): Headers {
+  let headers: Headers;
+  try {
+    headers = new Headers(request.callerHeaders);
+  } catch (error) {
+    const reason = String((error as Error)?.message)
+      .replace(/[^\x20-\x7e]/g, ' ')
+      .slice(0, 200);
+    throw new RequestValidationError(
+      `headers are not valid HTTP headers (${reason}): use ASCII names and values without line breaks.`,
+      'headers',
+    );
+  }
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+  const theirs = headers.get('user-agent');
+  headers.set('user-agent', theirs ? `${theirs} ${userAgent}` : userAgent);
+  headers.set('accept', 'application/json');
+  return headers;
+}
+
+/** Sends `request`, retrying as configured, and reads the body. Throws an {@link IdGovError}. */
+export async function sendRequest(
+  settings: ResolvedTransportOptions,
+  request: HttpRequest,
+): Promise<HttpResponse> {
+  const { logger } = settings;
+  const timeout = request.timeout ?? settings.timeout;
+  const what = summary(request.url, request.method);
+  let attempts = 0;
+  const prepare = async (headers: Headers) => {
+    attempts += 1;
+    await request.beforeAttempt?.(headers, attempts);
+  };
+  const started = Date.now();
+  let ky: KyModule | undefined;
+  try {
+    const headers = headersFor(request, settings.userAgent);
+    ky = await loadKy();
+    const { isHTTPError } = ky;
+    instance ??= ky.default.create({ throwHttpErrors: true });
+    const response = await instance(request.url, {
+      method: request.method,
+      headers,
+      body: request.body,
+      signal: request.signal,
+      timeout,
+      fetch: fetchWhole(settings.fetch, request, settings.maxResponseBytes, what),
+      // Never follow: a 307/308 would replay the client secret or the token to wherever it points,
+      // and any redirect would make us accept answers from a host the user did not configure.
+      redirect: 'manual',
+      throwHttpErrors: (status) => !request.acceptStatuses?.includes(status),
+      retry: retryOptions(request.maxRetries ?? settings.maxRetries, ky),
+      hooks: {
+        beforeRequest: [({ request: r }) => prepare(r.headers)],
+        beforeRetry: [
+          ({ request: r, error, retryCount }) => {
+            const reason = isHTTPError(error) ? `status ${error.response.status}` : error.name;
+            logger.info(`retrying ${what.method} ${what.path} after ${reason}`, { retry: retryCount });
+            return prepare(r.headers);
+          },
+        ],
+      },
+    });
+    // Buffered by fetchWhole within the attempt's timeout; decoded as UTF-8, a BOM dropped.
+    const text = decodedText.get(response) ?? (await response.text());
+    logger.debug(`${what.method} ${what.path} ${response.status}`, { ms: Date.now() - started, attempts });
+    return { status: response.status, headers: response.headers, text, attempts };
+  } catch (error) {
+    throw translate(error, request, what, attempts, ky, settings.timeout);
+  }
+}
+
+/** The SDK's error for what ky (or the fetch under it) threw. */
+function translate(
+  error: unknown,
+  request: HttpRequest,
+  what: RequestSummary,
+  attempts: number,
+  ky: KyModule | undefined,
+  timeout: number,
+): IdGovError {
+  if (error instanceof IdGovError) return error;
+  if (request.signal?.aborted) {
+    return new AbortError(`${what.method} ${what.path} was aborted by the caller.`, {
+      cause: request.signal.reason,
+    });
+  }
+  if (!ky) {
+    return new ConnectionError(
+      `Could not load ky, the SDK's HTTP layer, for ${what.method} ${what.path}: ${(error as Error)?.message ?? error}. In a browser, check that the bundle's chunks are served.`,
+      { cause: error },
+    );
+  }
+  const { isHTTPError, isNetworkError, isTimeoutError } = ky;
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  const host = new URL(request.url).host;
+  if (isHTTPError(error)) {
+    const { response } = error;
+    const wait = exceededRetryAfterCap(error);
+    const note =
+      wait === undefined
+        ? undefined
+        : `The service asked to wait ${Math.ceil(wait / 1000)} s, longer than the SDK's 60 s cap; try again later.`;
+    // A browser hides a refused redirect behind an `opaqueredirect` answer of status 0: report it as the 302 it was.
+    const status = response.type === 'opaqueredirect' ? 302 : response.status;
+    const init = { status, headers: response.headers, body: error.data, request: what };
+    return makeAPIError(init, request.errorContext, note);
+  }
+  if (isTimeoutError(error) || (error instanceof DOMException && error.name === 'TimeoutError')) {
+    return new TimeoutError(
+      `${what.method} ${what.path} timed out after ${tries} of ${request.timeout ?? timeout} ms each; raise timeout or check the network.`,
+    );
+  }
+  if (error instanceof BrokenAnswerError) {
+    const code = errorCode(error.cause);
+    return new ConnectionError(
+      `${host} answered ${what.method} ${what.path}, but the connection broke while reading the answer${code ? ` (${code})` : ''}, after ${tries}. Check the network or a proxy between you and the service.`,
+      { cause: error.cause },
+    );
+  }
+  // NetworkError carries the socket-level cause (ECONNREFUSED, reset); never the request, whose headers hold tokens.
+  const cause = isNetworkError(error) ? error.cause : error;
+  // The code says what failed (DNS, refused, TLS); a message is quoted only without one, cut short.
+  const code = errorCode(cause);
+  const reason =
+    code ??
+    String((cause as Error)?.message ?? cause)
+      .replace(/[^\x20-\x7e]/g, ' ')
+      .slice(0, 200);
+  return new ConnectionError(
+    `Could not reach ${host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
+    { cause },
+  );
+}

@@ -1,0 +1,30 @@
+import { AbortError, ConnectionError, type IdGovError } from './errors.ts';
+
+/**
+ * A module loaded on first use instead of with the SDK: the first call starts the dynamic
+ * `import()`, later calls share it. A failed load (a browser chunk that could not be fetched) is
+ * forgotten, so the next call tries again rather than failing forever.
+ */
+export function lazily<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+}
+
+/**
+ * The error for a lazily loaded part of the SDK that did not load for `what` (`POST /path`): an
+ * {@link AbortError} when the caller aborted meanwhile, else a {@link ConnectionError} that says
+ * what to check.
+ */
+export function loadError(what: string, error: unknown, signal: AbortSignal | undefined): IdGovError {
+  if (signal?.aborted) return new AbortError(`${what} was aborted by the caller.`, { cause: signal.reason });
+  return new ConnectionError(
+    `Could not load the SDK's HTTP layer for ${what}: ${(error as Error)?.message ?? error}. In a browser, check that the bundle's chunks are served.`,
+    { cause: error },
+  );
+}
