@@ -24,7 +24,7 @@ export interface TransportOptions {
   readonly timeout?: number | undefined;
   /**
    * Largest answer body, in bytes, the SDK reads (token and API answers); a larger one fails with
-   * {@link ResponseTooLargeError}, read no further. Default 33 554 432 (32 MiB), far above a page of
+   * `ResponseTooLargeError` (from `@idgov/sdk`), read no further. Default 33 554 432 (32 MiB), far above a page of
    * 100 task views with every expansion. Error bodies are bounded by ky at 10 MiB.
    */
   readonly maxResponseBytes?: number | undefined;
