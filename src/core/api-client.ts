@@ -156,14 +156,22 @@ export class APIClient {
       this.#logger.info(`401 on ${call.method} ${call.path}: retrying once with a new token`);
       response = await send();
     }
-    const parsed = parseResponse(call.schema, response.text, call.what);
+    // A body the service got wrong may echo the token it was sent: the raw body an error keeps must not.
+    const unsent = (text: string) => tokens.reduce((out, token) => out.replaceAll(token, '[redacted]'), text);
+    let parsed: z.output<S>;
+    try {
+      parsed = parseResponse(call.schema, response.text, call.what);
+    } catch (error) {
+      if (!(error instanceof ResponseValidationError)) throw error;
+      throw new ResponseValidationError(error.message, error.path, error.issues, unsent(error.rawBody));
+    }
     const problem = call.check?.(parsed);
     if (problem)
       throw new ResponseValidationError(
         `The ${call.what} response ${problem}; see error.rawBody.`,
         '',
         [],
-        response.text,
+        unsent(response.text),
       );
     return { data: parsed, response: responseInfo(response) };
   }

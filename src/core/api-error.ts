@@ -78,6 +78,18 @@ function redactDeep(value: unknown, secrets: readonly string[], depth = 0): unkn
   );
 }
 
+/** The answer's headers, with any value that quotes a secret redacted (a copy only when one does). */
+function redactHeaders(headers: Headers, secrets: readonly string[]): Headers {
+  let copy: Headers | undefined;
+  for (const [name, value] of headers) {
+    const clean = redact(value, secrets);
+    if (clean === value) continue;
+    copy ??= new Headers(headers);
+    copy.set(name, clean);
+  }
+  return copy ?? headers;
+}
+
 /**
  * Text from the service made fit for a message: secrets redacted first (so a cut cannot leave half
  * of one), every unprintable character a space, runs of space one, at most {@link MAX_QUOTE} characters.
@@ -113,10 +125,13 @@ const NOT_MODIFIED_HINT =
  */
 export function makeAPIError(answer: APIErrorInit, context: ErrorContext = {}, note?: string): APIError {
   const secrets = secretForms(context.secrets?.() ?? []);
-  const init = secrets.length ? { ...answer, body: redactDeep(answer.body, secrets) } : answer;
+  const init = secrets.length
+    ? { ...answer, body: redactDeep(answer.body, secrets), headers: redactHeaders(answer.headers, secrets) }
+    : answer;
   const { status, request } = init;
   const redirect = isRedirect(status);
-  const location = redirect ? redirectTarget(init) : undefined;
+  const target = redirect ? redirectTarget(init) : undefined;
+  const location = target === undefined ? undefined : redact(target, secrets);
   const said = redirect
     ? `redirect to ${location ?? 'an undisclosed location'}, not followed`
     : serviceMessage(init.body, secrets);

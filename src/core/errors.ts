@@ -81,7 +81,7 @@ export class ResponseValidationError extends IdGovError {
   readonly path: string;
   /** Every problem found. */
   readonly issues: readonly ValidationIssue[];
-  /** The body as received (secrets of the token endpoint redacted). */
+  /** The body as received, with the token sent (and a token endpoint's whole answer) redacted. */
   readonly rawBody: string;
   constructor(message: string, path: string, issues: readonly ValidationIssue[], rawBody: string) {
     super(message);

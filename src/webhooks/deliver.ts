@@ -27,6 +27,8 @@ export interface Delivery {
   readonly options: SendOptions;
   /** The headers of an attempt, with a fresh timestamp and signature. */
   readonly headers: () => Promise<Record<string, string>>;
+  /** Key material an error must never quote (the HMAC secret). */
+  readonly secrets: () => readonly string[];
 }
 
 // Advice per status; a 401 gets the advice of the sender's own method, never the other's.
@@ -50,6 +52,8 @@ function webhookHint(status: number, kind: Signer['kind']): string | undefined {
 export async function deliver(delivery: Delivery): Promise<WebhookDelivery> {
   const { http, logger, url, kind, body, eventId, options } = delivery;
   const attempts = delivery.attemptLog.begin(eventId);
+  // The signatures and tokens of every attempt: a listener may echo any of them.
+  const sent: string[] = [];
   let response: HttpResponse;
   let history: WebhookAttempt[];
   try {
@@ -63,12 +67,17 @@ export async function deliver(delivery: Delivery): Promise<WebhookDelivery> {
       acceptStatuses: [409],
       // The status is the verdict: a 200 with an oversized or broken body is still delivered.
       statusOnly: true,
-      errorContext: { hint: (status) => webhookHint(status, kind) },
+      // A listener that echoes the request (its signature, the JWT, the secret) must not put them in an error.
+      errorContext: {
+        hint: (status) => webhookHint(status, kind),
+        secrets: () => [...delivery.secrets(), ...sent],
+      },
       beforeAttempt: async (headers) => {
         attempts.start(Date.now());
         // A fresh timestamp and signature each attempt; the same event ID and bytes.
         for (const [name, value] of Object.entries(await delivery.headers())) {
           headers.set(name, value);
+          if (/^(authorization|webhook-signature)$/i.test(name)) sent.push(value.replace(/^Bearer /, ''));
         }
       },
     });

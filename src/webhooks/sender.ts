@@ -279,6 +279,7 @@ export class WebhookSender {
       eventId,
       options,
       headers: () => this.#headers(body.bytes, eventId, now()),
+      secrets: () => this.#signer.secrets(),
     });
   }
 

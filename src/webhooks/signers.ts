@@ -18,6 +18,8 @@ export interface Signer {
   ready(): Promise<void>;
   /** Headers that authenticate `body` for this event and timestamp. */
   sign(body: Uint8Array<ArrayBuffer>, eventId: string, timestamp: number): Promise<Record<string, string>>;
+  /** Key material an error must never quote, should a listener echo it (the HMAC secret). */
+  secrets(): readonly string[];
 }
 
 /**
@@ -76,6 +78,7 @@ export function hmacSigner(auth: HmacAuth): Signer {
     kind: 'hmac',
     description: 'hmac',
     async ready() {},
+    secrets: () => [secret],
     async sign(body, eventId, timestamp) {
       return { [WebhookHeader.SIGNATURE]: await hmacSignature(key, String(timestamp), eventId, body) };
     },
@@ -122,6 +125,8 @@ export function jwtSigner(auth: JwtAuth, audience: string, defaultSubject: strin
   return {
     kind: 'jwt',
     description: `jwt (${alg}, kid ${auth.kid})`,
+    // The private key never enters a header; the signed tokens are redacted per attempt.
+    secrets: () => [],
     async ready() {
       await load();
     },
