@@ -5,23 +5,12 @@
  */
 import { expandPage } from '../src/testing/expand.ts';
 import { FakeData, type WireTask } from '../src/testing/fake-data.ts';
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { SeededRandom } from '../src/testing/random.ts';
 
 /** The views and `expanded` of one broad page (without `nextPageToken`). */
 export function broadPage(seed = 17): { list: unknown[]; expanded: unknown[] } {
-  const next = random(seed);
-  const pick = (n: number) => Math.floor(next() * n);
+  const random = new SeededRandom(seed);
+  const pick = (n: number) => random.int(n);
   const data = new FakeData(seed);
   const tasks = Array.from({ length: 100 }, (_, i): WireTask => {
     const task = data.task() as WireTask & Record<string, unknown>;

@@ -107,7 +107,7 @@ export async function pagingBenchmarks(): Promise<Result[]> {
     served.child.kill();
   }
 
-  // The broad page: 100 views with every expand path, ~540 KB, served as is by a plain server.
+  // The broad page: 100 views with every expand path, ~550 KB, served as is by a plain server.
   const pages = SMALL ? 5 : 50;
   const broad = await start('./page-server.ts', ['--pages', String(pages)]);
   try {

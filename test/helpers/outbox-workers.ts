@@ -48,18 +48,6 @@ export function startWorker(env: Record<string, string>): Worker {
   return { child, exited, announced };
 }
 
-/** A small seeded PRNG (mulberry32), so a failing crash schedule can be replayed with its seed. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Resolves once `condition()` holds, checking every 5 ms; rejects after `timeoutMs`, or as soon as
  * one of `workers` exits (they only exit once nothing is pending), with what it printed to stderr.
