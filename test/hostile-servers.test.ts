@@ -495,12 +495,13 @@ describe('answers larger than maxResponseBytes (issue 14.8)', () => {
   const FIFTY_MB = 50 * 1024 * 1024;
 
   /** Streams a 50 MB JSON answer in 1 MiB chunks, with or without a Content-Length. */
-  function fiftyMegabytes(response: ServerResponse, declareLength: boolean): void {
-    response.writeHead(200, {
-      'content-type': 'application/json',
+  /** 50 MB of spaces (a 200 of JSON) or letters (a 500 of text), paced by the socket's drain. */
+  function fiftyMegabytes(response: ServerResponse, declareLength: boolean, status = 200): void {
+    response.writeHead(status, {
+      'content-type': status === 200 ? 'application/json' : 'text/plain',
       ...(declareLength ? { 'content-length': String(FIFTY_MB) } : {}),
     });
-    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    const chunk = Buffer.alloc(1024 * 1024, status === 200 ? 0x20 : 0x41);
     let sent = 0;
     const pump = () => {
       while (sent < FIFTY_MB && !response.destroyed) {
@@ -529,17 +530,7 @@ describe('answers larger than maxResponseBytes (issue 14.8)', () => {
   it("a 50 MB error answer: the typed status error at once, its body dropped past ky's 10 MiB bound", async () => {
     const tenant = await serve((request, response) => {
       if (request.url === TOKEN_PATH) return goodToken(response);
-      response.writeHead(500, { 'content-type': 'text/plain' });
-      const chunk = Buffer.alloc(1024 * 1024, 0x41);
-      let sent = 0;
-      const pump = () => {
-        while (sent < FIFTY_MB && !response.destroyed) {
-          sent += chunk.length;
-          if (!response.write(chunk)) return void response.once('drain', pump);
-        }
-        response.end();
-      };
-      pump();
+      fiftyMegabytes(response, false, 500);
     });
     const error = await caught(client(tenant.url).tasks.search());
     expect(error).toBeInstanceOf(InternalServerError);

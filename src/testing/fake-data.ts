@@ -1,6 +1,7 @@
 import type { z } from 'zod/mini';
 import type { AppEntitlementSchema } from '../../schemas/app-entitlement.ts';
 import type { FindingTransformationRuleSchema } from '../../schemas/finding-rule.ts';
+import { KNOWN_TASK_TYPE_KINDS } from '../../schemas/request-values.ts';
 import type { TaskSchema } from '../../schemas/task.ts';
 import { SeededRandom } from './random.ts';
 
@@ -37,14 +38,7 @@ export type FakeTaskVariant = 'grant' | 'revoke' | 'certify' | 'offboarding' | '
  */
 export type FakeTaskInput = Partial<WireTask> & { variant?: FakeTaskVariant };
 
-const VARIANTS: readonly FakeTaskVariant[] = [
-  'grant',
-  'revoke',
-  'certify',
-  'offboarding',
-  'action',
-  'finding',
-];
+const VARIANTS: readonly FakeTaskVariant[] = KNOWN_TASK_TYPE_KINDS;
 const APPS = ['app-github', 'app-okta', 'app-aws', 'app-salesforce', 'app-slack'];
 const USERS = ['user-ada', 'user-grace', 'user-alan', 'user-edsger', 'user-barbara', 'user-ken'];
 const DAY_MS = 24 * 60 * 60 * 1000;
