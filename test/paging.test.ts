@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { delay, HttpResponse, http, passthrough } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { PaginationError, RequestValidationError, resolveExpanded } from '../src/index.ts';
@@ -21,6 +22,7 @@ function pagedSearch(pages: string[][], options: { latency?: number; tokens?: st
       bodies.push(body);
       const index = body.pageToken ? Number(String(body.pageToken).slice(1)) - 1 : 0;
       log.push(`start ${index + 1}`);
+      request.signal.addEventListener('abort', () => log.push(`aborted ${index + 1}`));
       if (options.latency) await delay(options.latency);
       log.push(`end ${index + 1}`);
       return HttpResponse.json({
@@ -90,6 +92,53 @@ describe('task search paging', () => {
     }
     await delay(50);
     expect(calls.bodies).toHaveLength(1);
+  });
+
+  it('answers next() calls made before the previous settled in order, across pages, then done', async () => {
+    const calls = pagedSearch([['a', 'b'], [], ['c']], { latency: 10 });
+    const iterator = makeClient().tasks.search()[Symbol.asyncIterator]();
+    // A careless caller: five calls at once, across an empty page and past the end.
+    const results = await Promise.all([1, 2, 3, 4, 5].map(() => iterator.next()));
+    expect(results.map((r) => (r.done ? 'done' : r.value.task?.id))).toEqual(['a', 'b', 'c', 'done', 'done']);
+    expect(calls.bodies).toHaveLength(3);
+  });
+
+  it('ends the iteration after a failed page: the error once, then done, with no further request', async () => {
+    const calls = pagedSearch([['a'], ['b'], ['c']], { tokens: ['p2', 'p2', ''] });
+    const iterator = makeClient().tasks.search()[Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.task?.id).toBe('a');
+    expect((await iterator.next()).value?.task?.id).toBe('b');
+    expect(await caught(iterator.next())).toBeInstanceOf(PaginationError);
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+    expect(calls.bodies).toHaveLength(2);
+  });
+
+  it('return() and throw() close the listing, aborting a prefetched request', async () => {
+    for (const close of ['return', 'throw'] as const) {
+      const calls = pagedSearch([['a'], ['b'], ['c']], { latency: 40 });
+      const iterator = makeClient().tasks.search({}, { prefetch: true })[Symbol.asyncIterator]();
+      expect((await iterator.next()).value?.task?.id).toBe('a');
+      await delay(10); // the prefetched request reaches the service
+      const oops = new Error('caller gave up');
+      if (close === 'return') expect(await iterator.return()).toEqual({ value: undefined, done: true });
+      else expect(await caught(iterator.throw(oops))).toBe(oops);
+      expect(await iterator.next()).toEqual({ value: undefined, done: true });
+      await delay(60);
+      // Page 2 was prefetched and aborted, and nothing came after it.
+      expect(calls.log).toEqual(['start 1', 'end 1', 'start 2', 'aborted 2', 'end 2']);
+      server.resetHandlers();
+    }
+  });
+
+  it('supports `await using`, closing the listing at the end of the block', async () => {
+    const calls = pagedSearch([['a'], ['b']], { latency: 40 });
+    {
+      await using iterator = makeClient().tasks.search({}, { prefetch: true })[Symbol.asyncIterator]();
+      expect((await iterator.next()).value?.task?.id).toBe('a');
+      await delay(10); // the prefetched request reaches the service
+    }
+    await delay(60);
+    expect(calls.log).toEqual(['start 1', 'end 1', 'start 2', 'aborted 2', 'end 2']);
   });
 
   it('prefetches the next page while the caller works, and aborts it on break', async () => {
@@ -204,6 +253,31 @@ describe('expanded objects', () => {
       expect(resolveExpanded(view, 'entitlementsPath')).toEqual([]);
     }
     expect(apps).toEqual(['app-1', 'app-2']);
+  });
+});
+
+describe('expanded objects: the link from a view to its page', () => {
+  it('is invisible: keys, JSON, spreads, equality and inspect show the view as sent', async () => {
+    const sent = { task: { id: 't1' }, appPath: '$.expanded[0]' };
+    server.use(
+      tokenEndpoint().handler,
+      http.post(SEARCH, () =>
+        HttpResponse.json({
+          list: [sent],
+          expanded: [{ '@type': 'type.googleapis.com/c1.api.app.v1.App', id: 'app-secret-name' }],
+        }),
+      ),
+    );
+    const [view] = await makeClient()
+      .tasks.search({ expandMask: { paths: ['app_id'] } })
+      .toArray();
+    if (!view) throw new Error('no view');
+    expect(resolveExpanded(view, 'appPath')?.id).toBe('app-secret-name');
+    expect(Object.keys(view)).toEqual(['task', 'appPath']);
+    expect(JSON.parse(JSON.stringify(view))).toEqual(sent);
+    expect(Reflect.ownKeys({ ...view })).toEqual(['task', 'appPath']);
+    expect(Object.assign({}, view)).toStrictEqual(sent);
+    expect(inspect(view, { depth: 5 })).not.toContain('app-secret-name');
   });
 });
 

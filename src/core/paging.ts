@@ -1,5 +1,6 @@
 import type { WithResponse } from './api-promise.ts';
 import { AbortError, PaginationError, RequestValidationError } from './errors.ts';
+import { ItemIterator } from './item-iterator.ts';
 
 /**
  * A page of a list or search: results in `list`, and a `nextPageToken` that is empty on the last page.
@@ -391,9 +392,7 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
   }
 
   /** Yields every item of every page. */
-  async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
-    for await (const page of this.pages()) {
-      for (const item of page.list ?? []) if (item !== null) yield item;
-    }
+  [Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
+    return new ItemIterator<P, Item>(this.pages());
   }
 }

@@ -68,12 +68,14 @@ export function parseRequest<S extends z.core.$ZodType>(
 // A key `__proto__`, written plainly or with `\u` escapes: JSON.parse makes it an own property,
 // which `Object.assign` or a `for...in` copy would turn into a prototype. Bodies that may hold one
 // are parsed with a reviver that drops such keys at every depth. The cheap `includes` tests come
-// first: on a page without `proto` or `\u` anywhere (almost every page) nothing else runs.
+// first: on a page without `_proto` or `\u` anywhere (almost every page) nothing else runs. Each
+// starts with a character rare in JSON text, which V8 finds with memchr: searching for `proto`
+// instead took a broad page 0.1 ms, four times as long.
 const PLAIN_PROTO_KEY = /"__proto__"\s*:/;
 const ESCAPED_PROTO_KEY =
   /"(?:_|\\u005[fF]){2}(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[fF])(?:t|\\u0074)(?:o|\\u006[fF])(?:_|\\u005[fF]){2}"\s*:/;
 const namesProto = (raw: string) =>
-  (raw.includes('proto') && PLAIN_PROTO_KEY.test(raw)) ||
+  (raw.includes('_proto') && PLAIN_PROTO_KEY.test(raw)) ||
   (raw.includes('\\u') && ESCAPED_PROTO_KEY.test(raw));
 const dropProto = (key: string, value: unknown) => (key === '__proto__' ? undefined : value);
 

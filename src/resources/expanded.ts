@@ -83,8 +83,12 @@ const LIST_FIELDS: Record<ListExpandedField, true> = {
   stepApproversPath: true,
 };
 
-// Views handed out by task search remember their page's `expanded`, without being modified.
-const pageOf = new WeakMap<TaskView, readonly (ExpandedEntry | null)[]>();
+// Views handed out by task search carry their page's `expanded` under this symbol, defined not
+// enumerable: JSON.stringify, spreads, Object.keys, equality checks and console.log do not see it.
+// Not a WeakMap: V8 keeps a young key's value alive through scavenges, so linking 100 views cost a
+// broad page 0.2-0.3 ms of CPU (half its validation); the symbol costs 0.02 ms.
+const PAGE_EXPANDED = Symbol('idgov.expanded');
+type Linked = { readonly [PAGE_EXPANDED]?: readonly (ExpandedEntry | null)[] };
 // Objects already checked against their type: each is checked once, on first resolution.
 const checked = new WeakSet<object>();
 
@@ -93,9 +97,11 @@ const checked = new WeakSet<object>();
  */
 export function linkExpanded(page: TaskSearchResponse): void {
   const expanded = page.expanded;
-  // Without expanded objects every path resolves to nothing, linked or not; WeakMap entries cost GC time.
+  // Without expanded objects every path resolves to nothing, linked or not.
   if (!expanded?.length) return;
-  for (const view of page.list ?? []) if (view) pageOf.set(view, expanded);
+  // One descriptor for the page: defining with a shared one is as cheap as an assignment.
+  const link: PropertyDescriptor = { value: expanded, configurable: true };
+  for (const view of page.list ?? []) if (view) Object.defineProperty(view, PAGE_EXPANDED, link);
 }
 
 // "$.expanded[3]" or "$.expanded[ 3, 7 ]": indexes into the page's `expanded` array
@@ -150,7 +156,7 @@ function typed(entry: ExpandedEntry, index: number): unknown {
 export function resolveExpanded<F extends ExpandedField>(
   view: TaskView,
   field: F,
-  expanded: readonly (ExpandedEntry | null)[] | null | undefined = pageOf.get(view),
+  expanded: readonly (ExpandedEntry | null)[] | null | undefined = (view as Linked)[PAGE_EXPANDED],
 ): ExpandedResult<F> {
   const path = view[field];
   const indexes = path ? JSONPATH.exec(path.trim())?.[1]?.split(',') : undefined;
