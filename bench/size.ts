@@ -13,8 +13,9 @@ const CONSUMERS = {
 const client = new IdGovClient({ baseUrl: 'https://t.example.com', credentials: { token: 't' } });
 for await (const view of client.tasks.search({ pageSize: 50 })) console.log(view.task?.id);`,
     limit: 25 * 1024,
-    // Lazily loaded modules the consumer's own calls load: ky and the SDK's send path, on the first request.
-    onUse: [/node_modules\/ky\//, /dist\/http-send-\w+\.js$/],
+    // Lazily loaded modules the consumer's own calls load: ky, the SDK's send path and the response
+    // checks, on the first request.
+    onUse: [/node_modules\/ky\//, /dist\/(http-send|checks\.generated)-\w+\.js$/],
   },
   'WebhookSender with HMAC': {
     code: `import { WebhookSender } from '@idgov/sdk/webhooks';

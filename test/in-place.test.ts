@@ -1,9 +1,15 @@
 import { readFileSync } from 'node:fs';
 import * as fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
-import { GetFindingTransformationRuleResponseSchema, TaskSearchResponseSchema } from '../schemas/index.ts';
-import { inPlaceCheck } from '../src/core/check-in-place.ts';
+import { EXPANDED_SCHEMAS, ExpandedType, expandedTypeName } from '../schemas/expanded.ts';
+import {
+  AppEntitlementListResponseSchema,
+  GetFindingTransformationRuleResponseSchema,
+  TaskSearchResponseSchema,
+} from '../schemas/index.ts';
+import { CHECKS_FILE, checksSource } from '../scripts/generate-checks.ts';
+import { inPlaceCheck, loadInPlaceChecks } from '../src/core/check-in-place.ts';
 import { parseResponse } from '../src/core/validation.ts';
 import { expandPage } from '../src/testing/expand.ts';
 import { FakeData, fakeRule } from '../src/testing/fake-data.ts';
@@ -26,6 +32,39 @@ const broadPage = JSON.stringify({
   nextPageToken: 'next',
 });
 const rulePage = JSON.stringify({ transformationRule: fakeRule() });
+const entitlementPage = JSON.stringify({
+  list: Array.from({ length: 5 }, () => data.entitlement('app-1')),
+  nextPageToken: 'next',
+});
+// One object of each known expanded type, as a broad page inlines them.
+const expandedObjects = new Map<string, string>();
+for (const entry of (JSON.parse(broadPage) as { expanded: Record<string, Json>[] }).expanded) {
+  const name = expandedTypeName(entry);
+  if (name && !expandedObjects.has(name)) expandedObjects.set(name, JSON.stringify({ ...entry, extra: [1] }));
+}
+// The fake tenant inlines no resources: these two as the service would send them.
+expandedObjects.set(
+  'AppResource',
+  JSON.stringify({
+    '@type': ExpandedType.AppResource,
+    id: 'res-1',
+    appId: 'app-1',
+    appResourceTypeId: 'type-1',
+    displayName: 'prod-db',
+    annotations: { tags: ['pii'] },
+    grantCount: '12',
+    parentResourceId: null,
+  }),
+);
+expandedObjects.set(
+  'AppResourceType',
+  JSON.stringify({
+    '@type': ExpandedType.AppResourceType,
+    id: 'type-1',
+    appId: 'app-1',
+    traitIds: ['t', null],
+  }),
+);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -76,10 +115,33 @@ function agree(schema: z.core.$ZodType, raw: string): void {
 }
 
 describe('in-place check of responses', () => {
+  beforeAll(() => loadInPlaceChecks());
+
+  it('is generated from the schemas as they are (run `npm run generate:checks` after changing one)', () => {
+    expect(readFileSync(CHECKS_FILE, 'utf8')).toBe(checksSource());
+  });
+
+  it('exists for every response a page or a resolved object is checked against', () => {
+    expect(Object.keys(EXPANDED_SCHEMAS).filter((name) => !expandedObjects.has(name))).toEqual([]);
+    for (const schema of [
+      TaskSearchResponseSchema,
+      AppEntitlementListResponseSchema,
+      GetFindingTransformationRuleResponseSchema,
+      ...Object.values(EXPANDED_SCHEMAS),
+    ]) {
+      expect(inPlaceCheck(schema)).toBeTypeOf('function');
+    }
+  });
+
   for (const [name, schema, raw] of [
     ['the fixture page', TaskSearchResponseSchema, fixturePage],
     ['a broad page with every expand path', TaskSearchResponseSchema, broadPage],
     ['a rule lookup', GetFindingTransformationRuleResponseSchema, rulePage],
+    ['an entitlement listing', AppEntitlementListResponseSchema, entitlementPage],
+    ...[...expandedObjects].map(
+      ([name, raw]) =>
+        [`an expanded ${name}`, EXPANDED_SCHEMAS[name as keyof typeof EXPANDED_SCHEMAS], raw] as const,
+    ),
   ] as const) {
     it(`accepts and rejects exactly what zod does, on ${name} mutated anywhere`, () => {
       agree(schema, raw);

@@ -32,9 +32,15 @@ process.on('exit', () => console.log(JSON.stringify(seen)));`;
 }
 
 describe('what loads, where and when', () => {
-  it('importing the SDK loads neither ky nor the send path (retries, body cap, error building); the first request does', async () => {
+  it('importing the SDK loads neither ky, the send path (retries, body cap, error building) nor the response checks; the first request does', async () => {
     // What only a request needs, loaded with it (in a browser bundle: chunks of their own).
-    const sendPath = ['ky', './http-send.ts', './retry.ts', './api-error.ts'];
+    const sendPath = [
+      'ky',
+      './http-send.ts',
+      './retry.ts',
+      './api-error.ts',
+      '../../schemas/checks.generated.ts',
+    ];
     const atImport = await resolvedIn(`await import('@idgov/sdk');`);
     expect(atImport).toContain('@idgov/sdk');
     expect(atImport).toContain('./http.ts');

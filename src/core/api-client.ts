@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
+import { loadInPlaceChecks } from './check-in-place.ts';
 import { AuthenticationError, ResponseValidationError } from './errors.ts';
 import { type CallOptions, checkCallOptions, type HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
@@ -146,6 +147,8 @@ export class APIClient {
           headers.set('authorization', `Bearer ${sent}`);
         },
       });
+    // Loaded while the request is out; a failed load leaves the parsing to zod (same result, slower).
+    const checksLoaded = loadInPlaceChecks().catch(() => {});
     let response: Awaited<ReturnType<typeof send>>;
     try {
       response = await send();
@@ -158,6 +161,7 @@ export class APIClient {
     }
     // A body the service got wrong may echo the token it was sent: the raw body an error keeps must not.
     const unsent = (text: string) => tokens.reduce((out, token) => out.replaceAll(token, '[redacted]'), text);
+    await checksLoaded;
     let parsed: z.output<S>;
     try {
       parsed = parseResponse(call.schema, response.text, call.what);

@@ -202,6 +202,10 @@ export async function sendRequest(
     });
     // Buffered by fetchWhole within the attempt's timeout; decoded as UTF-8, a BOM dropped.
     const text = decodedText.get(response) ?? (await response.text());
+    // Let go at once: the Response stays reachable from ky's and fetch's bookkeeping until a full
+    // collection, and the text with it; measured, every broad page's text then outlived the young
+    // generation (600 MB promoted over 1,000 pages, against 40 MB for a bare fetch loop).
+    decodedText.delete(response);
     logger.debug(`${what.method} ${what.path} ${response.status}`, { ms: Date.now() - started, attempts });
     return { status: response.status, headers: response.headers, text, attempts };
   } catch (error) {

@@ -41,6 +41,9 @@ export class ItemIterator<P extends Page<Item>, Item> implements AsyncGenerator<
       const item = this.#take();
       if (item !== NONE) return { value: item, done: false };
       if (this.#done) return { value: undefined, done: true };
+      // Let go of the finished page before waiting: kept alive while the next one is read and
+      // parsed, a broad page (~2 MB of objects) would be copied by the garbage collector.
+      this.#list = [];
       let result: IteratorResult<P, void>;
       try {
         result = await this.#pages.next();
