@@ -79,6 +79,7 @@ export async function pagingBenchmarks(): Promise<Result[]> {
       rounds,
       () => viewsPerSecondSdk(served, false),
       () => viewsPerSecondRaw(served),
+      true,
     );
     results.push(
       compared(
@@ -93,6 +94,7 @@ export async function pagingBenchmarks(): Promise<Result[]> {
       rounds,
       () => viewsPerSecondSdk(served, true),
       () => viewsPerSecondRaw(served),
+      true,
     );
     results.push({
       name: 'paging: the same with prefetch',
@@ -107,14 +109,16 @@ export async function pagingBenchmarks(): Promise<Result[]> {
     served.child.kill();
   }
 
-  // The broad page: 100 views with every expand path, ~550 KB, served as is by a plain server.
-  const pages = SMALL ? 5 : 50;
+  // The broad page: 100 views with every expand path, ~550 KB, served as is by a plain server. A
+  // round takes a third of a second: more rounds than for narrow pages, for a steadier median.
+  const pages = SMALL ? 5 : 100;
   const broad = await start('./page-server.ts', ['--pages', String(pages)]);
   try {
     const measured = await interleaved(
-      SMALL ? 1 : 5,
+      SMALL ? 1 : 9,
       () => viewsPerSecondSdk(broad, false, true),
       () => viewsPerSecondRaw(broad),
+      true,
     );
     results.push(
       compared(

@@ -12,15 +12,22 @@ export function median(values: readonly number[]): number {
 
 /**
  * Runs `subject` and `reference` alternately for `rounds` rounds (so drift and noise hit both
- * alike) and returns the median of each; each run returns the figure it measured.
+ * alike) and returns the median of each; each run returns the figure it measured. With `warmUp`,
+ * a first round of each is run unrecorded: for short runs, where it measures the JIT compiler
+ * warming up rather than the code.
  */
 export async function interleaved(
   rounds: number,
   subject: () => Promise<number> | number,
   reference: () => Promise<number> | number,
+  warmUp = false,
 ): Promise<{ subject: number; reference: number }> {
   const a: number[] = [];
   const b: number[] = [];
+  if (warmUp && !SMALL) {
+    await reference();
+    await subject();
+  }
   for (let i = 0; i < rounds; i++) {
     b.push(await reference());
     a.push(await subject());
