@@ -1019,7 +1019,7 @@ function checkExpandedAppResourceType(value: unknown): boolean {
   );
 }
 
-// TokenResponseSchema is parsed by zod: TokenResponse access_token: a refinement.
+// TokenResponseSchema is parsed by zod: TokenResponse access_token: a refinement, format or coercion.
 /** @internal Each response schema's check of a parsed value, made without copying it. */
 export const IN_PLACE_CHECKS: ReadonlyMap<object, (value: unknown) => boolean> = /* @__PURE__ */ new Map<
   object,

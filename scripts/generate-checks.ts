@@ -41,6 +41,8 @@ const ROOTS = {
 
 type Def = {
   readonly type: string;
+  readonly format?: string;
+  readonly coerce?: boolean;
   readonly checks?: readonly unknown[];
   readonly innerType?: z.core.$ZodType;
   readonly element?: z.core.$ZodType;
@@ -52,6 +54,18 @@ type Def = {
 };
 
 class Unsupported extends Error {}
+
+/**
+ * The schema's definition, if it asks nothing only zod can run: a refinement (`.check(...)`), a
+ * format (`z.email()`, `z.int()`, `z.uuid()`: a schema that is its own check) or coercion. Else the
+ * schema gets no generated check, and zod parses it.
+ */
+function zodFree(schema: z.core.$ZodType, hint: string): Def {
+  const def = schema._zod.def as Def;
+  if (def.checks?.length || def.format || def.coerce || schema._zod.traits.has('$ZodCheck'))
+    throw new Unsupported(`${hint}: a refinement, format or coercion`);
+  return def;
+}
 
 const ACCEPTS_ANYTHING = 'true';
 
@@ -84,9 +98,7 @@ class Emitter {
    * (`value.id`) or a local, so it may be read twice: a second read of a fixed name costs nothing.
    */
   test(schema: z.core.$ZodType, x: string, hint: string): string {
-    const def = schema._zod.def as Def;
-    // Refinements are zod's to run: a schema with one gets no generated check.
-    if (def.checks?.length) throw new Unsupported(`${hint}: a refinement`);
+    const def = zodFree(schema, hint);
     switch (def.type) {
       case 'string':
       case 'number':
@@ -101,9 +113,10 @@ class Emitter {
         const innerDef = inner._zod.def as Def;
         // Most response fields are both, most of them scalars: one small helper for those.
         const both = innerDef.type === (def.type === 'optional' ? 'nullable' : 'optional');
+        if (both) zodFree(inner, hint);
         const value = both ? (innerDef.innerType as z.core.$ZodType) : inner;
-        const scalar = SCALARS[(value._zod.def as Def).type];
-        if (both && scalar && !(value._zod.def as Def).checks?.length) return `nullish${scalar}(${x})`;
+        const scalar = SCALARS[zodFree(value, hint).type];
+        if (both && scalar) return `nullish${scalar}(${x})`;
         const test = this.test(value, x, hint);
         if (test === ACCEPTS_ANYTHING) return ACCEPTS_ANYTHING;
         const absent = both
@@ -128,7 +141,7 @@ class Emitter {
         return `${name}(${x})`;
       }
       case 'record': {
-        if ((def.keyType?._zod.def as Def | undefined)?.type !== 'string')
+        if (!def.keyType || zodFree(def.keyType, `${hint} key`).type !== 'string')
           throw new Unsupported(`${hint}: record key`);
         const entry = this.test(def.valueType as z.core.$ZodType, 'item', `${hint} value`);
         if (entry === ACCEPTS_ANYTHING) return `isObject(${x})`;

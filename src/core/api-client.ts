@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
-import { loadInPlaceChecks } from './check-in-place.ts';
+import { inPlaceChecksReady, loadInPlaceChecks } from './check-in-place.ts';
 import { AuthenticationError, ResponseValidationError } from './errors.ts';
 import { type CallOptions, checkCallOptions, type HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
@@ -147,8 +147,8 @@ export class APIClient {
           headers.set('authorization', `Bearer ${sent}`);
         },
       });
-    // Loaded while the request is out; a failed load leaves the parsing to zod (same result, slower).
-    const checksLoaded = loadInPlaceChecks().catch(() => {});
+    // Loaded while the request is out; a failed or stalled load leaves the parsing to zod (same result, slower).
+    loadInPlaceChecks().catch(() => {});
     let response: Awaited<ReturnType<typeof send>>;
     try {
       response = await send();
@@ -161,7 +161,7 @@ export class APIClient {
     }
     // A body the service got wrong may echo the token it was sent: the raw body an error keeps must not.
     const unsent = (text: string) => tokens.reduce((out, token) => out.replaceAll(token, '[redacted]'), text);
-    await checksLoaded;
+    await inPlaceChecksReady(options.signal);
     let parsed: z.output<S>;
     try {
       parsed = parseResponse(call.schema, response.text, call.what);

@@ -26,6 +26,28 @@ export const loadInPlaceChecks: () => Promise<void> = lazily(async () => {
   checks = (await import('../../schemas/checks.generated.ts')).IN_PLACE_CHECKS;
 });
 
+// How long an answer in hand waits for the checks: their chunk loads while the request is out and
+// is in long before; one that stalls (a browser bundle served badly) must not hold answers.
+const PATIENCE_MS = 1_000;
+
+/**
+ * Settles when the checks are in, failed to load, `signal` aborts or 1 s has passed, whichever is
+ * first; after that, a response parses with whatever is there (zod when the checks are not).
+ */
+export function inPlaceChecksReady(signal?: AbortSignal): Promise<void> {
+  if (checks) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, PATIENCE_MS);
+    signal?.addEventListener('abort', done, { once: true });
+    loadInPlaceChecks().then(done, done);
+  });
+}
+
 /**
  * The in-place check of a response schema; `undefined` for a schema that has none (a request
  * schema, or one using something only zod can run, such as a refinement) and before the checks

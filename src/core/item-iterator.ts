@@ -82,18 +82,19 @@ export class ItemIterator<P extends Page<Item>, Item> implements AsyncGenerator<
     return this.#queued(() => this.#fetchNext());
   }
 
-  return(): Promise<IteratorResult<Item, void>> {
+  return(value?: void | PromiseLike<void>): Promise<IteratorResult<Item, void>> {
     return this.#queued(async () => {
       this.#close();
       await this.#pages.return();
-      return { value: undefined, done: true };
+      return { value: await value, done: true };
     });
   }
 
   throw(error: unknown): Promise<IteratorResult<Item, void>> {
     return this.#queued(async () => {
       this.#close();
-      await this.#pages.return();
+      // The caller's error is the one that counts, as when a `for await` body throws.
+      await this.#pages.return().catch(() => {});
       throw error;
     });
   }
