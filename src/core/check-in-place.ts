@@ -13,7 +13,7 @@ export type InPlaceCheck = (value: unknown) => boolean;
 // are generated from the schemas (scripts/generate-checks.ts says why generated, and how); zod stays
 // the reference: a value that fails its check is parsed by zod for the exact error.
 //
-// They load with the first request, as ky does (3 KiB gzipped that an import alone need not pay):
+// They load with the first request, as ky does (3.5 KiB gzipped that an import alone need not pay):
 // the client starts loading them as it sends, and they are in by the time an answer is parsed.
 
 let checks: ReadonlyMap<object, InPlaceCheck> | undefined;
