@@ -9,7 +9,6 @@ import { setVariant } from './wire.ts';
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown) => typeof value === 'string';
-const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 const isBoolean = (value: unknown) => typeof value === 'boolean';
 // Missing or null, or else the type: most fields of a response.
 const nullishString = (value: unknown) => value == null || typeof value === 'string';

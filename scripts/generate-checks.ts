@@ -214,6 +214,25 @@ const SCALARS: Record<string, string | undefined> = {
 /** `value` as source text, in single quotes. */
 const quote = (value: unknown) => JSON.stringify(value).replaceAll('"', "'").replaceAll("','", "', '");
 
+// The small tests the checks call, by name; V8 inlines them where they are called.
+const HELPERS: Record<string, string> = {
+  isObject: `const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);`,
+  isString: `const isString = (value: unknown) => typeof value === 'string';`,
+  isNumber: `const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);`,
+  isBoolean: `const isBoolean = (value: unknown) => typeof value === 'boolean';`,
+  nullishString: `// Missing or null, or else the type: most fields of a response.
+const nullishString = (value: unknown) => value == null || typeof value === 'string';`,
+  nullishNumber: `const nullishNumber = (value: unknown) => value == null || (typeof value === 'number' && Number.isFinite(value));`,
+  nullishBoolean: `const nullishBoolean = (value: unknown) => value == null || typeof value === 'boolean';`,
+};
+
+/** The definitions of the helpers `code` calls. */
+function helpers(code: string): string {
+  const used = Object.entries(HELPERS).filter(([name]) => code.includes(`${name}(`));
+  return `${used.map(([, definition]) => definition).join('\n')}\n`;
+}
+
 /** The generated file's text. */
 export function checksSource(): string {
   const emitter = new Emitter();
@@ -248,16 +267,7 @@ export function checksSource(): string {
 ${imports.join('\n')}
 import { setVariant } from './wire.ts';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const isString = (value: unknown) => typeof value === 'string';
-const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
-const isBoolean = (value: unknown) => typeof value === 'boolean';
-// Missing or null, or else the type: most fields of a response.
-const nullishString = (value: unknown) => value == null || typeof value === 'string';
-const nullishNumber = (value: unknown) => value == null || (typeof value === 'number' && Number.isFinite(value));
-const nullishBoolean = (value: unknown) => value == null || typeof value === 'boolean';
-
+${helpers(emitter.functions.join('\n'))}
 ${emitter.functions.join('\n\n')}
 
 ${skipped.join('\n')}

@@ -348,9 +348,8 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     let next: Promise<WithResponse<P>> | undefined = this.#firstAnswer();
     let started = false;
     try {
-      let answer: WithResponse<P> | undefined;
       while (next) {
-        answer = await next;
+        const answer = await next;
         const page = answer.data;
         next = undefined;
         if (!started && this.#source?.startToken) seen.add(this.#source.startToken);
@@ -367,7 +366,6 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
           next.catch(() => {}); // its failure is raised where it is awaited, not as unhandled
         }
         yield answer;
-        answer = undefined;
         if (repeated) {
           throw new PaginationError(
             `The service repeated page token "${token.slice(0, 40)}" after ${seen.size} pages; stopped rather than return items twice.`,

@@ -86,7 +86,7 @@ const LIST_FIELDS: Record<ListExpandedField, true> = {
 // Views handed out by task search carry their page's `expanded` under this symbol, defined not
 // enumerable: JSON.stringify, spreads, Object.keys, equality checks and console.log do not see it.
 // Not a WeakMap: V8 keeps a young key's value alive through scavenges, so linking 100 views cost a
-// broad page 0.2-0.3 ms of CPU (half its validation); the symbol costs 0.02 ms.
+// broad page 0.2-0.3 ms of CPU; the symbol costs 0.02 ms.
 const PAGE_EXPANDED = Symbol('idgov.expanded');
 type Linked = { readonly [PAGE_EXPANDED]?: readonly (ExpandedEntry | null)[] };
 // Objects already checked against their type: each is checked once, on first resolution.
