@@ -24,17 +24,19 @@ const page = () => HttpResponse.json({ list: [{ task: { id: 't-1' } }], nextPage
 /** Answers each search with the next of `answers` (the last one repeats), recording the bodies. */
 function scripted(answers: Array<() => Response | Promise<Response>>) {
   const bodies: string[] = [];
+  const headers: Record<string, string>[] = [];
   const times: number[] = [];
   server.use(
     tokenEndpoint().handler,
     http.post(SEARCH, async ({ request }) => {
       bodies.push(await request.text());
+      headers.push(Object.fromEntries(request.headers));
       times.push(Date.now());
       const answer = answers[Math.min(bodies.length, answers.length) - 1];
       return answer ? answer() : page();
     }),
   );
-  return { bodies, times };
+  return { bodies, headers, times };
 }
 
 describe('retries', () => {
@@ -96,6 +98,39 @@ describe('retries', () => {
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.body).toEqual({ message: 'boom' });
     expect(calls.bodies).toHaveLength(2);
+  });
+
+  it("hands a custom fetch the URL and an init: the serialised body, every header, a live signal, redirect 'manual', on every attempt", async () => {
+    const calls = scripted([() => new HttpResponse('down', { status: 503 }), page]);
+    const seen: Array<{ input: unknown; init: RequestInit | undefined }> = [];
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      seen.push({ input, init });
+      return globalThis.fetch(input, init);
+    };
+    const options = { headers: { 'x-trace': 'abc' } };
+    await makeClient({ fetch }).tasks.search({ query: 'ada', pageSize: 10 }, options);
+    const searches = seen.filter(({ input }) => input === SEARCH);
+    expect(searches).toHaveLength(2);
+    expect(seen.filter(({ input }) => input === `${BASE}/auth/v1/token`)).toHaveLength(1);
+    for (const { init } of searches) {
+      expect(init?.method).toBe('POST');
+      // The string itself, not a stream: nothing is teed or read back between attempts.
+      expect(init?.body).toBe(JSON.stringify({ query: 'ada', pageSize: 10 }));
+      expect(init?.redirect).toBe('manual');
+      expect(init?.signal).toBeInstanceOf(AbortSignal);
+      expect(init?.headers).toMatchObject({ authorization: 'Bearer tok-1', 'x-trace': 'abc' });
+    }
+    // What arrived, the retry included: every header, not only the token the retry hook set.
+    expect(calls.headers).toHaveLength(2);
+    for (const headers of calls.headers) {
+      expect(headers).toMatchObject({
+        authorization: 'Bearer tok-1',
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-trace': 'abc',
+      });
+      expect(headers['user-agent']).toMatch(/^idgov-sdk-js\//);
+    }
   });
 
   for (const [status, type] of [

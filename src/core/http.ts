@@ -28,7 +28,13 @@ export interface TransportOptions {
    * 100 task views with every expansion. Error bodies are bounded by ky at 10 MiB.
    */
   readonly maxResponseBytes?: number | undefined;
-  /** `fetch` to use (a proxying or instrumented one). Default: the global `fetch`. */
+  /**
+   * `fetch` to use (a proxying or instrumented one). Default: the global `fetch`. Called once per
+   * attempt as `fetch(url, init)`: the URL as a string; `init` with `method`, `headers` (a
+   * plain record, the token included), `body` (the serialised JSON string, or the form of a token
+   * request, the same on every attempt), `signal` (the attempt's timeout and the caller's abort)
+   * and `redirect: 'manual'`.
+   */
   readonly fetch?: typeof globalThis.fetch | undefined;
   /** Where log lines go. Default: every level to `console.error` (stderr). */
   readonly logger?: Logger | undefined;
