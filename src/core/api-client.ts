@@ -164,7 +164,7 @@ export class APIClient {
     await inPlaceChecksReady(options.signal);
     let parsed: z.output<S>;
     try {
-      parsed = parseResponse(call.schema, response.text, call.what);
+      parsed = parseResponse(call.schema, response.text, call.what, response.protoFree);
     } catch (error) {
       if (!(error instanceof ResponseValidationError)) throw error;
       throw new ResponseValidationError(error.message, error.path, error.issues, unsent(error.rawBody));

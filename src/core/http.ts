@@ -165,6 +165,11 @@ export interface HttpResponse {
   readonly headers: Headers;
   /** The body as text. */
   readonly text: string;
+  /**
+   * True when the reader found, as it decoded, that the text has neither `_proto` nor a `\u`
+   * escape: it spells no `__proto__` key, and the parser need not look for one.
+   */
+  readonly protoFree?: boolean | undefined;
   /** Attempts made, 1 when the first one succeeded. */
   readonly attempts: number;
 }
