@@ -14,7 +14,7 @@ const encoder = new TextEncoder();
 /** A client whose `fetch` answers the search with `body`, cut into chunks at `cuts` (byte offsets). */
 function clientAnswering(body: Uint8Array, cuts: readonly number[]) {
   const fetch: typeof globalThis.fetch = async (input) => {
-    if (String(input).endsWith('/auth/v1/token')) {
+    if (new Request(input).url.endsWith('/auth/v1/token')) {
       return Response.json({ access_token: 'tok', token_type: 'Bearer', expires_in: 600 });
     }
     const edges = [0, ...cuts, body.byteLength];

@@ -44,15 +44,22 @@ interface DecodedBody {
 // Response that stands for it: no second copy into a Response body and no second decode.
 const decodedBodies = new WeakMap<Response, DecodedBody>();
 
+/** Takes a body's chunks as they arrive. */
+interface ChunkCollector {
+  add(chunk: Uint8Array): void;
+}
+
 /**
- * Reads the whole body, handing each chunk to `take` as it arrives and counting bytes: past `limit`
- * it stops reading and returns false, so a hostile 50 MB answer costs at most `limit` bytes of
- * memory. A declared Content-Length over the limit stops it before reading at all.
+ * Reads the whole body into `collector`, counting bytes: past `limit` it stops reading and returns
+ * false, so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared Content-Length
+ * over the limit stops it before reading at all. A body that breaks off is a {@link BrokenAnswerError}
+ * (retried as a connection that broke); an abort (ky's timeout, the caller's `signal`) stays one.
  */
 async function readChunks(
   response: Response,
   limit: number,
-  take: (chunk: Uint8Array) => void,
+  collector: ChunkCollector,
+  signal: AbortSignal,
 ): Promise<boolean> {
   if (Number(response.headers.get('content-length')) > limit) {
     response.body?.cancel().catch(() => {});
@@ -61,25 +68,30 @@ async function readChunks(
   if (!response.body) return true;
   const reader = response.body.getReader();
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return true;
-    size += value.byteLength;
-    if (size > limit) {
-      reader.cancel().catch(() => {});
-      return false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      size += value.byteLength;
+      if (size > limit) {
+        reader.cancel().catch(() => {});
+        return false;
+      }
+      collector.add(value);
     }
-    take(value);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new BrokenAnswerError('the connection broke while reading the answer', { cause: error });
   }
 }
 
 /**
  * Decodes an answer the caller uses chunk by chunk as it arrives, as UTF-8 with a BOM dropped (as
- * `Response.text()` does), and scans each piece for a `__proto__` hint while it is fresh in the
- * CPU's cache. Copying the chunks into one buffer and decoding that cost a broad page 0.5 ms more
- * CPU: a 550 KB buffer outside the heap per page drove the collector.
+ * `Response.text()` does), and scans each piece for a `__proto__` hint, so that the whole text need
+ * not be searched again. Copying the chunks into one buffer to decode it would put a second copy of
+ * each answer (550 KB for a broad page) outside the heap, which the collector must account for.
  */
-class TextCollector {
+class TextCollector implements ChunkCollector {
   readonly #decoder = new TextDecoder();
   readonly #pieces: string[] = [];
   readonly #scan = new ProtoHintScan();
@@ -100,7 +112,7 @@ class TextCollector {
 }
 
 /** Collects an error answer's bytes, which ky decodes by the charset the answer names. */
-class BytesCollector {
+class BytesCollector implements ChunkCollector {
   readonly #chunks: Uint8Array[] = [];
   #size = 0;
 
@@ -127,11 +139,10 @@ class BytesCollector {
  * buffered: an answer the caller uses (2xx, accepted) up to `maxResponseBytes`, past which it
  * fails; an error's up to ky's 10 MiB, past which it is dropped.
  *
- * It also carries the body. ky's Request has none: with one, ky clones it before every attempt
- * (for retries), which tees the body's stream, the fetch then reads the tee back, and ky cancels
- * the consumed original, which throws and catches an error. On a broad page that was 0.4 ms of the
- * client's 0.8 ms over a bare fetch (CPU profiles; CONTRIBUTING.md, Benchmarks). The body is the
- * serialised string or bytes, sent as they are on every attempt, as a custom `fetch` receives them.
+ * It also carries the body. ky's Request has none: with one, ky clones it before every attempt (for
+ * retries), which tees the body's stream, the fetch reads the tee back, and ky then cancels the
+ * consumed original, which throws and catches an error; all of it on every request, for a body that
+ * is a string or bytes sent as they are.
  */
 function fetchWhole(
   fetch: typeof globalThis.fetch | undefined,
@@ -140,13 +151,23 @@ function fetchWhole(
   what: RequestSummary,
 ): typeof globalThis.fetch {
   return async (input, init) => {
-    // ky always hands over the Request it built, with its signal (timeout and caller) and headers
-    // (the token set by its hooks); `init` holds only options ky does not know. The headers go as a
-    // plain record, this attempt's snapshot: the Headers object stays ky's, which clones and changes it.
-    const { url, method, signal } = input as Request;
-    const headers = Object.fromEntries(input instanceof Request ? input.headers : []);
-    const sent = { ...init, method, headers, body: request.body, signal, redirect: 'manual' } as const;
-    const response = await (fetch ? fetch(url, sent) : globalThis.fetch(url, sent));
+    // ky hands over the Request it built: its signal (this attempt's timeout and the caller's abort)
+    // and headers (the token its hooks set); `init` holds only options ky does not know. The headers
+    // go as this attempt's snapshot: the Headers object stays ky's, which clones and changes it.
+    const built = input as Request;
+    const { url, signal } = built;
+    const headers = Object.fromEntries(built.headers);
+    const sent = {
+      ...init,
+      method: built.method,
+      headers,
+      body: request.body,
+      signal,
+      redirect: 'manual',
+    } as const;
+    // A custom fetch gets a Request, which its author may expect (and which, logged, shows no token
+    // form with the client secret); the global fetch takes the URL and init without one being built.
+    const response = await (fetch ? fetch(new Request(url, sent)) : globalThis.fetch(url, sent));
     // A browser's refused redirect: status 0 and no body, which a new Response cannot have.
     if (response.type === 'opaqueredirect') return response;
     const used = response.ok || (request.acceptStatuses?.includes(response.status) ?? false);
@@ -155,34 +176,27 @@ function fetchWhole(
       response.body?.cancel().catch(() => {});
       return new Response(null, answer);
     }
-    const collector = used ? new TextCollector() : new BytesCollector();
-    let whole: boolean;
-    try {
-      whole = await readChunks(response, used ? limit : MAX_ERROR_BODY_BYTES, (chunk) =>
-        collector.add(chunk),
-      );
-    } catch (error) {
-      // An abort (ky's timeout, the caller's signal) is not a break.
-      if (signal.aborted) throw error;
-      throw new BrokenAnswerError('the connection broke while reading the answer', { cause: error });
-    }
-    if (!whole && used) {
-      throw new ResponseTooLargeError(
-        `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
-        limit,
-        what,
-        response.status,
-      );
-    }
-    if (collector instanceof TextCollector) {
+    if (used) {
+      const collector = new TextCollector();
+      if (!(await readChunks(response, limit, collector, signal))) {
+        throw new ResponseTooLargeError(
+          `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
+          limit,
+          what,
+          response.status,
+        );
+      }
       const body = collector.finish();
       if (body.text === '' || NULL_BODY_STATUSES.has(response.status)) return new Response(null, answer);
       const decoded = new Response(null, answer);
       decodedBodies.set(decoded, body);
       return decoded;
     }
+    const collector = new BytesCollector();
     // Past ky's 10 MiB an error's body is dropped: the status error stands alone.
-    const bytes = whole ? collector.finish() : undefined;
+    const bytes = (await readChunks(response, MAX_ERROR_BODY_BYTES, collector, signal))
+      ? collector.finish()
+      : undefined;
     const empty = !bytes?.byteLength || NULL_BODY_STATUSES.has(response.status);
     return new Response(empty ? null : bytes, answer);
   };

@@ -30,10 +30,9 @@ export interface TransportOptions {
   readonly maxResponseBytes?: number | undefined;
   /**
    * `fetch` to use (a proxying or instrumented one). Default: the global `fetch`. Called once per
-   * attempt as `fetch(url, init)`: the URL as a string; `init` with `method`, `headers` (a
-   * plain record, the token included), `body` (the serialised JSON string, or the form of a token
-   * request, the same on every attempt), `signal` (the attempt's timeout and the caller's abort)
-   * and `redirect: 'manual'`.
+   * attempt with a `Request` that carries the attempt's headers (the token or signature included),
+   * the body as serialised (the same bytes on every attempt), the attempt's `signal` (its timeout
+   * and the caller's abort) and `redirect: 'manual'`.
    */
   readonly fetch?: typeof globalThis.fetch | undefined;
   /** Where log lines go. Default: every level to `console.error` (stderr). */

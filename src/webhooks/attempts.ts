@@ -78,10 +78,8 @@ export class AttemptLog {
     input: Parameters<typeof globalThis.fetch>[0],
     init?: Parameters<typeof globalThis.fetch>[1],
   ): Promise<Response> {
-    // The transport calls with a URL and an init (http-send.ts says why); a Request is read alike.
-    const { headers, signal } =
-      input instanceof Request ? input : { ...init, headers: new Headers(init?.headers) };
-    const eventId = headers.get(WebhookHeader.EVENT_ID) ?? undefined;
+    const request = input instanceof Request ? input : undefined;
+    const eventId = request?.headers.get(WebhookHeader.EVENT_ID) ?? undefined;
     let attempt: OpenAttempt | undefined;
     for (const delivery of (eventId && this.#open.get(eventId)) || []) {
       if (delivery.current && !delivery.current.claimed) {
@@ -98,7 +96,7 @@ export class AttemptLog {
       return response;
     } catch (error) {
       if (attempt && !attempt.settled) {
-        const timedOut = signal?.aborted === true;
+        const timedOut = request?.signal.aborted === true;
         Object.assign(attempt, { error: timedOut ? 'timeout' : 'network', settled: true });
       }
       throw error;
