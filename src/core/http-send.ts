@@ -18,7 +18,7 @@ import {
 } from './errors.ts';
 import type { HttpRequest, HttpResponse, ResolvedTransportOptions } from './http.ts';
 import { type KyModule, loadKy } from './ky.ts';
-import { ProtoHintScan } from './proto-keys.ts';
+import { BytesCollector, type DecodedBody, readChunks, TextCollector } from './read-body.ts';
 import { BrokenAnswerError, exceededRetryAfterCap, retryOptions } from './retry.ts';
 
 // One ky instance for every transport: what differs per transport is passed per request.
@@ -34,103 +34,9 @@ const MAX_ERROR_BODY_BYTES = 10 * 1024 * 1024;
 // Statuses whose Response may not have a body.
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** An answer's text, and whether its reader found that it can spell no `__proto__` key. */
-interface DecodedBody {
-  readonly text: string;
-  readonly protoFree: boolean;
-}
-
 // The text of an answer the caller uses, decoded where it was read (fetchWhole) and found by the
 // Response that stands for it: no second copy into a Response body and no second decode.
 const decodedBodies = new WeakMap<Response, DecodedBody>();
-
-/** Takes a body's chunks as they arrive. */
-interface ChunkCollector {
-  add(chunk: Uint8Array): void;
-}
-
-/**
- * Reads the whole body into `collector`, counting bytes: past `limit` it stops reading and returns
- * false, so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared Content-Length
- * over the limit stops it before reading at all. A body that breaks off is a {@link BrokenAnswerError}
- * (retried as a connection that broke); an abort (ky's timeout, the caller's `signal`) stays one.
- */
-async function readChunks(
-  response: Response,
-  limit: number,
-  collector: ChunkCollector,
-  signal: AbortSignal,
-): Promise<boolean> {
-  if (Number(response.headers.get('content-length')) > limit) {
-    response.body?.cancel().catch(() => {});
-    return false;
-  }
-  if (!response.body) return true;
-  const reader = response.body.getReader();
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return true;
-      size += value.byteLength;
-      if (size > limit) {
-        reader.cancel().catch(() => {});
-        return false;
-      }
-      collector.add(value);
-    }
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new BrokenAnswerError('the connection broke while reading the answer', { cause: error });
-  }
-}
-
-/**
- * Decodes an answer the caller uses chunk by chunk as it arrives, as UTF-8 with a BOM dropped (as
- * `Response.text()` does), and scans each piece for a `__proto__` hint, so that the whole text need
- * not be searched again. Copying the chunks into one buffer to decode it would put a second copy of
- * each answer (550 KB for a broad page) outside the heap, which the collector must account for.
- */
-class TextCollector implements ChunkCollector {
-  readonly #decoder = new TextDecoder();
-  readonly #pieces: string[] = [];
-  readonly #scan = new ProtoHintScan();
-
-  add(chunk: Uint8Array): void {
-    this.#piece(this.#decoder.decode(chunk, { stream: true }));
-  }
-
-  finish(): DecodedBody {
-    this.#piece(this.#decoder.decode());
-    return { text: this.#pieces.join(''), protoFree: !this.#scan.found };
-  }
-
-  #piece(piece: string): void {
-    this.#scan.add(piece);
-    this.#pieces.push(piece);
-  }
-}
-
-/** Collects an error answer's bytes, which ky decodes by the charset the answer names. */
-class BytesCollector implements ChunkCollector {
-  readonly #chunks: Uint8Array[] = [];
-  #size = 0;
-
-  add(chunk: Uint8Array): void {
-    this.#chunks.push(chunk);
-    this.#size += chunk.byteLength;
-  }
-
-  finish(): Uint8Array<ArrayBuffer> {
-    const bytes = new Uint8Array(this.#size);
-    let at = 0;
-    for (const chunk of this.#chunks) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return bytes;
-  }
-}
 
 /**
  * A `fetch` for ky that resolves only once the answer's body is read. ky times and retries the
