@@ -4,7 +4,7 @@ import { AppEntitlementListResponseSchema } from './app-entitlement.ts';
 import { EXPANDED_SCHEMAS } from './expanded.ts';
 import { GetFindingTransformationRuleResponseSchema } from './finding-rule.ts';
 import { TaskSearchResponseSchema } from './task-search.ts';
-import { setVariant } from './wire.ts';
+import { VARIANT } from './wire.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -91,10 +91,15 @@ function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFields(value: 
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSource(value: unknown): boolean {
   if (!checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.review != null ? 'review' :
+    fields.request != null ? 'request' :
+    fields.expired != null ? 'expired' :
+    fields.nonUsage != null ? 'nonUsage' :
+    'unknown';
   return true;
 }
-const checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceVariants = ['review', 'request', 'expired', 'nonUsage'];
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevoke(value: unknown): boolean {
   return (
@@ -165,10 +170,13 @@ function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstance
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstance(value: unknown): boolean {
   if (!checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.connectorResourceActionRef != null ? 'connectorResourceActionRef' :
+    fields.connectorActionRef != null ? 'connectorActionRef' :
+    'unknown';
   return true;
 }
-const checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceVariants = ['connectorResourceActionRef', 'connectorActionRef'];
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
@@ -234,10 +242,14 @@ function checkTaskSearchResponseListItemTaskTypeFieldsActionFields(value: unknow
 
 function checkTaskSearchResponseListItemTaskTypeFieldsAction(value: unknown): boolean {
   if (!checkTaskSearchResponseListItemTaskTypeFieldsActionFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkTaskSearchResponseListItemTaskTypeFieldsActionVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.scopeRole != null ? 'scopeRole' :
+    fields.toolCall != null ? 'toolCall' :
+    fields.finding != null ? 'finding' :
+    'unknown';
   return true;
 }
-const checkTaskSearchResponseListItemTaskTypeFieldsActionVariants = ['scopeRole', 'toolCall', 'finding'];
 
 function checkTaskSearchResponseListItemTaskTypeFieldsFinding(value: unknown): boolean {
   return (
@@ -263,10 +275,17 @@ function checkTaskSearchResponseListItemTaskTypeFields(value: unknown): boolean 
 
 function checkTaskSearchResponseListItemTaskType(value: unknown): boolean {
   if (!checkTaskSearchResponseListItemTaskTypeFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkTaskSearchResponseListItemTaskTypeVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.grant != null ? 'grant' :
+    fields.revoke != null ? 'revoke' :
+    fields.certify != null ? 'certify' :
+    fields.offboarding != null ? 'offboarding' :
+    fields.action != null ? 'action' :
+    fields.finding != null ? 'finding' :
+    'unknown';
   return true;
 }
-const checkTaskSearchResponseListItemTaskTypeVariants = ['grant', 'revoke', 'certify', 'offboarding', 'action', 'finding'];
 
 function checkTaskSearchResponseListItemTaskActionsList(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
@@ -328,10 +347,18 @@ function checkTaskSearchResponseListItemTaskFormFieldsItemFields(value: unknown)
 
 function checkTaskSearchResponseListItemTaskFormFieldsItem(value: unknown): boolean {
   if (!checkTaskSearchResponseListItemTaskFormFieldsItemFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkTaskSearchResponseListItemTaskFormFieldsItemVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.stringField != null ? 'stringField' :
+    fields.boolField != null ? 'boolField' :
+    fields.stringSliceField != null ? 'stringSliceField' :
+    fields.int64Field != null ? 'int64Field' :
+    fields.fileField != null ? 'fileField' :
+    fields.oauth2Field != null ? 'oauth2Field' :
+    fields.stringMapField != null ? 'stringMapField' :
+    'unknown';
   return true;
 }
-const checkTaskSearchResponseListItemTaskFormFieldsItemVariants = ['stringField', 'boolField', 'stringSliceField', 'int64Field', 'fileField', 'oauth2Field', 'stringMapField'];
 
 function checkTaskSearchResponseListItemTaskFormFieldsList(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
@@ -376,10 +403,15 @@ function checkTaskSearchResponseListItemTaskFormFieldRelationshipsItemFields(val
 
 function checkTaskSearchResponseListItemTaskFormFieldRelationshipsItem(value: unknown): boolean {
   if (!checkTaskSearchResponseListItemTaskFormFieldRelationshipsItemFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkTaskSearchResponseListItemTaskFormFieldRelationshipsItemVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.requiredTogether != null ? 'requiredTogether' :
+    fields.atLeastOne != null ? 'atLeastOne' :
+    fields.mutuallyExclusive != null ? 'mutuallyExclusive' :
+    fields.dependentOn != null ? 'dependentOn' :
+    'unknown';
   return true;
 }
-const checkTaskSearchResponseListItemTaskFormFieldRelationshipsItemVariants = ['requiredTogether', 'atLeastOne', 'mutuallyExclusive', 'dependentOn'];
 
 function checkTaskSearchResponseListItemTaskFormFieldRelationshipsList(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
@@ -425,10 +457,18 @@ function checkTaskSearchResponseListItemTaskPolicyCurrentFields(value: unknown):
 
 function checkTaskSearchResponseListItemTaskPolicyCurrent(value: unknown): boolean {
   if (!checkTaskSearchResponseListItemTaskPolicyCurrentFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkTaskSearchResponseListItemTaskPolicyCurrentVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.approval != null ? 'approval' :
+    fields.provision != null ? 'provision' :
+    fields.accept != null ? 'accept' :
+    fields.reject != null ? 'reject' :
+    fields.wait != null ? 'wait' :
+    fields.form != null ? 'form' :
+    fields.action != null ? 'action' :
+    'unknown';
   return true;
 }
-const checkTaskSearchResponseListItemTaskPolicyCurrentVariants = ['approval', 'provision', 'accept', 'reject', 'wait', 'form', 'action'];
 
 function checkTaskSearchResponseListItemTaskPolicyHistoryList(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
@@ -451,10 +491,18 @@ function checkTaskSearchResponseListItemTaskPolicyNextItemFields(value: unknown)
 
 function checkTaskSearchResponseListItemTaskPolicyNextItem(value: unknown): boolean {
   if (!checkTaskSearchResponseListItemTaskPolicyNextItemFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkTaskSearchResponseListItemTaskPolicyNextItemVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.approval != null ? 'approval' :
+    fields.provision != null ? 'provision' :
+    fields.accept != null ? 'accept' :
+    fields.reject != null ? 'reject' :
+    fields.wait != null ? 'wait' :
+    fields.form != null ? 'form' :
+    fields.action != null ? 'action' :
+    'unknown';
   return true;
 }
-const checkTaskSearchResponseListItemTaskPolicyNextItemVariants = ['approval', 'provision', 'accept', 'reject', 'wait', 'form', 'action'];
 
 function checkTaskSearchResponseListItemTaskPolicyNextList(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
@@ -693,10 +741,14 @@ function checkGetFindingTransformationRuleResponseTransformationRuleTransformsIt
 
 function checkGetFindingTransformationRuleResponseTransformationRuleTransformsItem(value: unknown): boolean {
   if (!checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFields(value)) return false;
-  setVariant(value as Record<string, unknown>, checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemVariants);
+  const fields = value as Record<string, unknown>;
+  fields[VARIANT] =
+    fields.setSeverity != null ? 'setSeverity' :
+    fields.setTags != null ? 'setTags' :
+    fields.removeTags != null ? 'removeTags' :
+    'unknown';
   return true;
 }
-const checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemVariants = ['setSeverity', 'setTags', 'removeTags'];
 
 function checkGetFindingTransformationRuleResponseTransformationRuleTransformsList(value: unknown): boolean {
   if (!Array.isArray(value)) return false;

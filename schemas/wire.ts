@@ -108,7 +108,7 @@ export function variantKeysOf(schema: object): readonly string[] | undefined {
  * @internal Writes `$kind`: the first variant set, in declaration order (several set is a service
  * bug; the others are still kept), or `'unknown'` for a variant this SDK does not know.
  */
-export function setVariant(value: Record<string, unknown>, keys: readonly string[]): void {
+function setVariant(value: Record<string, unknown>, keys: readonly string[]): void {
   let kind = 'unknown';
   for (const key of keys) {
     if (value[key] != null) {
