@@ -2,18 +2,11 @@ import type * as z from 'zod/mini';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
 import { inPlaceChecksReady, loadInPlaceChecks } from './check-in-place.ts';
+import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './cursor.ts';
 import { AuthenticationError, ResponseValidationError } from './errors.ts';
 import { type CallOptions, checkCallOptions, type HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
-import {
-  type CursorScheme,
-  clampPageSize,
-  MAX_PAGE_SIZE,
-  notAPage,
-  type Page,
-  PagePromise,
-  type PagingOptions,
-} from './paging.ts';
+import { notAPage, type Page, PagePromise, type PagingOptions } from './paging.ts';
 import { parseResponse } from './validation.ts';
 
 /**

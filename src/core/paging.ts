@@ -1,6 +1,7 @@
 import type { WithResponse } from './api-promise.ts';
 import { AbortError, PaginationError, RequestValidationError } from './errors.ts';
 import { ItemIterator } from './item-iterator.ts';
+import { TokenHistory } from './token-history.ts';
 
 /**
  * A page of a list or search: results in `list`, and a `nextPageToken` that is empty on the last page.
@@ -56,53 +57,6 @@ export interface PageSource<P> {
   /** Fetches one page. */
   readonly fetchPage: FetchPage<P>;
 }
-
-// The service treats 1..9 (and anything below) as 10 and anything above 100 as 100; 0 means its default.
-const MIN_PAGE_SIZE = 10;
-/** The largest page the service sends. */
-export const MAX_PAGE_SIZE = 100;
-
-/**
- * The page size to send: 0 or missing leaves the service default (25); the rest is clamped to
- * 10..100, negative numbers included, as the service would read them.
- *
- * @group Task search
- */
-export function clampPageSize(pageSize: number | undefined): number | undefined {
-  if (!pageSize) return undefined;
-  return Math.min(MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, pageSize));
-}
-
-/**
- * Where a listing carries its page size and token, with the rest of its request fixed: each page
- * re-sends the identical request with only the token changed.
- *
- * @group Task search
- */
-export interface CursorScheme {
-  /** The query and body of the request for the page after `token` (the first for undefined). */
-  place(
-    request: { readonly query: Record<string, string | undefined>; readonly body: object | undefined },
-    pageSize: number | undefined,
-    token: string | undefined,
-  ): { query: Record<string, string | undefined>; body: object | undefined };
-}
-
-/** `pageSize` and `pageToken` in the JSON body: POST searches. */
-export const bodyCursor: CursorScheme = {
-  place: ({ query, body }, pageSize, token) => ({
-    query,
-    body: { ...body, pageSize, ...(token ? { pageToken: token } : {}) },
-  }),
-};
-
-/** `page_size` and `page_token` in the query: GET lists. */
-export const queryCursor: CursorScheme = {
-  place: ({ query, body }, pageSize, token) => ({
-    query: { ...query, page_size: pageSize?.toString(), page_token: token },
-    body,
-  }),
-};
 
 /**
  * Paging options of a list or search call.
@@ -172,50 +126,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-// Two FNV-1a passes with different offsets: 64 bits of a token in a short string, so the history of
-// a listing costs the same whether its tokens are 20 bytes or 256 KiB.
-function fingerprint(token: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < token.length; i += 1) {
-    const c = token.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
-  }
-  return `${token.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
-}
-
-const RECENT_TOKENS = 1024;
-
-/**
- * The page tokens of one listing, in bounded memory: fingerprints of the last 1024 (a cycle up to
- * that period is caught at its first repeated token, before any item is returned twice), plus one
- * checkpoint moved to every power-of-two position (Brent's method), which catches a longer cycle too.
- */
-class TokenHistory {
-  readonly #recent = new Set<string>();
-  readonly #order: string[] = [];
-  #checkpoint: string | undefined;
-  #count = 0;
-
-  /** Records `token`; false if it was seen before. */
-  add(token: string): boolean {
-    const key = fingerprint(token);
-    if (this.#recent.has(key) || key === this.#checkpoint) return false;
-    this.#count += 1;
-    if ((this.#count & (this.#count - 1)) === 0) this.#checkpoint = key;
-    this.#recent.add(key);
-    this.#order.push(key);
-    if (this.#order.length > RECENT_TOKENS) this.#recent.delete(this.#order.shift() as string);
-    return true;
-  }
-
-  /** Tokens recorded. */
-  get size(): number {
-    return this.#count;
-  }
 }
 
 /**

@@ -6,7 +6,8 @@ import {
   type AppEntitlementView,
 } from '../../schemas/app-entitlement.ts';
 import type { APIClient, RequestOptions } from '../core/api-client.ts';
-import { type PagePromise, type PagingOptions, queryCursor } from '../core/paging.ts';
+import { queryCursor } from '../core/cursor.ts';
+import type { PagePromise, PagingOptions } from '../core/paging.ts';
 import { pathParam } from '../core/url.ts';
 import { parseRequest } from '../core/validation.ts';
 

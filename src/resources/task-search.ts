@@ -7,7 +7,8 @@ import {
   type TaskView,
 } from '../../schemas/task-search.ts';
 import type { APIClient, RequestOptions } from '../core/api-client.ts';
-import { bodyCursor, type PagePromise, type PagingOptions } from '../core/paging.ts';
+import { bodyCursor } from '../core/cursor.ts';
+import type { PagePromise, PagingOptions } from '../core/paging.ts';
 import { parseRequest } from '../core/validation.ts';
 import { linkExpanded } from './expanded.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
