@@ -180,6 +180,30 @@ describe('in-place check of responses', () => {
     });
   }
 
+  // The checks walk each object's own keys: whatever else an object holds, and in whatever order, a
+  // known field is checked, and the last of a repeated key is the one checked, as JSON.parse keeps it.
+  for (const [what, task, valid] of [
+    ['integer-like keys before it', '{"0":1,"7":[],"id":5}', false],
+    ['integer-like keys, valid', '{"0":1,"7":[],"id":"t1"}', true],
+    [
+      "Object.prototype's names as keys",
+      '{"constructor":1,"toString":"x","hasOwnProperty":null,"id":5}',
+      false,
+    ],
+    ['a repeated key, the last invalid', '{"id":"t1","id":5}', false],
+    ['a repeated key, the last valid', '{"id":5,"id":"t1"}', true],
+    ['a preset $kind on a variant', '{"id":"t1","type":{"$kind":"bogus","grant":{}}}', true],
+    ['an unknown key holding anything', '{"zz":{"deep":[1,{"x":null}]},"id":"t1"}', true],
+  ] as const) {
+    it(`checks a task's known fields with ${what}`, () => {
+      const raw = `{"list":[{"task":${task}}],"nextPageToken":""}`;
+      const check = inPlaceCheck(TaskSearchResponseSchema);
+      const parsed = TaskSearchResponseSchema.safeParse(JSON.parse(raw));
+      expect(check?.(JSON.parse(raw))).toBe(valid);
+      expect(parsed.success).toBe(valid);
+    });
+  }
+
   it('leaves a value that merely mentions __proto__ alone', () => {
     const raw =
       '{"list":[{"task":{"id":"t1","description":"see \\"__proto__\\" and \\u00e9"}}],"nextPageToken":""}';
