@@ -20,7 +20,8 @@ export function mayNameProto(text: string): boolean {
 
 /**
  * {@link mayNameProto} over a text that arrives in pieces (decoded chunks of a body), each piece
- * scanned while it is fresh in the CPU's cache; a hint split across two pieces is found too.
+ * scanned as it arrives rather than the whole text again once it is in; a hint split across pieces
+ * is found too.
  */
 export class ProtoHintScan {
   #tail = '';
