@@ -16,161 +16,77 @@ const nullishNumber = (value: unknown) => value == null || (typeof value === 'nu
 const nullishBoolean = (value: unknown) => value == null || typeof value === 'boolean';
 
 function checkTaskSearchResponseListItemTaskTypeFieldsGrantSource(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'conversationId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'externalUrl':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'integrationId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'requestId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'isExtension':
-        if (!(nullishBoolean(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.conversationId) &&
+    nullishString(value.externalUrl) &&
+    nullishString(value.integrationId) &&
+    nullishString(value.requestId) &&
+    nullishBoolean(value.isExtension)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsGrant(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appEntitlementId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'identityUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'grantDuration':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcome':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcomeTime':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'source':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsGrantSource(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appEntitlementId) &&
+    nullishString(value.appId) &&
+    nullishString(value.appUserId) &&
+    nullishString(value.identityUserId) &&
+    nullishString(value.grantDuration) &&
+    nullishString(value.outcome) &&
+    nullishString(value.outcomeTime) &&
+    (value.source == null || checkTaskSearchResponseListItemTaskTypeFieldsGrantSource(value.source))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevokeResource(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appResourceTypeId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appId) &&
+    nullishString(value.appResourceTypeId) &&
+    nullishString(value.id)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsReview(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'accessReviewId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'certTicketId':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.accessReviewId) &&
+    nullishString(value.certTicketId)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsRequest(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'requestUserId':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.requestUserId)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsExpired(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'expiredAt':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.expiredAt)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsNonUsage(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'expiresAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'lastLogin':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.expiresAt) &&
+    nullishString(value.lastLogin)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'review':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsReview(field)))) return false;
-        break;
-      case 'request':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsRequest(field)))) return false;
-        break;
-      case 'expired':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsExpired(field)))) return false;
-        break;
-      case 'nonUsage':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsNonUsage(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.review == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsReview(value.review)) &&
+    (value.request == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsRequest(value.request)) &&
+    (value.expired == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsExpired(value.expired)) &&
+    (value.nonUsage == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSourceFieldsNonUsage(value.nonUsage))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSource(value: unknown): boolean {
@@ -186,156 +102,70 @@ function checkTaskSearchResponseListItemTaskTypeFieldsRevokeSource(value: unknow
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsRevoke(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appEntitlementId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'identityUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcome':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcomeTime':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'resource':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeResource(field)))) return false;
-        break;
-      case 'source':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSource(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appEntitlementId) &&
+    nullishString(value.appId) &&
+    nullishString(value.appUserId) &&
+    nullishString(value.identityUserId) &&
+    nullishString(value.outcome) &&
+    nullishString(value.outcomeTime) &&
+    (value.resource == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeResource(value.resource)) &&
+    (value.source == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeSource(value.source))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsCertify(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'accessReviewId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'accessReviewSelection':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appEntitlementId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'identityUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcome':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcomeTime':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'resource':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeResource(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.accessReviewId) &&
+    nullishString(value.accessReviewSelection) &&
+    nullishString(value.appEntitlementId) &&
+    nullishString(value.appId) &&
+    nullishString(value.appUserId) &&
+    nullishString(value.identityUserId) &&
+    nullishString(value.outcome) &&
+    nullishString(value.outcomeTime) &&
+    (value.resource == null || checkTaskSearchResponseListItemTaskTypeFieldsRevokeResource(value.resource))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsOffboarding(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'subjectUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcome':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcomeTime':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.subjectUserId) &&
+    nullishString(value.outcome) &&
+    nullishString(value.outcomeTime)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceFieldsConnectorResourceActionRef(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'connectorActionDisplayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'connectorActionName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'connectorId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'resourceTypeId':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appId) &&
+    nullishString(value.connectorActionDisplayName) &&
+    nullishString(value.connectorActionName) &&
+    nullishString(value.connectorId) &&
+    nullishString(value.resourceTypeId)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceFieldsConnectorActionRef(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'connectorId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'operation':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appId) &&
+    nullishString(value.connectorId) &&
+    nullishString(value.operation)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'connectorResourceActionRef':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceFieldsConnectorResourceActionRef(field)))) return false;
-        break;
-      case 'connectorActionRef':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceFieldsConnectorActionRef(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.displayName) &&
+    (value.connectorResourceActionRef == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceFieldsConnectorResourceActionRef(value.connectorResourceActionRef)) &&
+    (value.connectorActionRef == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstanceFieldsConnectorActionRef(value.connectorActionRef))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstance(value: unknown): boolean {
@@ -355,139 +185,59 @@ function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEnti
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsScopeRole(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'roleResourceId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'roleResourceTypeId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'scopeResourceId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'scopeResourceTypeId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'grantDuration':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appId) &&
+    nullishString(value.roleResourceId) &&
+    nullishString(value.roleResourceTypeId) &&
+    nullishString(value.scopeResourceId) &&
+    nullishString(value.scopeResourceTypeId) &&
+    nullishString(value.grantDuration)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsToolCall(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appEntitlementId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'callerKind':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'connectorId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'gateId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'toolError':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'toolId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'toolKind':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'toolName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'inputSizeBytes':
-        if (!(nullishNumber(field))) return false;
-        break;
-      case 'toolInput':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appEntitlementId) &&
+    nullishString(value.appId) &&
+    nullishString(value.callerKind) &&
+    nullishString(value.connectorId) &&
+    nullishString(value.gateId) &&
+    nullishString(value.toolError) &&
+    nullishString(value.toolId) &&
+    nullishString(value.toolKind) &&
+    nullishString(value.toolName) &&
+    nullishNumber(value.inputSizeBytes) &&
+    (value.toolInput == null || isObject(value.toolInput))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsFinding(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'findingId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'findingType':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.findingId) &&
+    nullishString(value.findingType)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsActionFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'actionId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'actionInstance':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstance(field)))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'type':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcome':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcomeTime':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'formValues':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'createdAppResourceId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdAppResourceTypeId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdAppEntitlementIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'scopeRole':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsScopeRole(field)))) return false;
-        break;
-      case 'toolCall':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsToolCall(field)))) return false;
-        break;
-      case 'finding':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsFinding(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.actionId) &&
+    (value.actionInstance == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsActionInstance(value.actionInstance)) &&
+    nullishString(value.displayName) &&
+    nullishString(value.type) &&
+    nullishString(value.outcome) &&
+    nullishString(value.outcomeTime) &&
+    (value.formValues == null || isObject(value.formValues)) &&
+    nullishString(value.createdAppResourceId) &&
+    nullishString(value.createdAppResourceTypeId) &&
+    (value.createdAppEntitlementIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.createdAppEntitlementIds)) &&
+    (value.scopeRole == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsScopeRole(value.scopeRole)) &&
+    (value.toolCall == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsToolCall(value.toolCall)) &&
+    (value.finding == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsFinding(value.finding))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsAction(value: unknown): boolean {
@@ -502,53 +252,25 @@ function checkTaskSearchResponseListItemTaskTypeFieldsAction(value: unknown): bo
 }
 
 function checkTaskSearchResponseListItemTaskTypeFieldsFinding(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'findingId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'findingType':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcome':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcomeTime':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.findingId) &&
+    nullishString(value.findingType) &&
+    nullishString(value.outcome) &&
+    nullishString(value.outcomeTime)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskTypeFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'grant':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsGrant(field)))) return false;
-        break;
-      case 'revoke':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsRevoke(field)))) return false;
-        break;
-      case 'certify':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsCertify(field)))) return false;
-        break;
-      case 'offboarding':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsOffboarding(field)))) return false;
-        break;
-      case 'action':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsAction(field)))) return false;
-        break;
-      case 'finding':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsFinding(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.grant == null || checkTaskSearchResponseListItemTaskTypeFieldsGrant(value.grant)) &&
+    (value.revoke == null || checkTaskSearchResponseListItemTaskTypeFieldsRevoke(value.revoke)) &&
+    (value.certify == null || checkTaskSearchResponseListItemTaskTypeFieldsCertify(value.certify)) &&
+    (value.offboarding == null || checkTaskSearchResponseListItemTaskTypeFieldsOffboarding(value.offboarding)) &&
+    (value.action == null || checkTaskSearchResponseListItemTaskTypeFieldsAction(value.action)) &&
+    (value.finding == null || checkTaskSearchResponseListItemTaskTypeFieldsFinding(value.finding))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskType(value: unknown): boolean {
@@ -572,16 +294,10 @@ function checkTaskSearchResponseListItemTaskActionsList(value: unknown): boolean
 }
 
 function checkTaskSearchResponseListItemTaskAnnotationsItem(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case '@type':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value['@type'])
+  );
 }
 
 function checkTaskSearchResponseListItemTaskAnnotationsList(value: unknown): boolean {
@@ -591,22 +307,12 @@ function checkTaskSearchResponseListItemTaskAnnotationsList(value: unknown): boo
 }
 
 function checkTaskSearchResponseListItemTaskExternalRefsItem(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'externalRefSource':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'name':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'url':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.externalRefSource) &&
+    nullishString(value.name) &&
+    nullishString(value.url)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskExternalRefsList(value: unknown): boolean {
@@ -616,60 +322,27 @@ function checkTaskSearchResponseListItemTaskExternalRefsList(value: unknown): bo
 }
 
 function checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-
-    }
-  }
-  return true;
+  return (
+    isObject(value)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskFormFieldsItemFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'name':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'required':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'readOnly':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'stringField':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'boolField':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'stringSliceField':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'int64Field':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'fileField':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'oauth2Field':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'stringMapField':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.name) &&
+    nullishString(value.displayName) &&
+    nullishString(value.description) &&
+    nullishBoolean(value.required) &&
+    nullishBoolean(value.readOnly) &&
+    (value.stringField == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.stringField)) &&
+    (value.boolField == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.boolField)) &&
+    (value.stringSliceField == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.stringSliceField)) &&
+    (value.int64Field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.int64Field)) &&
+    (value.fileField == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.fileField)) &&
+    (value.oauth2Field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.oauth2Field)) &&
+    (value.stringMapField == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.stringMapField))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskFormFieldsItem(value: unknown): boolean {
@@ -694,28 +367,14 @@ function checkTaskSearchResponseListItemTaskFormFieldsList(value: unknown): bool
 }
 
 function checkTaskSearchResponseListItemTaskFormFieldGroupsItem(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'default':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'helpText':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'name':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'fields':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishBoolean(value.default) &&
+    nullishString(value.displayName) &&
+    nullishString(value.helpText) &&
+    nullishString(value.name) &&
+    (value.fields == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.fields))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskFormFieldGroupsList(value: unknown): boolean {
@@ -725,41 +384,21 @@ function checkTaskSearchResponseListItemTaskFormFieldGroupsList(value: unknown):
 }
 
 function checkTaskSearchResponseListItemTaskFormFieldRelationshipsItemFieldsDependentOn(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'dependencyFieldNames':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.dependencyFieldNames == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.dependencyFieldNames))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskFormFieldRelationshipsItemFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'fieldNames':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'requiredTogether':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'atLeastOne':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'mutuallyExclusive':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(field)))) return false;
-        break;
-      case 'dependentOn':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldRelationshipsItemFieldsDependentOn(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.fieldNames == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.fieldNames)) &&
+    (value.requiredTogether == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.requiredTogether)) &&
+    (value.atLeastOne == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.atLeastOne)) &&
+    (value.mutuallyExclusive == null || checkTaskSearchResponseListItemTaskFormFieldsItemFieldsStringField(value.mutuallyExclusive)) &&
+    (value.dependentOn == null || checkTaskSearchResponseListItemTaskFormFieldRelationshipsItemFieldsDependentOn(value.dependentOn))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskFormFieldRelationshipsItem(value: unknown): boolean {
@@ -781,87 +420,39 @@ function checkTaskSearchResponseListItemTaskFormFieldRelationshipsList(value: un
 }
 
 function checkTaskSearchResponseListItemTaskForm(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'fields':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldsList(field)))) return false;
-        break;
-      case 'fieldGroups':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldGroupsList(field)))) return false;
-        break;
-      case 'fieldRelationships':
-        if (!((field == null || checkTaskSearchResponseListItemTaskFormFieldRelationshipsList(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.id) &&
+    nullishString(value.displayName) &&
+    nullishString(value.description) &&
+    (value.fields == null || checkTaskSearchResponseListItemTaskFormFieldsList(value.fields)) &&
+    (value.fieldGroups == null || checkTaskSearchResponseListItemTaskFormFieldGroupsList(value.fieldGroups)) &&
+    (value.fieldRelationships == null || checkTaskSearchResponseListItemTaskFormFieldRelationshipsList(value.fieldRelationships))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'state':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'outcome':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.state) &&
+    nullishString(value.outcome)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskPolicyCurrentFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'policyGenerationId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'state':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'approval':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'provision':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'accept':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'reject':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'wait':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'form':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'action':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.id) &&
+    nullishString(value.policyGenerationId) &&
+    nullishString(value.state) &&
+    (value.approval == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.approval)) &&
+    (value.provision == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.provision)) &&
+    (value.accept == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.accept)) &&
+    (value.reject == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.reject)) &&
+    (value.wait == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.wait)) &&
+    (value.form == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.form)) &&
+    (value.action == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.action))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskPolicyCurrent(value: unknown): boolean {
@@ -886,34 +477,16 @@ function checkTaskSearchResponseListItemTaskPolicyHistoryList(value: unknown): b
 }
 
 function checkTaskSearchResponseListItemTaskPolicyNextItemFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'approval':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'provision':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'accept':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'reject':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'wait':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'form':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-      case 'action':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.approval == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.approval)) &&
+    (value.provision == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.provision)) &&
+    (value.accept == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.accept)) &&
+    (value.reject == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.reject)) &&
+    (value.wait == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.wait)) &&
+    (value.form == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.form)) &&
+    (value.action == null || checkTaskSearchResponseListItemTaskPolicyCurrentFieldsApproval(value.action))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskPolicyNextItem(value: unknown): boolean {
@@ -944,16 +517,10 @@ function checkTaskSearchResponseListItemTaskPolicyPolicyPolicyStepsValueStepsLis
 }
 
 function checkTaskSearchResponseListItemTaskPolicyPolicyPolicyStepsValue(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'steps':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyPolicyPolicyStepsValueStepsList(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.steps == null || checkTaskSearchResponseListItemTaskPolicyPolicyPolicyStepsValueStepsList(value.steps))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskPolicyPolicyPolicyStepsMap(value: unknown): boolean {
@@ -966,85 +533,41 @@ function checkTaskSearchResponseListItemTaskPolicyPolicyPolicyStepsMap(value: un
 }
 
 function checkTaskSearchResponseListItemTaskPolicyPolicy(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'policyType':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'policySteps':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyPolicyPolicyStepsMap(field)))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.id) &&
+    nullishString(value.displayName) &&
+    nullishString(value.description) &&
+    nullishString(value.policyType) &&
+    (value.policySteps == null || checkTaskSearchResponseListItemTaskPolicyPolicyPolicyStepsMap(value.policySteps)) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.updatedAt)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskPolicy(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'current':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyCurrent(field)))) return false;
-        break;
-      case 'history':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyHistoryList(field)))) return false;
-        break;
-      case 'next':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyNextList(field)))) return false;
-        break;
-      case 'policy':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicyPolicy(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.current == null || checkTaskSearchResponseListItemTaskPolicyCurrent(value.current)) &&
+    (value.history == null || checkTaskSearchResponseListItemTaskPolicyHistoryList(value.history)) &&
+    (value.next == null || checkTaskSearchResponseListItemTaskPolicyNextList(value.next)) &&
+    (value.policy == null || checkTaskSearchResponseListItemTaskPolicyPolicy(value.policy))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskRevocationTargetsItemEntitlementRef(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appId) &&
+    nullishString(value.id)
+  );
 }
 
 function checkTaskSearchResponseListItemTaskRevocationTargetsItem(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'entitlementRef':
-        if (!((field == null || checkTaskSearchResponseListItemTaskRevocationTargetsItemEntitlementRef(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.entitlementRef == null || checkTaskSearchResponseListItemTaskRevocationTargetsItemEntitlementRef(value.entitlementRef))
+  );
 }
 
 function checkTaskSearchResponseListItemTaskRevocationTargetsList(value: unknown): boolean {
@@ -1054,97 +577,37 @@ function checkTaskSearchResponseListItemTaskRevocationTargetsList(value: unknown
 }
 
 function checkTaskSearchResponseListItemTask(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'numericId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'state':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'processing':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'type':
-        if (!((field == null || checkTaskSearchResponseListItemTaskType(field)))) return false;
-        break;
-      case 'origin':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'actions':
-        if (!((field == null || checkTaskSearchResponseListItemTaskActionsList(field)))) return false;
-        break;
-      case 'analysisId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'annotations':
-        if (!((field == null || checkTaskSearchResponseListItemTaskAnnotationsList(field)))) return false;
-        break;
-      case 'approverIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'stepApproverIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'commentCount':
-        if (!(nullishNumber(field))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'deletedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdByUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'userId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'data':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'emergencyAccess':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'externalRefs':
-        if (!((field == null || checkTaskSearchResponseListItemTaskExternalRefsList(field)))) return false;
-        break;
-      case 'form':
-        if (!((field == null || checkTaskSearchResponseListItemTaskForm(field)))) return false;
-        break;
-      case 'insightIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'recommendation':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'policy':
-        if (!((field == null || checkTaskSearchResponseListItemTaskPolicy(field)))) return false;
-        break;
-      case 'policyGenerationId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'revocationTargets':
-        if (!((field == null || checkTaskSearchResponseListItemTaskRevocationTargetsList(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.id) &&
+    nullishString(value.numericId) &&
+    nullishString(value.displayName) &&
+    nullishString(value.description) &&
+    nullishString(value.state) &&
+    nullishString(value.processing) &&
+    (value.type == null || checkTaskSearchResponseListItemTaskType(value.type)) &&
+    nullishString(value.origin) &&
+    (value.actions == null || checkTaskSearchResponseListItemTaskActionsList(value.actions)) &&
+    nullishString(value.analysisId) &&
+    (value.annotations == null || checkTaskSearchResponseListItemTaskAnnotationsList(value.annotations)) &&
+    (value.approverIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.approverIds)) &&
+    (value.stepApproverIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.stepApproverIds)) &&
+    nullishNumber(value.commentCount) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.updatedAt) &&
+    nullishString(value.deletedAt) &&
+    nullishString(value.createdByUserId) &&
+    nullishString(value.userId) &&
+    (value.data == null || isObject(value.data)) &&
+    nullishBoolean(value.emergencyAccess) &&
+    (value.externalRefs == null || checkTaskSearchResponseListItemTaskExternalRefsList(value.externalRefs)) &&
+    (value.form == null || checkTaskSearchResponseListItemTaskForm(value.form)) &&
+    (value.insightIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.insightIds)) &&
+    nullishString(value.recommendation) &&
+    (value.policy == null || checkTaskSearchResponseListItemTaskPolicy(value.policy)) &&
+    nullishString(value.policyGenerationId) &&
+    (value.revocationTargets == null || checkTaskSearchResponseListItemTaskRevocationTargetsList(value.revocationTargets))
+  );
 }
 
 function checkTaskSearchResponseListItemObjectPermissionsExtraMap(value: unknown): boolean {
@@ -1157,86 +620,36 @@ function checkTaskSearchResponseListItemObjectPermissionsExtraMap(value: unknown
 }
 
 function checkTaskSearchResponseListItemObjectPermissions(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'read':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'edit':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'delete':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'extra':
-        if (!((field == null || checkTaskSearchResponseListItemObjectPermissionsExtraMap(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishBoolean(value.read) &&
+    nullishBoolean(value.edit) &&
+    nullishBoolean(value.delete) &&
+    (value.extra == null || checkTaskSearchResponseListItemObjectPermissionsExtraMap(value.extra))
+  );
 }
 
 function checkTaskSearchResponseListItem(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'task':
-        if (!((field == null || checkTaskSearchResponseListItemTask(field)))) return false;
-        break;
-      case 'objectPermissions':
-        if (!((field == null || checkTaskSearchResponseListItemObjectPermissions(field)))) return false;
-        break;
-      case 'accessReviewPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appUserLastUsagePath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appUserPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'approversPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdByUserPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'entitlementsPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'identityUserPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'insightsPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'principalResourcePath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'resourceBindingsPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'roleResourcePath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'scopeResourcePath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'stepApproversPath':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'userPath':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.task == null || checkTaskSearchResponseListItemTask(value.task)) &&
+    (value.objectPermissions == null || checkTaskSearchResponseListItemObjectPermissions(value.objectPermissions)) &&
+    nullishString(value.accessReviewPath) &&
+    nullishString(value.appPath) &&
+    nullishString(value.appUserLastUsagePath) &&
+    nullishString(value.appUserPath) &&
+    nullishString(value.approversPath) &&
+    nullishString(value.createdByUserPath) &&
+    nullishString(value.entitlementsPath) &&
+    nullishString(value.identityUserPath) &&
+    nullishString(value.insightsPath) &&
+    nullishString(value.principalResourcePath) &&
+    nullishString(value.resourceBindingsPath) &&
+    nullishString(value.roleResourcePath) &&
+    nullishString(value.scopeResourcePath) &&
+    nullishString(value.stepApproversPath) &&
+    nullishString(value.userPath)
+  );
 }
 
 function checkTaskSearchResponseListList(value: unknown): boolean {
@@ -1246,16 +659,10 @@ function checkTaskSearchResponseListList(value: unknown): boolean {
 }
 
 function checkTaskSearchResponseExpandedItem(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case '@type':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value['@type'])
+  );
 }
 
 function checkTaskSearchResponseExpandedList(value: unknown): boolean {
@@ -1265,51 +672,27 @@ function checkTaskSearchResponseExpandedList(value: unknown): boolean {
 }
 
 function checkTaskSearchResponse(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'list':
-        if (!((field == null || checkTaskSearchResponseListList(field)))) return false;
-        break;
-      case 'expanded':
-        if (!((field == null || checkTaskSearchResponseExpandedList(field)))) return false;
-        break;
-      case 'nextPageToken':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.list == null || checkTaskSearchResponseListList(value.list)) &&
+    (value.expanded == null || checkTaskSearchResponseExpandedList(value.expanded)) &&
+    nullishString(value.nextPageToken)
+  );
 }
 
 function checkAppEntitlementListResponseListItemAppEntitlement(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.id) &&
+    nullishString(value.appId)
+  );
 }
 
 function checkAppEntitlementListResponseListItem(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appEntitlement':
-        if (!((field == null || checkAppEntitlementListResponseListItemAppEntitlement(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.appEntitlement == null || checkAppEntitlementListResponseListItemAppEntitlement(value.appEntitlement))
+  );
 }
 
 function checkAppEntitlementListResponseListList(value: unknown): boolean {
@@ -1319,77 +702,41 @@ function checkAppEntitlementListResponseListList(value: unknown): boolean {
 }
 
 function checkAppEntitlementListResponse(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'list':
-        if (!((field == null || checkAppEntitlementListResponseListList(field)))) return false;
-        break;
-      case 'nextPageToken':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.list == null || checkAppEntitlementListResponseListList(value.list)) &&
+    nullishString(value.nextPageToken)
+  );
 }
 
 function checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsSetSeverity(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'severity':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.severity)
+  );
 }
 
 function checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsSetTags(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'tags':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.tags == null || isObject(value.tags))
+  );
 }
 
 function checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsRemoveTags(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'keys':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.keys == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.keys))
+  );
 }
 
 function checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFields(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'setSeverity':
-        if (!((field == null || checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsSetSeverity(field)))) return false;
-        break;
-      case 'setTags':
-        if (!((field == null || checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsSetTags(field)))) return false;
-        break;
-      case 'removeTags':
-        if (!((field == null || checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsRemoveTags(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.setSeverity == null || checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsSetSeverity(value.setSeverity)) &&
+    (value.setTags == null || checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsSetTags(value.setTags)) &&
+    (value.removeTags == null || checkGetFindingTransformationRuleResponseTransformationRuleTransformsItemFieldsRemoveTags(value.removeTags))
+  );
 }
 
 function checkGetFindingTransformationRuleResponseTransformationRuleTransformsItem(value: unknown): boolean {
@@ -1410,62 +757,28 @@ function checkGetFindingTransformationRuleResponseTransformationRuleTransformsLi
 }
 
 function checkGetFindingTransformationRuleResponseTransformationRule(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'templateId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'condition':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'enabled':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'evaluationOrder':
-        if (!(nullishNumber(field))) return false;
-        break;
-      case 'findingType':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'transforms':
-        if (!((field == null || checkGetFindingTransformationRuleResponseTransformationRuleTransformsList(field)))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.id) &&
+    nullishString(value.appId) &&
+    nullishString(value.templateId) &&
+    nullishString(value.displayName) &&
+    nullishString(value.description) &&
+    nullishString(value.condition) &&
+    nullishBoolean(value.enabled) &&
+    nullishNumber(value.evaluationOrder) &&
+    nullishString(value.findingType) &&
+    (value.transforms == null || checkGetFindingTransformationRuleResponseTransformationRuleTransformsList(value.transforms)) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.updatedAt)
+  );
 }
 
 function checkGetFindingTransformationRuleResponse(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'transformationRule':
-        if (!((field == null || checkGetFindingTransformationRuleResponseTransformationRule(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    (value.transformationRule == null || checkGetFindingTransformationRuleResponseTransformationRule(value.transformationRule))
+  );
 }
 
 function checkExpandedAppAppOwnersList(value: unknown): boolean {
@@ -1475,288 +788,106 @@ function checkExpandedAppAppOwnersList(value: unknown): boolean {
 }
 
 function checkExpandedApp(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'accessModel':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'annotations':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'appAccountId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appAccountName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appOwners':
-        if (!((field == null || checkExpandedAppAppOwnersList(field)))) return false;
-        break;
-      case 'appUserMapper':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'certifyPolicyId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'connectorVersion':
-        if (!(nullishNumber(field))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'defaultRequestCatalogId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'deletedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'enableConnectorSourcedOwnership':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'fieldMask':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'grantPolicyId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'iconUrl':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'identityMatching':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'instructions':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'isDirectory':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'isManuallyManaged':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'logoUri':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'matchBatonRef':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'monthlyCostUsd':
-        if (!(nullishNumber(field))) return false;
-        break;
-      case 'parentAppId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'revokeGrantSources':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'revokePolicyId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'strictAccessEntitlementProvisioning':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'userCount':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.accessModel) &&
+    (value.annotations == null || isObject(value.annotations)) &&
+    nullishString(value.appAccountId) &&
+    nullishString(value.appAccountName) &&
+    (value.appOwners == null || checkExpandedAppAppOwnersList(value.appOwners)) &&
+    (value.appUserMapper == null || isObject(value.appUserMapper)) &&
+    nullishString(value.certifyPolicyId) &&
+    nullishNumber(value.connectorVersion) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.defaultRequestCatalogId) &&
+    nullishString(value.deletedAt) &&
+    nullishString(value.description) &&
+    nullishString(value.displayName) &&
+    nullishBoolean(value.enableConnectorSourcedOwnership) &&
+    nullishString(value.fieldMask) &&
+    nullishString(value.grantPolicyId) &&
+    nullishString(value.iconUrl) &&
+    nullishString(value.id) &&
+    nullishString(value.identityMatching) &&
+    nullishString(value.instructions) &&
+    nullishBoolean(value.isDirectory) &&
+    nullishBoolean(value.isManuallyManaged) &&
+    nullishString(value.logoUri) &&
+    (value.matchBatonRef == null || isObject(value.matchBatonRef)) &&
+    nullishNumber(value.monthlyCostUsd) &&
+    nullishString(value.parentAppId) &&
+    nullishBoolean(value.revokeGrantSources) &&
+    nullishString(value.revokePolicyId) &&
+    nullishBoolean(value.strictAccessEntitlementProvisioning) &&
+    nullishString(value.updatedAt) &&
+    nullishString(value.userCount)
+  );
 }
 
 function checkExpandedAppUser(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'agentStatus':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appUserType':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'deletedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'email':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'emails':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'employeeIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'identityUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'isExternal':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'nhiDetail':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'nhiType':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'profile':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'status':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'username':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'usernames':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.agentStatus) &&
+    nullishString(value.appId) &&
+    nullishString(value.appUserType) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.deletedAt) &&
+    nullishString(value.displayName) &&
+    nullishString(value.email) &&
+    (value.emails == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.emails)) &&
+    (value.employeeIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.employeeIds)) &&
+    nullishString(value.id) &&
+    nullishString(value.identityUserId) &&
+    nullishBoolean(value.isExternal) &&
+    nullishString(value.nhiDetail) &&
+    nullishString(value.nhiType) &&
+    (value.profile == null || isObject(value.profile)) &&
+    (value.status == null || isObject(value.status)) &&
+    nullishString(value.updatedAt) &&
+    nullishString(value.username) &&
+    (value.usernames == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.usernames))
+  );
 }
 
 function checkExpandedAppEntitlement(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'alias':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'annotations':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appResourceId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appResourceTypeId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'certifyPolicyId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'complianceFrameworkValueIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'defaultValuesApplied':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'deletedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'deprovisionerPolicy':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'durationGrant':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'durationUnset':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'emergencyGrantEnabled':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'emergencyGrantPolicyId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'externalId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'grantCount':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'grantPolicyId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'isAutomationEnabled':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'isManuallyManaged':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'matchBatonId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'overrideAccessRequestsDefaults':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'provisionerPolicy':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'purpose':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'requestSchemaId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'revokePolicyId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'riskLevelValueId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'slug':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'sourceConnectorIds':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'systemBuiltin':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'userEditedMask':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.alias) &&
+    (value.annotations == null || isObject(value.annotations)) &&
+    nullishString(value.appId) &&
+    nullishString(value.appResourceId) &&
+    nullishString(value.appResourceTypeId) &&
+    nullishString(value.certifyPolicyId) &&
+    (value.complianceFrameworkValueIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.complianceFrameworkValueIds)) &&
+    nullishString(value.createdAt) &&
+    nullishBoolean(value.defaultValuesApplied) &&
+    nullishString(value.deletedAt) &&
+    (value.deprovisionerPolicy == null || isObject(value.deprovisionerPolicy)) &&
+    nullishString(value.description) &&
+    nullishString(value.displayName) &&
+    nullishString(value.durationGrant) &&
+    (value.durationUnset == null || isObject(value.durationUnset)) &&
+    nullishBoolean(value.emergencyGrantEnabled) &&
+    nullishString(value.emergencyGrantPolicyId) &&
+    nullishString(value.externalId) &&
+    nullishString(value.grantCount) &&
+    nullishString(value.grantPolicyId) &&
+    nullishString(value.id) &&
+    nullishBoolean(value.isAutomationEnabled) &&
+    nullishBoolean(value.isManuallyManaged) &&
+    nullishString(value.matchBatonId) &&
+    nullishBoolean(value.overrideAccessRequestsDefaults) &&
+    (value.provisionerPolicy == null || isObject(value.provisionerPolicy)) &&
+    nullishString(value.purpose) &&
+    nullishString(value.requestSchemaId) &&
+    nullishString(value.revokePolicyId) &&
+    nullishString(value.riskLevelValueId) &&
+    nullishString(value.slug) &&
+    (value.sourceConnectorIds == null || isObject(value.sourceConnectorIds)) &&
+    nullishBoolean(value.systemBuiltin) &&
+    nullishString(value.updatedAt) &&
+    nullishString(value.userEditedMask)
+  );
 }
 
 function checkExpandedUserDepartmentSourcesList(value: unknown): boolean {
@@ -1814,349 +945,129 @@ function checkExpandedUserUsernameSourcesList(value: unknown): boolean {
 }
 
 function checkExpandedUser(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'delegatedUserId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'deletedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'department':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'departmentSources':
-        if (!((field == null || checkExpandedUserDepartmentSourcesList(field)))) return false;
-        break;
-      case 'directoryIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'directoryStatus':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'directoryStatusSources':
-        if (!((field == null || checkExpandedUserDirectoryStatusSourcesList(field)))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'email':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'emailSources':
-        if (!((field == null || checkExpandedUserEmailSourcesList(field)))) return false;
-        break;
-      case 'emails':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'employeeIdSources':
-        if (!((field == null || checkExpandedUserEmployeeIdSourcesList(field)))) return false;
-        break;
-      case 'employeeIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'employmentStatus':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'employmentStatusSources':
-        if (!((field == null || checkExpandedUserEmploymentStatusSourcesList(field)))) return false;
-        break;
-      case 'employmentType':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'employmentTypeSources':
-        if (!((field == null || checkExpandedUserEmploymentTypeSourcesList(field)))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'jobTitle':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'jobTitleSources':
-        if (!((field == null || checkExpandedUserJobTitleSourcesList(field)))) return false;
-        break;
-      case 'managerIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'managerSources':
-        if (!((field == null || checkExpandedUserManagerSourcesList(field)))) return false;
-        break;
-      case 'origin':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'profile':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'roleIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'status':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'type':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'username':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'usernameSources':
-        if (!((field == null || checkExpandedUserUsernameSourcesList(field)))) return false;
-        break;
-      case 'usernames':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.delegatedUserId) &&
+    nullishString(value.deletedAt) &&
+    nullishString(value.department) &&
+    (value.departmentSources == null || checkExpandedUserDepartmentSourcesList(value.departmentSources)) &&
+    (value.directoryIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.directoryIds)) &&
+    nullishString(value.directoryStatus) &&
+    (value.directoryStatusSources == null || checkExpandedUserDirectoryStatusSourcesList(value.directoryStatusSources)) &&
+    nullishString(value.displayName) &&
+    nullishString(value.email) &&
+    (value.emailSources == null || checkExpandedUserEmailSourcesList(value.emailSources)) &&
+    (value.emails == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.emails)) &&
+    (value.employeeIdSources == null || checkExpandedUserEmployeeIdSourcesList(value.employeeIdSources)) &&
+    (value.employeeIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.employeeIds)) &&
+    nullishString(value.employmentStatus) &&
+    (value.employmentStatusSources == null || checkExpandedUserEmploymentStatusSourcesList(value.employmentStatusSources)) &&
+    nullishString(value.employmentType) &&
+    (value.employmentTypeSources == null || checkExpandedUserEmploymentTypeSourcesList(value.employmentTypeSources)) &&
+    nullishString(value.id) &&
+    nullishString(value.jobTitle) &&
+    (value.jobTitleSources == null || checkExpandedUserJobTitleSourcesList(value.jobTitleSources)) &&
+    (value.managerIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.managerIds)) &&
+    (value.managerSources == null || checkExpandedUserManagerSourcesList(value.managerSources)) &&
+    nullishString(value.origin) &&
+    (value.profile == null || isObject(value.profile)) &&
+    (value.roleIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.roleIds)) &&
+    nullishString(value.status) &&
+    nullishString(value.type) &&
+    nullishString(value.updatedAt) &&
+    nullishString(value.username) &&
+    (value.usernameSources == null || checkExpandedUserUsernameSourcesList(value.usernameSources)) &&
+    (value.usernames == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.usernames))
+  );
 }
 
 function checkExpandedAccessReview(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'accessReviewTemplateId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'accuracyIssueAction':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'autoCloseCampaign':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'autoCloseDecision':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'autoGenerateReport':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'autoResolve':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'autoStartCampaign':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'bindings':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'campaignHealth':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'campaignInsights':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'closedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'columnConfig':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'completionDate':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'connectorSourcesFrozenAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdById':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'defaultView':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'errorState':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'exclusionScope':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'exemptCertifiedAccessConflicts':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'expectedTicketCount':
-        if (!(nullishNumber(field))) return false;
-        break;
-      case 'hasAccuracySupport':
-        if (!(nullishBoolean(field))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'inclusionScope':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'multiApp':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'notificationConfig':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'policyId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'reviewInstructions':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'reviewerAttributeConfig':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'scheduledStartDate':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'scope':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'scopeType':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'scopeV2':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'scopingVersion':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'signatureConfig':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'singleApp':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'startedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'state':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'usePolicyOverride':
-        if (!(nullishBoolean(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.accessReviewTemplateId) &&
+    nullishString(value.accuracyIssueAction) &&
+    nullishBoolean(value.autoCloseCampaign) &&
+    nullishString(value.autoCloseDecision) &&
+    nullishBoolean(value.autoGenerateReport) &&
+    nullishBoolean(value.autoResolve) &&
+    nullishBoolean(value.autoStartCampaign) &&
+    (value.bindings == null || isObject(value.bindings)) &&
+    (value.campaignHealth == null || isObject(value.campaignHealth)) &&
+    (value.campaignInsights == null || isObject(value.campaignInsights)) &&
+    nullishString(value.closedAt) &&
+    (value.columnConfig == null || isObject(value.columnConfig)) &&
+    nullishString(value.completionDate) &&
+    nullishString(value.connectorSourcesFrozenAt) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.createdById) &&
+    nullishString(value.defaultView) &&
+    nullishString(value.description) &&
+    nullishString(value.displayName) &&
+    nullishString(value.errorState) &&
+    (value.exclusionScope == null || isObject(value.exclusionScope)) &&
+    nullishBoolean(value.exemptCertifiedAccessConflicts) &&
+    nullishNumber(value.expectedTicketCount) &&
+    nullishBoolean(value.hasAccuracySupport) &&
+    nullishString(value.id) &&
+    (value.inclusionScope == null || isObject(value.inclusionScope)) &&
+    (value.multiApp == null || isObject(value.multiApp)) &&
+    (value.notificationConfig == null || isObject(value.notificationConfig)) &&
+    nullishString(value.policyId) &&
+    nullishString(value.reviewInstructions) &&
+    (value.reviewerAttributeConfig == null || isObject(value.reviewerAttributeConfig)) &&
+    nullishString(value.scheduledStartDate) &&
+    (value.scope == null || isObject(value.scope)) &&
+    nullishString(value.scopeType) &&
+    (value.scopeV2 == null || isObject(value.scopeV2)) &&
+    nullishString(value.scopingVersion) &&
+    (value.signatureConfig == null || isObject(value.signatureConfig)) &&
+    (value.singleApp == null || isObject(value.singleApp)) &&
+    nullishString(value.startedAt) &&
+    nullishString(value.state) &&
+    nullishString(value.updatedAt) &&
+    nullishBoolean(value.usePolicyOverride)
+  );
 }
 
 function checkExpandedAppResource(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'accessConfigId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'agentTrait':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'annotations':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'appResourceTypeId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'customDescription':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'deletedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'description':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'externalId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'grantCount':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'matchBatonId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'nhiDetail':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'nhiType':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'parentAppResourceId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'parentAppResourceTypeId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'profile':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'secretTrait':
-        if (!((field == null || isObject(field)))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.accessConfigId) &&
+    (value.agentTrait == null || isObject(value.agentTrait)) &&
+    (value.annotations == null || isObject(value.annotations)) &&
+    nullishString(value.appId) &&
+    nullishString(value.appResourceTypeId) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.customDescription) &&
+    nullishString(value.deletedAt) &&
+    nullishString(value.description) &&
+    nullishString(value.displayName) &&
+    nullishString(value.externalId) &&
+    nullishString(value.grantCount) &&
+    nullishString(value.id) &&
+    nullishString(value.matchBatonId) &&
+    nullishString(value.nhiDetail) &&
+    nullishString(value.nhiType) &&
+    nullishString(value.parentAppResourceId) &&
+    nullishString(value.parentAppResourceTypeId) &&
+    (value.profile == null || isObject(value.profile)) &&
+    (value.secretTrait == null || isObject(value.secretTrait)) &&
+    nullishString(value.updatedAt)
+  );
 }
 
 function checkExpandedAppResourceType(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) {
-    const field = value[key];
-    switch (key) {
-      case 'appId':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'createdAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'deletedAt':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'displayName':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'id':
-        if (!(nullishString(field))) return false;
-        break;
-      case 'traitIds':
-        if (!((field == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(field)))) return false;
-        break;
-      case 'updatedAt':
-        if (!(nullishString(field))) return false;
-        break;
-    }
-  }
-  return true;
+  return (
+    isObject(value) &&
+    nullishString(value.appId) &&
+    nullishString(value.createdAt) &&
+    nullishString(value.deletedAt) &&
+    nullishString(value.displayName) &&
+    nullishString(value.id) &&
+    (value.traitIds == null || checkTaskSearchResponseListItemTaskTypeFieldsActionFieldsCreatedAppEntitlementIdsList(value.traitIds)) &&
+    nullishString(value.updatedAt)
+  );
 }
 
 // TokenResponseSchema is parsed by zod: TokenResponse access_token: a refinement, format or coercion.
