@@ -51,6 +51,10 @@ describe('retries', () => {
     expect(calls.bodies).toHaveLength(3);
     expect(new Set(calls.bodies).size).toBe(1);
     expect(JSON.parse(calls.bodies[0] ?? '')).toEqual({ query: 'ada', pageSize: 10 });
+    // Each attempt sends the whole header set, not only the token its hook renews.
+    for (const headers of calls.headers) {
+      expect(headers).toMatchObject({ authorization: 'Bearer tok-1', 'content-type': 'application/json' });
+    }
   });
 
   it('retries a dropped connection', async () => {
@@ -100,7 +104,7 @@ describe('retries', () => {
     expect(calls.bodies).toHaveLength(2);
   });
 
-  it("hands a custom fetch one Request per attempt: the serialised body, every header, a live signal, redirect 'manual'", async () => {
+  it("hands a custom fetch one Request per attempt: the serialised body, every header, redirect 'manual'", async () => {
     const calls = scripted([() => new HttpResponse('down', { status: 503 }), page]);
     const seen: Request[] = [];
     const fetch: typeof globalThis.fetch = (input) => {
@@ -264,6 +268,23 @@ describe('errors', () => {
 });
 
 describe('a custom fetch', () => {
+  it("gets a Request whose signal the caller's abort reaches: the request stops, AbortError", async () => {
+    scripted([page]);
+    const controller = new AbortController();
+    const fetch: typeof globalThis.fetch = async (input) => {
+      const request = input as Request;
+      if (request.url !== SEARCH) return globalThis.fetch(request);
+      controller.abort(new Error('user cancelled'));
+      // A fetch that honours the Request's signal, as a proxying one would.
+      return new Promise<Response>((_, reject) => {
+        if (request.signal.aborted) reject(request.signal.reason);
+        request.signal.addEventListener('abort', () => reject(request.signal.reason));
+      });
+    };
+    const error = await caught(makeClient({ fetch }).tasks.search({}, { signal: controller.signal }));
+    expect(error).toBeInstanceOf(AbortError);
+  });
+
   it('that logs what it is handed never prints the client secret', async () => {
     scripted([page]);
     const lines: string[] = [];
