@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { delay, HttpResponse, http, passthrough } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { PaginationError, RequestValidationError, resolveExpanded } from '../src/index.ts';
@@ -188,6 +190,49 @@ describe('task search paging', () => {
       slow.closeAllConnections();
       slow.close();
     }
+  });
+
+  // A broad page is about 2 MB of objects: one the loop is done with must not live on while the next
+  // is fetched and parsed, or the collector copies it and promotes it to the old generation.
+  it('lets go of a finished page before fetching the next one, through items and through pages()', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+    let watched: WeakRef<object> | undefined;
+    const alive: boolean[] = [];
+    server.use(
+      tokenEndpoint().handler,
+      http.post(SEARCH, async ({ request }) => {
+        const { pageToken } = (await request.json()) as { pageToken?: string };
+        const index = pageToken ? Number(pageToken.slice(1)) : 1;
+        if (watched) {
+          // A WeakRef holds its target to the end of the job that made or read it: collect in a later one.
+          await settle();
+          gc();
+          await settle();
+          alive.push(watched.deref() !== undefined);
+        }
+        return HttpResponse.json({
+          list: [{ task: { id: `t${index}a` } }, { task: { id: `t${index}b` } }],
+          nextPageToken: index < 4 ? `p${index + 1}` : '',
+        });
+      }),
+    );
+    const client = makeClient();
+    // The first page stays with the listing (awaiting it later gives it again): watch the later ones.
+    for await (const view of client.tasks.search({ query: 'x' })) {
+      if (view.task?.id?.endsWith('a') && view.task.id !== 't1a') watched = new WeakRef(view);
+    }
+    watched = undefined;
+    // One page a call, so that no variable of this test holds the page while the next is fetched.
+    const pages = client.tasks.search({ query: 'x' }).pages();
+    const step = async () => {
+      const { done, value } = await pages.next();
+      if (value && value.nextPageToken !== 'p2') watched = new WeakRef(value);
+      return !done;
+    };
+    while (await step());
+    expect(alive).toEqual([false, false, false, false]);
   });
 
   it('clamps page sizes to 10..100 and leaves 0 to the service', async () => {
