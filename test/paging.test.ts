@@ -5,6 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { delay, HttpResponse, http, passthrough } from 'msw';
 import { describe, expect, it } from 'vitest';
+import { type Page, PagePromise } from '../src/core/paging.ts';
 import { PaginationError, RequestValidationError, resolveExpanded } from '../src/index.ts';
 import { caught } from './helpers/caught.ts';
 import { BASE, makeClient, tokenEndpoint, useMockServer } from './helpers/msw.ts';
@@ -159,6 +160,18 @@ describe('task search paging', () => {
     expect(calls.bodies).toHaveLength(3);
   });
 
+  // The test above breaks after the last page has arrived: here the prefetched one is still on its way.
+  it('pages(): a break aborts the prefetched request still in flight, and nothing follows', async () => {
+    const calls = pagedSearch([['a'], ['b'], ['c']], { latency: 40 });
+    for await (const page of makeClient().tasks.search({}, { prefetch: true }).pages()) {
+      expect(page.list?.[0]?.task?.id).toBe('a');
+      await delay(10); // the prefetched request reaches the service
+      break;
+    }
+    await delay(60);
+    expect(calls.log).toEqual(['start 1', 'end 1', 'start 2', 'aborted 2', 'end 2']);
+  });
+
   it('aborts the prefetched request when the loop ends early (real loopback socket)', async () => {
     // msw does not surface a client's abort to its handler, so this one runs against a real server.
     const events: string[] = [];
@@ -233,6 +246,51 @@ describe('task search paging', () => {
     };
     while (await step());
     expect(alive).toEqual([false, false, false, false]);
+  });
+
+  // With prefetch the next page is requested as soon as a page arrives, so the wait that matters is the
+  // one after the caller finished a page: page n-1 must be gone while page n is still on its way.
+  it('with prefetch, lets go of a finished page while the prefetched one is awaited', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+    let watched = new Map<number, WeakRef<object>>();
+    const alive: (boolean | string)[] = [];
+    server.use(
+      tokenEndpoint().handler,
+      http.post(SEARCH, async ({ request }) => {
+        const { pageToken } = (await request.json()) as { pageToken?: string };
+        const index = pageToken ? Number(pageToken.slice(1)) : 1;
+        // Page 1 stays with the listing; from page 3 on, the caller is done with page index-1 by the
+        // time it waits for this one: a few turns later.
+        if (index >= 3) {
+          for (let turn = 0; turn < 4; turn += 1) await settle();
+          gc();
+          await settle();
+          const ref = watched.get(index - 1);
+          alive.push(ref ? ref.deref() !== undefined : `page ${index - 1} not watched`);
+        }
+        return HttpResponse.json({
+          list: [{ task: { id: `t${index}a` } }, { task: { id: `t${index}b` } }],
+          nextPageToken: index < 5 ? `p${index + 1}` : '',
+        });
+      }),
+    );
+    const client = makeClient();
+    for await (const view of client.tasks.search({ query: 'x' }, { prefetch: true })) {
+      const id = view.task?.id ?? '';
+      if (id.endsWith('a')) watched.set(Number(id.slice(1, -1)), new WeakRef(view));
+    }
+    watched = new Map();
+    // One page a call, so that no variable of this test holds the page while the next is fetched.
+    const pages = client.tasks.search({ query: 'x' }, { prefetch: true }).pages();
+    const step = async () => {
+      const { done, value } = await pages.next();
+      if (value) watched.set(Number(value.list?.[0]?.task?.id?.slice(1, -1)), new WeakRef(value));
+      return !done;
+    };
+    while (await step());
+    expect(alive).toEqual([false, false, false, false, false, false]);
   });
 
   it('clamps page sizes to 10..100 and leaves 0 to the service', async () => {
@@ -411,4 +469,79 @@ describe('app entitlements', () => {
     expect(error).toBeInstanceOf(RequestValidationError);
     expect(error.message).toMatch(/appId must be a non-empty string/);
   });
+});
+
+// `pages()` is a hand-written loop over `pagesWithResponse()` (so that no loop variable holds a page
+// through the next fetch): a careless caller must see what the `for await` it replaced gave.
+describe('pages() ends every call as `for await (const { data } of pagesWithResponse()) yield data` does', () => {
+  type P = Page<string>;
+  const response = { status: 200, headers: new Headers(), requestId: undefined, attempts: 1 };
+  /** A listing of pages ['a'], [], ['c'] (page 3 fails with `failing`); logs requests and the close. */
+  const listing = (log: string[], prefetch: boolean, failing: boolean) =>
+    new PagePromise<P, string>(
+      () => ({
+        startToken: undefined,
+        fetchPage: async (token, signal) => {
+          const n = token ? Number(token.slice(1)) : 1;
+          log.push(`request ${n}`);
+          signal?.addEventListener('abort', () => log.push(`closed while ${n} was last requested`));
+          await delay(5);
+          if (failing && n === 3) throw new Error('page 3 failed');
+          const data = { list: [['a'], [], ['c']][n - 1], nextPageToken: n < 3 ? `p${n + 1}` : '' };
+          return { data, response };
+        },
+      }),
+      undefined,
+      { prefetch },
+    );
+  async function* reference(listing: PagePromise<P, string>): AsyncGenerator<P, void, undefined> {
+    for await (const { data } of listing.pagesWithResponse()) yield data;
+  }
+  // What each call gave, and what had happened when it settled (a closed listing has aborted its
+  // prefetched request by the time return() resolves).
+  const outcome = (promise: Promise<IteratorResult<P, void>>, log: readonly string[]) =>
+    promise.then(
+      (result) => ({
+        ...(result.done ? { done: true, value: result.value } : { done: false, list: result.value.list }),
+        log: log.join(', '),
+      }),
+      (error: Error) => ({ error: error.message, log: log.join(', ') }),
+    );
+  type Pages = AsyncGenerator<P, void, undefined>;
+  const cases: [string, (it: Pages) => Promise<IteratorResult<P, void>>[], boolean?][] = [
+    [
+      'five next() at once, across an empty page and past the end',
+      (it) => [1, 2, 3, 4, 5].map(() => it.next()),
+    ],
+    ['return() before the first next(), then next()', (it) => [it.return(), it.next()]],
+    [
+      'throw() before the first next(), then next()',
+      (it) => [it.throw(new Error('caller gave up')), it.next()],
+    ],
+    ['return() while a next() is pending, then next()', (it) => [it.next(), it.return(), it.next()]],
+    ['return(value) at a page', (it) => [it.next(), it.return('v' as never)]],
+    ['return() twice', (it) => [it.next(), it.return(), it.return()]],
+    ['throw() at a page, then next()', (it) => [it.next(), it.throw(new Error('caller gave up')), it.next()]],
+    [
+      'a failed page: the error once, then done; return() afterwards',
+      (it) => [1, 2, 3, 4].map(() => it.next()).concat(it.return()),
+      true,
+    ],
+  ];
+  for (const [name, calls, failing = false] of cases) {
+    for (const prefetch of [false, true]) {
+      it(`${name}${prefetch ? ' (prefetch)' : ''}`, async () => {
+        const run = async (pages: (listing: PagePromise<P, string>) => Pages) => {
+          const log: string[] = [];
+          const results = await Promise.all(
+            calls(pages(listing(log, prefetch, failing))).map((call) => outcome(call, log)),
+          );
+          await delay(20); // a request made after the end would be logged by now
+          return { results, log };
+        };
+        const expected = await run(reference);
+        expect(await run((listing) => listing.pages())).toEqual(expected);
+      });
+    }
+  }
 });
