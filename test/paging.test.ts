@@ -544,4 +544,26 @@ describe('pages() ends every call as `for await (const { data } of pagesWithResp
       });
     }
   }
+
+  it('throw() rejects with the error it was given even when closing the pages fails; return() with the failure', async () => {
+    class FailingClose extends PagePromise<P, string> {
+      override async *pagesWithResponse() {
+        try {
+          yield { data: { list: ['a'], nextPageToken: 'p2' }, response };
+        } finally {
+          // biome-ignore lint/correctness/noUnsafeFinally: a source whose closing fails is the case under test
+          throw new Error('closing failed');
+        }
+      }
+    }
+    const source = () => ({ startToken: undefined, fetchPage: () => Promise.reject(new Error('unused')) });
+    for (const pages of [(l: PagePromise<P, string>) => l.pages(), reference]) {
+      const thrown = pages(new FailingClose(source, undefined, {}));
+      await thrown.next();
+      await expect(thrown.throw(new Error('caller gave up'))).rejects.toThrow('caller gave up');
+      const returned = pages(new FailingClose(source, undefined, {}));
+      await returned.next();
+      await expect(returned.return()).rejects.toThrow('closing failed');
+    }
+  });
 });
