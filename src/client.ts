@@ -1,9 +1,10 @@
 import { APIClient } from './core/api-client.ts';
 import { type Credentials, createAuthenticator } from './core/auth.ts';
+import { checkMaxEmptyPages } from './core/empty-pages.ts';
 import { readEnv } from './core/env.ts';
 import { ConfigurationError } from './core/errors.ts';
 import { createTransport, type TransportOptions } from './core/http.ts';
-import { checkMaxEmptyPages, type PagingOptions } from './core/paging.ts';
+import type { PagingOptions } from './core/paging.ts';
 import { requireBaseUrl } from './core/url.ts';
 import { AppEntitlements } from './resources/app-entitlements.ts';
 import { FindingRules } from './resources/finding-rules.ts';

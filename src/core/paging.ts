@@ -1,5 +1,6 @@
 import type { WithResponse } from './api-promise.ts';
-import { AbortError, PaginationError, RequestValidationError } from './errors.ts';
+import { checkMaxEmptyPages, DEFAULT_MAX_EMPTY_PAGES, emptyPageDelay, sleep } from './empty-pages.ts';
+import { PaginationError, RequestValidationError } from './errors.ts';
 import { ItemIterator } from './item-iterator.ts';
 import { TokenHistory } from './token-history.ts';
 
@@ -75,57 +76,6 @@ export interface PagingOptions {
    * paged forever. A whole number from 1. Default: the client's `maxEmptyPages`, else 100.
    */
   readonly maxEmptyPages?: number | undefined;
-}
-
-/** Default of {@link PagingOptions.maxEmptyPages}. */
-export const DEFAULT_MAX_EMPTY_PAGES = 100;
-
-/**
- * Empty pages in a row fetched at full speed. A real service sends a few in a row at most (a filter
- * that matches little of a large tenant); past this many, each next page waits longer.
- */
-export const FREE_EMPTY_PAGES = 10;
-const FIRST_EMPTY_PAGE_DELAY_MS = 100;
-const MAX_EMPTY_PAGE_DELAY_MS = 1_000;
-
-/**
- * The wait before the page after `consecutive` empty pages: none for the first
- * {@link FREE_EMPTY_PAGES}, then 100 ms doubling up to 1 s. A service that answers empty pages
- * forever thus gets at most about one request a second, not thousands, until `maxEmptyPages` stops it.
- */
-export function emptyPageDelay(consecutive: number): number {
-  if (consecutive <= FREE_EMPTY_PAGES) return 0;
-  return Math.min(
-    MAX_EMPTY_PAGE_DELAY_MS,
-    FIRST_EMPTY_PAGE_DELAY_MS * 2 ** (consecutive - FREE_EMPTY_PAGES - 1),
-  );
-}
-
-/** Why `value` is not a valid `maxEmptyPages`, as an error, or undefined. */
-export function checkMaxEmptyPages(value: unknown): RequestValidationError | undefined {
-  if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 1))
-    return undefined;
-  return new RequestValidationError(
-    `maxEmptyPages must be a whole number from 1 (got ${String(value)}); the default is ${DEFAULT_MAX_EMPTY_PAGES}.`,
-    'maxEmptyPages',
-  );
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(
-        new AbortError('Paging was aborted while it waited after empty pages.', { cause: signal.reason }),
-      );
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
