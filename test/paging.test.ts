@@ -37,6 +37,20 @@ function pagedSearch(pages: string[][], options: { latency?: number; tokens?: st
   return { bodies, log };
 }
 
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * A full collection, in a job of its own and followed by another: a WeakRef holds its target to the
+ * end of the job that made or read it, so one made before this call is cleared only then.
+ */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  await settle();
+  gc();
+  await settle();
+}
+
 const ids = async (iterable: AsyncIterable<{ task?: { id?: string | null } | null }>) => {
   const out: (string | null | undefined)[] = [];
   for await (const view of iterable) out.push(view.task?.id);
@@ -205,12 +219,9 @@ describe('task search paging', () => {
     }
   });
 
-  // A broad page is about 2 MB of objects: one the loop is done with must not live on while the next
-  // is fetched and parsed, or the collector copies it and promotes it to the old generation.
+  // A broad page is about 0.9 MB of objects: one the loop is done with must not live on while the
+  // next is fetched, or the young-generation collector, which runs in that wait, copies it.
   it('lets go of a finished page before fetching the next one, through items and through pages()', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     let watched: WeakRef<object> | undefined;
     const alive: boolean[] = [];
     server.use(
@@ -219,10 +230,7 @@ describe('task search paging', () => {
         const { pageToken } = (await request.json()) as { pageToken?: string };
         const index = pageToken ? Number(pageToken.slice(1)) : 1;
         if (watched) {
-          // A WeakRef holds its target to the end of the job that made or read it: collect in a later one.
-          await settle();
-          gc();
-          await settle();
+          await collectGarbage();
           alive.push(watched.deref() !== undefined);
         }
         return HttpResponse.json({
@@ -251,9 +259,6 @@ describe('task search paging', () => {
   // With prefetch the next page is requested as soon as a page arrives, so the wait that matters is the
   // one after the caller finished a page: page n-1 must be gone while page n is still on its way.
   it('with prefetch, lets go of a finished page while the prefetched one is awaited', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     let watched = new Map<number, WeakRef<object>>();
     const alive: (boolean | string)[] = [];
     server.use(
@@ -264,9 +269,8 @@ describe('task search paging', () => {
         // Page 1 stays with the listing; from page 3 on, the caller is done with page index-1 by the
         // time it waits for this one: a few turns later.
         if (index >= 3) {
-          for (let turn = 0; turn < 4; turn += 1) await settle();
-          gc();
-          await settle();
+          for (let turn = 0; turn < 3; turn += 1) await settle();
+          await collectGarbage();
           const ref = watched.get(index - 1);
           alive.push(ref ? ref.deref() !== undefined : `page ${index - 1} not watched`);
         }
