@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { delay, HttpResponse, http, passthrough } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { type Page, PagePromise } from '../src/core/paging.ts';
-import { PaginationError, RequestValidationError, resolveExpanded } from '../src/index.ts';
+import { AbortError, PaginationError, RequestValidationError, resolveExpanded } from '../src/index.ts';
 import { caught } from './helpers/caught.ts';
 import { BASE, makeClient, tokenEndpoint, useMockServer } from './helpers/msw.ts';
 
@@ -186,8 +186,12 @@ describe('task search paging', () => {
     expect(calls.log).toEqual(['start 1', 'end 1', 'start 2', 'aborted 2', 'end 2']);
   });
 
-  it('aborts the prefetched request when the loop ends early (real loopback socket)', async () => {
-    // msw does not surface a client's abort to its handler, so this one runs against a real server.
+  /**
+   * A loopback server answering each page after 300 ms with one task and a next token, recording
+   * whether each request was answered or aborted (msw does not surface a client's abort to its
+   * handler, so these tests run against a real server).
+   */
+  async function slowPages() {
     const events: string[] = [];
     let served = 0;
     const slow = createServer((_request, response) => {
@@ -205,8 +209,17 @@ describe('task search paging', () => {
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     const { port } = slow.address() as AddressInfo;
     server.use(http.all(`http://127.0.0.1:${port}/*`, () => passthrough()));
+    const client = makeClient({ baseUrl: `http://127.0.0.1:${port}`, credentials: { token: 't' } });
+    const close = () => {
+      slow.closeAllConnections();
+      slow.close();
+    };
+    return { client, events, close };
+  }
+
+  it('aborts the prefetched request when the loop ends early (real loopback socket)', async () => {
+    const { client, events, close } = await slowPages();
     try {
-      const client = makeClient({ baseUrl: `http://127.0.0.1:${port}`, credentials: { token: 't' } });
       for await (const _ of client.tasks.search({}, { prefetch: true })) {
         await delay(150); // long enough for the prefetch to reach the server
         break;
@@ -214,8 +227,30 @@ describe('task search paging', () => {
       await delay(100);
       expect(events).toEqual(['start 1', 'answered 1', 'start 2', 'aborted 2']);
     } finally {
-      slow.closeAllConnections();
-      slow.close();
+      close();
+    }
+  });
+
+  it("without prefetch, the caller's signal aborts a later page's request in flight (real loopback socket)", async () => {
+    const { client, events, close } = await slowPages();
+    try {
+      const controller = new AbortController();
+      const seen: unknown[] = [];
+      const error = await caught(
+        (async () => {
+          for await (const view of client.tasks.search({}, { signal: controller.signal })) {
+            seen.push(view.task?.id);
+            if (seen.length > 2) break; // the abort did not reach page 2's request
+            setTimeout(() => controller.abort(), 150); // while page 2 is on its way
+          }
+        })(),
+      );
+      await delay(50);
+      expect(error).toBeInstanceOf(AbortError);
+      expect(seen).toEqual(['t1']);
+      expect(events).toEqual(['start 1', 'answered 1', 'start 2', 'aborted 2']);
+    } finally {
+      close();
     }
   });
 

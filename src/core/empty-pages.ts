@@ -41,7 +41,8 @@ export function checkMaxEmptyPages(value: unknown): RequestValidationError | und
 }
 
 /** Waits `ms`, or rejects with an {@link AbortError} as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return new Promise((resolve) => setTimeout(resolve, ms));
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
