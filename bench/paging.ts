@@ -83,7 +83,7 @@ export async function pagingBenchmarks(): Promise<Result[]> {
       SMALL ? 1 : 9,
       () => viewsPerSecondSdk(served, false),
       () => viewsPerSecondRaw(served),
-      true,
+      { warmUp: true, primed: true },
     );
     results.push(
       compared(
@@ -98,7 +98,7 @@ export async function pagingBenchmarks(): Promise<Result[]> {
       rounds,
       () => viewsPerSecondSdk(served, true),
       () => viewsPerSecondRaw(served),
-      true,
+      { warmUp: true, primed: true },
     );
     results.push({
       name: 'paging: the same with prefetch',
@@ -122,7 +122,7 @@ export async function pagingBenchmarks(): Promise<Result[]> {
       SMALL ? 1 : 9,
       () => viewsPerSecondSdk(broad, false, true),
       () => viewsPerSecondRaw(broad),
-      true,
+      { warmUp: true, primed: true },
     );
     results.push(
       compared(
