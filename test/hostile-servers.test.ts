@@ -28,6 +28,7 @@ import {
   TimeoutError,
 } from '../src/index.ts';
 import { caught } from './helpers/caught.ts';
+import { expectNoHandlesLeft, type Handles, handles } from './helpers/handles.ts';
 import {
   answer,
   type HostileHandler,
@@ -46,15 +47,7 @@ const SEARCH_PATH = '/api/v1/search/tasks';
 
 let servers: HostileServer[] = [];
 const { logger, lines } = recordingLogger();
-let baseline: { timers: number; sockets: number };
-
-const handles = () => {
-  const info = process.getActiveResourcesInfo();
-  return {
-    timers: info.filter((r) => r === 'Timeout').length,
-    sockets: info.filter((r) => r.startsWith('TCP')).length,
-  };
-};
+let baseline: Handles;
 
 beforeEach(() => {
   servers = [];
@@ -64,16 +57,8 @@ beforeEach(() => {
 
 afterEach(async () => {
   for (const server of servers) await server.close();
-  // Closed servers end their connections; the client must hold no timer or socket of its own.
-  // Wait (briefly, without a timed assertion) for the sockets' close events to run.
-  for (let i = 0; i < 100; i += 1) {
-    const now = handles();
-    if (now.timers <= baseline.timers && now.sockets <= baseline.sockets) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const now = handles();
-  expect(now.timers).toBeLessThanOrEqual(baseline.timers);
-  expect(now.sockets).toBeLessThanOrEqual(baseline.sockets);
+  // The client must hold no timer (a retry backoff, an empty-page wait, a timeout) or socket of its own.
+  await expectNoHandlesLeft(baseline);
 });
 
 async function serve(handle: HostileHandler): Promise<HostileServer> {

@@ -15,20 +15,13 @@ import {
   type PagingOptions,
 } from '../src/index.ts';
 import { caught } from './helpers/caught.ts';
+import { expectNoHandlesLeft, type Handles, handles } from './helpers/handles.ts';
 import { answer, type HostileServer, hostileServer } from './helpers/hostile-server.ts';
 
 const TOKEN_PATH = '/auth/v1/token';
 
 let servers: HostileServer[] = [];
-let baseline: { timers: number; sockets: number };
-
-const handles = () => {
-  const info = process.getActiveResourcesInfo();
-  return {
-    timers: info.filter((r) => r === 'Timeout').length,
-    sockets: info.filter((r) => r.startsWith('TCP')).length,
-  };
-};
+let baseline: Handles;
 
 beforeEach(() => {
   servers = [];
@@ -38,14 +31,7 @@ beforeEach(() => {
 afterEach(async () => {
   for (const server of servers) await server.close();
   // The client must hold no timer (a retry backoff, an empty-page wait, a timeout) or socket of its own.
-  for (let i = 0; i < 100; i += 1) {
-    const now = handles();
-    if (now.timers <= baseline.timers && now.sockets <= baseline.sockets) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const now = handles();
-  expect(now.timers).toBeLessThanOrEqual(baseline.timers);
-  expect(now.sockets).toBeLessThanOrEqual(baseline.sockets);
+  await expectNoHandlesLeft(baseline);
 });
 
 type PageAnswer = (page: number, response: ServerResponse) => void;
