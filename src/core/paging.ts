@@ -215,13 +215,10 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     // Aborts a prefetched request (or its wait) when the loop ends before it is used. Without
     // prefetch nothing is in flight when the loop ends (a generator runs one step at a time), so each
     // request gets the caller's signal alone: a combined one cost every request an `AbortSignal.any`
-    // in ky and one more signal for fetch to follow, 5-10 µs a request.
+    // in ky and one more signal for fetch to follow, 12-13 µs a request (and more collection work).
     const stop = new AbortController();
-    const signal = !this.#prefetch
-      ? this.#signal
-      : this.#signal
-        ? AbortSignal.any([this.#signal, stop.signal])
-        : stop.signal;
+    let signal = this.#signal;
+    if (this.#prefetch) signal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     const seen = new TokenHistory();
     let empty = 0;
     let next: Promise<WithResponse<P>> | undefined = this.#firstAnswer();
