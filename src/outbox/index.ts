@@ -7,15 +7,15 @@
  */
 
 export { MemoryOutboxStore } from './memory-store.ts';
-export {
-  type DrainOptions,
-  type DrainSummary,
-  type EnqueueOptions,
-  type OutboxAttempt,
-  type OutboxReceipt,
-  WebhookOutbox,
-  type WebhookOutboxOptions,
-} from './outbox.ts';
+export type {
+  DrainOptions,
+  DrainSummary,
+  EnqueueOptions,
+  OutboxAttempt,
+  OutboxReceipt,
+  WebhookOutboxOptions,
+} from './options.ts';
+export { WebhookOutbox } from './outbox.ts';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './outcome.ts';
 export type {
   AttemptOutcome,
