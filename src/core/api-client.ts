@@ -60,6 +60,30 @@ export interface ListCall<S extends z.core.$ZodType> {
   readonly onPage?: ((page: z.output<S>) => void) | undefined;
 }
 
+/**
+ * What a resource uses of the client core: its logger, sending calls and building listings.
+ * Resources take this rather than {@link APIClient}, whose constructor names the transport and the
+ * authenticator, which the published declarations then had to name too.
+ *
+ * @internal
+ */
+export interface ClientCore {
+  /** The client's leveled logger, for resources' own warnings. */
+  readonly logger: Logger;
+  /** Sends one call; the {@link APIPromise} gives its validated body, or with `withResponse()` the answer too. */
+  request<S extends z.core.$ZodType>(call: Call<S>): APIPromise<z.output<S>>;
+  /**
+   * The one paging primitive: a {@link PagePromise} over `define()`'s listing. `define` runs when
+   * the listing is first used (validating the request there), so a bad request rejects the
+   * PagePromise instead of throwing. Each page is validated as a page, with a warning when it is
+   * larger than the API allows.
+   */
+  list<S extends z.core.$ZodType<Page<Item>>, Item>(
+    define: () => ListCall<S>,
+    options?: RequestOptions & PagingOptions,
+  ): PagePromise<z.output<S>, Item>;
+}
+
 /** `options` without its undefined fields, so they do not hide the client's defaults. */
 function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -79,7 +103,7 @@ function describeFilters(body: object | undefined): string {
  *
  * @group Client
  */
-export class APIClient {
+export class APIClient implements ClientCore {
   readonly #baseUrl: string;
   readonly #auth: Authenticator;
   readonly #http: HttpTransport;
@@ -100,12 +124,10 @@ export class APIClient {
     this.#paging = paging;
   }
 
-  /** The client's leveled logger, for resources' own warnings. */
   get logger(): Logger {
     return this.#logger;
   }
 
-  /** Sends one call; the {@link APIPromise} gives its validated body, or with `withResponse()` the answer too. */
   request<S extends z.core.$ZodType>(call: Call<S>): APIPromise<z.output<S>> {
     return new APIPromise(this.#send(call));
   }
@@ -183,12 +205,6 @@ export class APIClient {
     return size;
   }
 
-  /**
-   * The one paging primitive: a {@link PagePromise} over `define()`'s listing. `define` runs when
-   * the listing is first used (validating the request there), so a bad request rejects the
-   * PagePromise instead of throwing. Each page is validated as a page, with a warning when it is
-   * larger than the API allows.
-   */
   list<S extends z.core.$ZodType<Page<Item>>, Item>(
     define: () => ListCall<S>,
     options: RequestOptions & PagingOptions = {},

@@ -5,7 +5,7 @@ import {
   AppEntitlementListResponseSchema,
   type AppEntitlementView,
 } from '../../schemas/app-entitlement.ts';
-import type { APIClient, RequestOptions } from '../core/api-client.ts';
+import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { queryCursor } from '../core/cursor.ts';
 import type { PagePromise, PagingOptions } from '../core/paging.ts';
 import { pathParam } from '../core/url.ts';
@@ -17,10 +17,10 @@ import { parseRequest } from '../core/validation.ts';
  * @group Client
  */
 export class AppEntitlements {
-  readonly #api: APIClient;
+  readonly #api: ClientCore;
 
   /** @internal */
-  constructor(api: APIClient) {
+  constructor(api: ClientCore) {
     this.#api = api;
   }
 

@@ -2,7 +2,7 @@ import {
   type FindingTransformationRule,
   GetFindingTransformationRuleResponseSchema,
 } from '../../schemas/finding-rule.ts';
-import type { APIClient, RequestOptions } from '../core/api-client.ts';
+import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { APIPromise } from '../core/api-promise.ts';
 import { RequestValidationError } from '../core/errors.ts';
 import { pathParam } from '../core/url.ts';
@@ -19,10 +19,10 @@ import {
  * @group Rules
  */
 export class FindingRules {
-  readonly #api: APIClient;
+  readonly #api: ClientCore;
 
   /** @internal */
-  constructor(api: APIClient) {
+  constructor(api: ClientCore) {
     this.#api = api;
   }
 

@@ -6,7 +6,7 @@ import {
   TaskSearchResponseSchema,
   type TaskView,
 } from '../../schemas/task-search.ts';
-import type { APIClient, RequestOptions } from '../core/api-client.ts';
+import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { bodyCursor } from '../core/cursor.ts';
 import type { PagePromise, PagingOptions } from '../core/paging.ts';
 import { parseRequest } from '../core/validation.ts';
@@ -26,11 +26,11 @@ export type TaskSearchOptions = RequestOptions & PagingOptions;
  * @group Task search
  */
 export class TaskSearch {
-  readonly #api: APIClient;
+  readonly #api: ClientCore;
   readonly #unknownValues: UnknownValueWarnings;
 
   /** @internal */
-  constructor(api: APIClient) {
+  constructor(api: ClientCore) {
     this.#api = api;
     this.#unknownValues = new UnknownValueWarnings(api.logger);
   }
