@@ -195,14 +195,12 @@ async function checkJwt(
   for (const [claim, value] of Object.entries(expected)) {
     const actual = claims[claim];
     if (actual === undefined) return `JWT lacks the ${claim} claim`;
-    // aud may be an array of audiences that contains the listener URL (RFC 7519 4.1.3); jti is a
-    // UUID, compared without regard to case like the event ID header.
+    // aud may be an array of audiences that contains the listener URL (RFC 7519 4.1.3). jti must
+    // equal the event ID header exactly as sent: the service compares the two strings, not UUIDs.
     const matches =
       claim === 'aud'
         ? (Array.isArray(actual) ? actual : [actual]).some((audience) => accepted.includes(audience))
-        : claim === 'jti' && typeof actual === 'string'
-          ? actual.toLowerCase() === eventId
-          : actual === value;
+        : actual === value;
     if (!matches) return `JWT ${claim} does not match (expected ${JSON.stringify(value)})`;
   }
   if (typeof claims.exp !== 'number') return 'JWT lacks the exp claim';
@@ -264,7 +262,7 @@ export async function verifyWebhook(
     return bad(400, `${WebhookHeader.TIMESTAMP} is more than 5 minutes from the server's clock`);
   }
   if (!isUuidV4(eventIdText)) return bad(400, `${WebhookHeader.EVENT_ID} is not a UUID v4`);
-  // UUIDs are case-insensitive: one event whatever its case, for jti and idempotency alike.
+  // One event whatever its case for idempotency; the signed inputs (HMAC, jti) use the header as sent.
   const eventId = eventIdText.toLowerCase();
   if (body.byteLength > (options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES))
     return bad(400, 'body is over the size limit', eventId);
@@ -295,7 +293,7 @@ export async function verifyWebhook(
     const token = /^Bearer (\S+)$/i.exec(header(request.headers, WebhookHeader.AUTHORIZATION) ?? '')?.[1];
     if (!token) return bad(401, 'missing Authorization: Bearer header', eventId);
     const jwks = options.jwks as JSONWebKeySet | URL; // checkOptions: one of the two is set
-    const failure = await checkJwt(token, jwks, request, body, eventId, options.baseUrl, nowSeconds);
+    const failure = await checkJwt(token, jwks, request, body, eventIdText, options.baseUrl, nowSeconds);
     if (failure) return bad(401, failure, eventId);
   }
 
