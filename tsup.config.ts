@@ -8,6 +8,7 @@ const shared: Options = {
     schemas: 'schemas/index.ts',
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
+    'testing-msw': 'src/testing/msw.ts',
     outbox: 'src/outbox/index.ts',
     'outbox-sqlite': 'src/outbox/sqlite-store.ts',
     'outbox-postgres': 'src/outbox/postgres-store.ts',

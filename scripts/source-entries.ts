@@ -14,6 +14,7 @@ export const sourceEntries: Readonly<Record<string, string>> = {
   '@idgov/sdk/schemas': 'schemas/index.ts',
   '@idgov/sdk/webhooks': 'src/webhooks/index.ts',
   '@idgov/sdk/testing': 'src/testing/index.ts',
+  '@idgov/sdk/testing/msw': 'src/testing/msw.ts',
   '@idgov/sdk/outbox': 'src/outbox/index.ts',
   '@idgov/sdk/outbox/sqlite': 'src/outbox/sqlite-store.ts',
   '@idgov/sdk/outbox/postgres': 'src/outbox/postgres-store.ts',

@@ -2,6 +2,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { AuthenticationError, IdGovClient, resolveExpanded, TaskSearchSortBy } from '../src/index.ts';
 import { FakeData, FakeTenant, fakeRule, fakeTask } from '../src/testing/index.ts';
+import { mswHandlers } from '../src/testing/msw.ts';
 import { generateWebhookKeyPair, WebhookSender } from '../src/webhooks/index.ts';
 import { caught } from './helpers/caught.ts';
 
@@ -341,7 +342,7 @@ describe('fake tenant through msw', () => {
   const tenant = new FakeTenant({ tasks: [fakeTask({ displayName: 'Only task', variant: 'finding' })] });
   const server = setupServer();
   beforeAll(async () => {
-    server.use(...(await tenant.mswHandlers()));
+    server.use(...(await mswHandlers(tenant)));
     server.listen({ onUnhandledFrame: 'error' });
   });
   afterAll(() => server.close());
@@ -366,7 +367,7 @@ describe('fake tenant through msw', () => {
       faults: { serverError: 0.3, drop: 0.1, seed: 3 },
       baseUrl: 'https://flaky.test',
     });
-    server.use(...(await flaky.mswHandlers()));
+    server.use(...(await mswHandlers(flaky)));
     const client = new IdGovClient({ baseUrl: flaky.baseUrl, credentials: flaky.client, maxRetries: 6 });
     const ids: string[] = [];
     for await (const view of client.tasks.search({ pageSize: 10 })) ids.push(view.task?.id ?? '');

@@ -7,7 +7,12 @@ import { ConfigurationError, RequestValidationError } from '../src/index.ts';
 import { createHmacSecret } from '../src/testing/index.ts';
 import { bodyHash, hmacSignature, sha256Base64url } from '../src/webhooks/hmac.ts';
 import type { PrivateKeyInput } from '../src/webhooks/index.ts';
-import { generateWebhookKeyPair, verifyWebhook, WebhookSender } from '../src/webhooks/index.ts';
+import {
+  exportWebhookPrivateKey,
+  generateWebhookKeyPair,
+  verifyWebhook,
+  WebhookSender,
+} from '../src/webhooks/index.ts';
 import { caught } from './helpers/caught.ts';
 
 const BASE = 'https://tenant.test';
@@ -63,6 +68,40 @@ describe('sign and verify', () => {
       status: 401,
       reason: 'HMAC signature mismatch',
     });
+  });
+
+  for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
+    it(`saves a generated ${alg} key as PKCS#8 PEM and as a private JWK, each of which signs again`, async () => {
+      const pair = await generateWebhookKeyPair(alg);
+      const pem = await exportWebhookPrivateKey(pair.privateKey, 'pkcs8');
+      const jwk = await exportWebhookPrivateKey(pair.privateKey, 'jwk');
+      expect(pem).toMatch(/^-----BEGIN PRIVATE KEY-----\n[\s\S]+\n-----END PRIVATE KEY-----\n?$/);
+      expect(jwk).toHaveProperty('d');
+      for (const privateKey of [pem, jwk]) {
+        const signed = await new WebhookSender({ url: URL_, jwt: { privateKey, kid: pair.kid } }).sign({
+          n: 1,
+        });
+        const verdict = await verifyWebhook(
+          { method: 'POST', url: URL_, headers: signed.headers, body: signed.body },
+          { jwks: pair.jwks, baseUrl: BASE },
+        );
+        expect(verdict.status).toBe(200);
+      }
+    });
+  }
+
+  it('refuses to export a public key, a key that is not extractable or an unknown format, by rejecting', async () => {
+    const pair = await generateWebhookKeyPair('ES256');
+    const locked = (
+      await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify'])
+    ).privateKey;
+    const publicKey = (
+      await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])
+    ).publicKey;
+    await expect(exportWebhookPrivateKey(locked, 'pkcs8')).rejects.toThrow(/not extractable/);
+    await expect(exportWebhookPrivateKey(publicKey, 'jwk')).rejects.toThrow(ConfigurationError);
+    // @ts-expect-error: a format the function does not know
+    await expect(exportWebhookPrivateKey(pair.privateKey, 'pem')).rejects.toThrow(/'pkcs8' or 'jwk'/);
   });
 
   for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {

@@ -1,7 +1,13 @@
 // A consumer of the packed tarball: type-checked under node16 and bundler resolution, then run.
 import { IdGovClient, TaskState, type TaskView, unlisted } from '@idgov/sdk';
 import { FakeTenant } from '@idgov/sdk/testing';
-import { verifyWebhook, WebhookSender } from '@idgov/sdk/webhooks';
+import {
+  type CryptoKey,
+  generateWebhookKeyPair,
+  type JWK,
+  verifyWebhook,
+  WebhookSender,
+} from '@idgov/sdk/webhooks';
 
 const tenant = new FakeTenant({ tasks: 42 });
 const server = await tenant.listen();
@@ -24,6 +30,14 @@ for await (const view of client.tasks.search({
 void ({} as TaskView).tsak;
 
 const url = `${server.url}/api/v1/webhooks/incoming/l`;
+// Key types hold with any lib setting: a number is no private key, with or without the DOM library.
+// @ts-expect-error: 42 is not a CryptoKey, a JWK or PEM text
+const wrongKey = () => new WebhookSender({ url, jwt: { privateKey: 42, kid: 'k' } });
+void wrongKey;
+const pair = await generateWebhookKeyPair('ES256');
+const key: CryptoKey = pair.privateKey;
+const jwk: JWK = pair.publicJwk;
+void [key, jwk];
 const signed = await new WebhookSender({ url, hmac: { secret: 'consumer-secret' } }).sign({ ok: true });
 const verdict = await verifyWebhook(
   { method: 'POST', url, headers: signed.headers, body: signed.body },

@@ -1,4 +1,4 @@
-import { AbortError, ConnectionError, type IdGovError } from './errors.ts';
+import { AbortError, ConfigurationError, ConnectionError, type IdGovError } from './errors.ts';
 
 /**
  * A module loaded on first use instead of with the SDK: the first call starts the dynamic
@@ -27,4 +27,26 @@ export function loadError(what: string, error: unknown, signal: AbortSignal | un
     `Could not load the SDK's HTTP layer for ${what}: ${(error as Error)?.message ?? error}. In a browser, check that the bundle's chunks are served.`,
     { cause: error },
   );
+}
+
+/**
+ * Loads an optional peer dependency (`msw`, `pg`): when it is not installed, a
+ * {@link ConfigurationError} says which package to install for what, instead of the runtime's
+ * "Cannot find package". Any other failure of the module comes through as it is.
+ */
+export async function importPeer<T>(name: string, usage: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const code = (error as { code?: unknown })?.code;
+    const missing =
+      code === 'ERR_MODULE_NOT_FOUND' ||
+      code === 'MODULE_NOT_FOUND' ||
+      /Cannot find (package|module)|Failed to resolve module/i.test(String((error as Error)?.message));
+    if (!missing) throw error;
+    throw new ConfigurationError(
+      `${usage} needs the ${name} package, an optional peer dependency that is not installed: npm install --save-dev ${name}.`,
+      { cause: error },
+    );
+  }
 }

@@ -5,6 +5,7 @@
  * @module outbox/postgres
  */
 import { ConfigurationError } from '../core/errors.ts';
+import { importPeer } from '../core/lazy.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
 import {
@@ -288,15 +289,7 @@ export class PostgresOutboxStore implements OutboxStore {
 }
 
 async function openPool(connectionString: string, max: number, logger: Logger): Promise<PgQueryable> {
-  let pg: typeof import('pg');
-  try {
-    pg = await import('pg');
-  } catch (error) {
-    throw new ConfigurationError(
-      'PostgresOutboxStore needs the pg package: npm install pg (or pass a pool of your own).',
-      { cause: error },
-    );
-  }
+  const pg = await importPeer('pg', 'PostgresOutboxStore (without a pool of your own)', () => import('pg'));
   const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
   const pool = new Pool({ connectionString, max });
   // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit

@@ -442,23 +442,6 @@ export class FakeTenant {
   }
 
   /**
-   * msw request handlers serving this tenant at {@link FakeTenant.baseUrl}. msw is an optional peer
-   * dependency, loaded only here.
-   *
-   * @example
-   * const server = setupServer(...(await tenant.mswHandlers()));
-   */
-  async mswHandlers() {
-    const { http, HttpResponse } = await import('msw');
-    return [
-      http.all(`${this.baseUrl}/*`, async ({ request }) => {
-        const answer = await this.handle(request, { remoteAddress: '127.0.0.1' });
-        return answer === 'drop' ? HttpResponse.error() : answer;
-      }),
-    ];
-  }
-
-  /**
    * Serves the tenant on a real loopback port (127.0.0.1 by default, a free port unless given) and
    * points {@link FakeTenant.baseUrl}, and with it every listener's `url`, at it.
    */

@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  type CryptoKey,
   createLocalJWKSet,
   createRemoteJWKSet,
   decodeProtectedHeader,

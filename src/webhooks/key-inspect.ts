@@ -1,4 +1,4 @@
-import type { JWK } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
 
 /**
@@ -9,7 +9,9 @@ import { ConfigurationError } from '../core/errors.ts';
 export type JwtAlgorithm = 'RS256' | 'ES256' | 'EdDSA';
 
 /**
- * A private key in any form the sender takes: Web Crypto key, JWK, or PKCS#8 PEM text.
+ * A private key in any form the sender takes: Web Crypto key, JWK, or PKCS#8 PEM text. `CryptoKey`
+ * is jose's: the runtime's own where the project's libraries declare one (DOM, `@types/node`), a
+ * structural type otherwise, so a wrong key is a compile error with any `lib` setting.
  *
  * @group Webhooks
  */
@@ -19,7 +21,7 @@ const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
 
 /** Whether `key` is a Web Crypto key (the global may be missing in old runtimes). */
 export function isCryptoKey(key: unknown): key is CryptoKey {
-  return typeof CryptoKey !== 'undefined' && key instanceof CryptoKey;
+  return typeof globalThis.CryptoKey !== 'undefined' && key instanceof globalThis.CryptoKey;
 }
 
 /** RS256 needs a modulus of at least 2048 bits (RFC 7518, 3.3); the listener refuses smaller keys. */

@@ -1,3 +1,4 @@
+import type { CryptoKey } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
 import { withoutTrailingSlash } from '../core/url.ts';
 import { bodyHash, hmacSignature } from './hmac.ts';
