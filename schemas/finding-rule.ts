@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { FindingSeverity, FindingType } from './enums.ts';
-import { openEnum } from './open-enum.ts';
+import { requestEnum } from './open-enum.ts';
 import {
   list,
   loose,
@@ -15,7 +15,7 @@ import {
 
 const str = () => nullishString;
 
-const SetSeverityTransformFields = loose({ severity: opt(openEnum(FindingSeverity)) });
+const SetSeverityTransformFields = loose({ severity: opt(requestEnum(FindingSeverity)) });
 /**
  * The `setSeverity` transform kind.
  *
@@ -94,7 +94,7 @@ const FindingTransformationRuleFields = loose({
   condition: str(),
   enabled: nullishBoolean,
   evaluationOrder: nullishNumber,
-  findingType: opt(openEnum(FindingType)),
+  findingType: opt(requestEnum(FindingType)),
   transforms: list(FindingTransformSchema),
   createdAt: str(),
   updatedAt: str(),

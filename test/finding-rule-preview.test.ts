@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
-import { describe, expect, it } from 'vitest';
-import { type PreviewRule, previewFindingRules } from '../src/index.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { FindingSeverity, type PreviewRule, previewFindingRules, unlisted } from '../src/index.ts';
 import { BASE, makeClient, tokenEndpoint, useMockServer } from './helpers/msw.ts';
 
 const server = useMockServer();
@@ -69,7 +69,7 @@ describe('previewFindingRules', () => {
   });
 
   it('evaluates CEL conditions on the finding, with snake_case and camelCase fields', async () => {
-    const raise = [{ setSeverity: { severity: 'FINDING_SEVERITY_HIGH' } }];
+    const raise = [{ setSeverity: { severity: FindingSeverity.HIGH } }];
     const { trace, finding } = await previewFindingRules({ ...LOW, riskScore: 42 }, [
       rule('hit', 1, raise, {
         condition: "finding.risk_score > 80 && finding.severity == 'FINDING_SEVERITY_LOW'",
@@ -144,5 +144,67 @@ describe('client.findingRules.preview', () => {
     const { finding, trace } = await makeClient().findingRules.preview(LOW, ['second', 'first']);
     expect(trace.map((t) => t.ruleId)).toEqual(['first', 'second']);
     expect(finding.severity).toBe('FINDING_SEVERITY_HIGH');
+  });
+});
+
+describe('a severity or finding type this SDK does not know, in a hand-written rule', () => {
+  const messages = () => {
+    const lines: string[] = [];
+    const logger = { error() {}, warn: (m: string) => lines.push(m), info() {}, debug() {} };
+    return { lines, logger };
+  };
+
+  it('is applied as given, and warned about once with the closest known value (plain JavaScript)', async () => {
+    const { lines, logger } = messages();
+    const client = makeClient({ logger });
+    const typo = [rule('r1', 1, [{ setSeverity: { severity: 'FINDING_SEVERITY_HIHG' as never } }])];
+    const { finding } = await client.findingRules.preview(LOW, typo);
+    await client.findingRules.preview(LOW, typo);
+    expect(finding.severity).toBe('FINDING_SEVERITY_HIHG');
+    expect(lines).toEqual([
+      expect.stringContaining(
+        'rules[0].transforms[0].setSeverity.severity: "FINDING_SEVERITY_HIHG" is not a value this SDK knows; it is used as given and may match nothing. Did you mean FINDING_SEVERITY_HIGH?',
+      ),
+    ]);
+    await client.findingRules.preview(LOW, [
+      rule('r2', 1, [], { findingType: 'FINDING_TYPE_NHI_UNOWNDE' as never }),
+    ]);
+    expect(lines[1]).toContain('rules[0].findingType: "FINDING_TYPE_NHI_UNOWNDE"');
+    expect(lines[1]).toContain('Did you mean FINDING_TYPE_NHI_UNOWNED?');
+  });
+
+  it('stays quiet for values marked with unlisted(), for known ones, and for rules the service sent', async () => {
+    const { lines, logger } = messages();
+    server.use(
+      tokenEndpoint().handler,
+      http.get(`${BASE}/api/v1/findings/transformation-rules/:id`, () =>
+        HttpResponse.json({
+          transformationRule: rule('new', 1, [
+            { setSeverity: { severity: 'FINDING_SEVERITY_EXTREME' as never } },
+          ]),
+        }),
+      ),
+    );
+    const client = makeClient({ logger });
+    await client.findingRules.preview(LOW, ['new']);
+    await client.findingRules.preview(LOW, [
+      rule('r1', 1, [{ setSeverity: { severity: unlisted('FINDING_SEVERITY_EXTREME') } }]),
+      rule('r2', 2, [{ setSeverity: { severity: FindingSeverity.CRITICAL } }]),
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  it('warns on stderr through previewFindingRules, which has no client', async () => {
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await previewFindingRules(LOW, [
+        rule('r1', 1, [{ setSeverity: { severity: 'FINDING_SEVERITY_CRITICLA' as never } }]),
+      ]);
+      expect(stderr.mock.calls.map((call) => String(call[0]))).toEqual([
+        expect.stringContaining('Did you mean FINDING_SEVERITY_CRITICAL?'),
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
   });
 });

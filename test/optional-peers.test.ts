@@ -5,11 +5,10 @@ import { ConfigurationError } from '../src/index.ts';
 describe('an optional peer dependency that is not installed', () => {
   it('is reported as a ConfigurationError that names the package and how to install it', async () => {
     // A real failed import of a package that does not exist, as Node reports it.
-    const error = await importPeer(
-      'not-a-real-peer-pkg',
-      'mswHandlers()',
-      () => import('not-a-real-peer-pkg'),
-    ).catch((e: unknown) => e);
+    const missing = 'not-a-real-peer-pkg';
+    const error = await importPeer(missing, 'mswHandlers()', () => import(/* @vite-ignore */ missing)).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toBe(
       '@idgov/sdk: mswHandlers() needs the not-a-real-peer-pkg package, an optional peer dependency that is not installed: npm install --save-dev not-a-real-peer-pkg.',

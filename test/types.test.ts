@@ -5,7 +5,11 @@ import {
   type App,
   type ExpandedField,
   ExpandedType,
+  FindingSeverity,
+  type FindingTransformationRule,
+  FindingType,
   IdGovClient,
+  type PreviewRule,
   resolveExpanded,
   type Task,
   type TaskSearchRequest,
@@ -51,6 +55,33 @@ describe('request types catch typos', () => {
     const page = await client.tasks.search().catch(() => undefined);
     const type = page?.list?.[0]?.task?.type;
     if (type) expectTypeOf(client.tasks.search({ taskTypes: [type] })).not.toBeAny();
+  });
+});
+
+describe('finding rules catch typos', () => {
+  it('refuses unknown severities and finding types in hand-written rules, and takes new ones through unlisted()', () => {
+    const typos: PreviewRule[] = [
+      // @ts-expect-error: the severity is FINDING_SEVERITY_HIGH
+      { transforms: [{ setSeverity: { severity: 'FINDING_SEVERITY_HIHG' } }] },
+      // @ts-expect-error: the type is FINDING_TYPE_NHI_UNOWNED
+      { findingType: 'FINDING_TYPE_NHI_UNOWNDE' },
+    ];
+    const fine: PreviewRule[] = [
+      {
+        findingType: FindingType.NHI_UNOWNED,
+        transforms: [{ setSeverity: { severity: FindingSeverity.HIGH } }],
+      },
+      { transforms: [{ setSeverity: { severity: 'FINDING_SEVERITY_LOW' } }] },
+      { findingType: unlisted('FINDING_TYPE_FROM_THE_FUTURE') },
+    ];
+    expectTypeOf([...typos, ...fine]).toBeArray();
+  });
+
+  it('takes a rule the service sent, whatever its values', () => {
+    const fetched = {} as FindingTransformationRule;
+    const rules: PreviewRule[] = [fetched];
+    expectTypeOf(rules).toBeArray();
+    expectTypeOf<FindingTransformationRule['findingType']>().not.toBeAny();
   });
 });
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod/mini';
-import { FindingType } from '../../schemas/enums.ts';
+import { FindingSeverity, FindingType } from '../../schemas/enums.ts';
 import {
   type FindingTransform,
   type FindingTransformationRule,
@@ -8,7 +8,9 @@ import {
   type SetSeverityTransform,
   type SetTagsTransform,
 } from '../../schemas/finding-rule.ts';
+import { createLogger, type Logger } from '../core/logger.ts';
 import { parseRequest } from '../core/validation.ts';
+import { UnknownValueWarnings } from './unknown-values.ts';
 
 /**
  * A finding as the preview sees it. Keys may be camelCase (as in JSON) or snake_case (as CEL
@@ -86,6 +88,25 @@ export interface FindingRulesPreview<F extends PreviewFinding = PreviewFinding> 
   readonly finding: F;
   /** One entry per rule, in evaluation order. */
   readonly trace: readonly RuleTrace[];
+}
+
+const SEVERITIES = Object.values(FindingSeverity);
+const FINDING_TYPES = Object.values(FindingType);
+
+// The finding is data (perhaps the service's, with newer values); the rules are what the caller wrote.
+function warnUnknownValues(
+  warnings: UnknownValueWarnings,
+  rules: readonly FindingTransformationRule[],
+): void {
+  rules.forEach((rule, i) => {
+    warnings.check(`rules[${i}].findingType`, rule.findingType, FINDING_TYPES);
+    rule.transforms?.forEach((transform, j) => {
+      if (transform?.$kind === 'setSeverity') {
+        const field = `rules[${i}].transforms[${j}].setSeverity.severity`;
+        warnings.check(field, transform.setSeverity.severity, SEVERITIES);
+      }
+    });
+  });
 }
 
 const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -205,14 +226,30 @@ function applyTransform(
  *
  * @group Rules
  */
-export async function previewFindingRules<F extends PreviewFinding>(
+export function previewFindingRules<F extends PreviewFinding>(
   finding: F,
   rules: readonly PreviewRule[],
+): Promise<FindingRulesPreview<F>> {
+  defaultWarnings ??= new UnknownValueWarnings(createLogger(), 'used');
+  return preview(finding, rules, defaultWarnings);
+}
+
+let defaultWarnings: UnknownValueWarnings | undefined;
+
+/**
+ * @internal {@link previewFindingRules}, warning through `warnings` about severities and finding
+ * types this SDK does not know (a typo in plain JavaScript); `undefined` for rules the service sent.
+ */
+export async function preview<F extends PreviewFinding>(
+  finding: F,
+  rules: readonly PreviewRule[],
+  warnings: UnknownValueWarnings | undefined,
 ): Promise<FindingRulesPreview<F>> {
   // Loaded on first use: the CEL engine is larger than the rest of the client, and declares no
   // sideEffects, so a static import would ride along in every bundle that imports the SDK.
   const cel = await import('@marcbachmann/cel-js');
   const parsed = rules.map((rule, i) => parseRequest(FindingTransformationRuleSchema, rule, `rule ${i}`));
+  if (warnings) warnUnknownValues(warnings, parsed);
   const context = celContext(finding);
   const result: F = { ...finding, tags: { ...(finding.tags ?? {}) } };
   const tags = result.tags as Record<string, unknown>;

@@ -10,8 +10,9 @@ import {
   type FindingRulesPreview,
   type PreviewFinding,
   type PreviewRule,
-  previewFindingRules,
+  preview,
 } from './finding-rule-preview.ts';
+import { UnknownValueWarnings } from './unknown-values.ts';
 
 /**
  * Finding transformation rules: `GET /api/v1/findings/transformation-rules/{id}`. Reach it as `client.findingRules`.
@@ -20,10 +21,12 @@ import {
  */
 export class FindingRules {
   readonly #api: ClientCore;
+  readonly #unknownValues: UnknownValueWarnings;
 
   /** @internal */
   constructor(api: ClientCore) {
     this.#api = api;
+    this.#unknownValues = new UnknownValueWarnings(api.logger, 'used');
   }
 
   /**
@@ -32,8 +35,15 @@ export class FindingRules {
    *
    * `.withResponse()` gives the status, headers and request ID too. A bad `id` rejects.
    *
-   * @returns The rule, or `null` when the service answers without one.
-   * @throws {NotFoundError} when the service answers 404.
+   * @returns The rule; `null` when the service answers 200 without one.
+   * @throws {NotFoundError} when there is no rule with this ID (the service answers 404, the usual
+   * answer for a missing rule).
+   *
+   * @example
+   * const rule = await client.findingRules.get('rule-id').catch((error) => {
+   *   if (error instanceof NotFoundError) return null; // no such rule
+   *   throw error;
+   * });
    */
   get(id: string, options: RequestOptions = {}): APIPromise<FindingTransformationRule | null> {
     let path: string;
@@ -77,6 +87,11 @@ export class FindingRules {
         return fetched;
       }),
     );
-    return previewFindingRules(finding, resolved);
+    // Rules the service sent may hold values newer than this release: only hand-written ones warn.
+    return preview(
+      finding,
+      resolved,
+      rules.some((rule) => typeof rule !== 'string') ? this.#unknownValues : undefined,
+    );
   }
 }

@@ -10,12 +10,15 @@ import type { Logger } from '../core/logger.ts';
  */
 export class UnknownValueWarnings {
   readonly #logger: Logger;
+  readonly #use: string;
   readonly #warned = new Set<string>();
   // A program that passes its own users' strings through could send endless distinct values.
   static readonly MAX_WARNED = 1_000;
 
-  constructor(logger: Logger) {
+  /** `use` says what happens to such a value: `sent` (a request), `used` (a local preview). */
+  constructor(logger: Logger, use: 'sent' | 'used' = 'sent') {
     this.#logger = logger;
+    this.#use = use;
   }
 
   /** Warns if `value` is neither one of `known` nor marked with `unlisted()`. */
@@ -35,7 +38,7 @@ export class UnknownValueWarnings {
     const hint = value.length > 100 ? undefined : closest(value, known);
     const hatch = field === 'taskTypes' ? `unlistedTaskType('${shown}')` : `unlisted('${shown}')`;
     this.#logger.warn(
-      `${field}: "${shown}" is not a value this SDK knows; it is sent as given and may match nothing.` +
+      `${field}: "${shown}" is not a value this SDK knows; it is ${this.#use} as given and may match nothing.` +
         `${hint ? ` Did you mean ${hint}?` : ''} If the service added it, pass ${hatch}.`,
       { field, value: shown, suggestion: hint },
     );
