@@ -6,6 +6,7 @@ import {
   type UnknownExpanded,
 } from '../../schemas/expanded.ts';
 import type { ExpandedEntry, TaskSearchResponse, TaskView } from '../../schemas/task-search.ts';
+import { createLogger, type Logger } from '../core/logger.ts';
 import { checkResponse } from '../core/validation.ts';
 
 /**
@@ -29,6 +30,25 @@ const EXPECTED = {
   resourceBindingsPath: undefined,
   stepApproversPath: 'User',
 } as const satisfies Record<string, ExpandedTypeName | undefined>;
+
+/** The expand mask path that fills each field. */
+const EXPAND_PATH: Record<keyof typeof EXPECTED, string> = {
+  accessReviewPath: 'access_review_id',
+  appPath: 'app_id',
+  appUserLastUsagePath: 'app_user_last_usage',
+  appUserPath: 'app_user_id',
+  createdByUserPath: 'created_by_user_id',
+  identityUserPath: 'identity_user_id',
+  principalResourcePath: 'resource',
+  roleResourcePath: 'scope_role_resources',
+  scopeResourcePath: 'scope_role_resources',
+  userPath: 'user_id',
+  approversPath: 'approver_ids',
+  entitlementsPath: 'app_entitlement_ids',
+  insightsPath: 'insight_ids',
+  resourceBindingsPath: 'entitlement_scope_bindings',
+  stepApproversPath: 'step_approver_ids',
+};
 
 /**
  * TaskView fields that locate a list of related objects.
@@ -83,25 +103,78 @@ const LIST_FIELDS: Record<ListExpandedField, true> = {
   stepApproversPath: true,
 };
 
-// Views handed out by task search carry their page's `expanded` under this symbol, defined not
+/**
+ * @internal Warnings about resolving that cannot work, each said once per client (or, for views of
+ * no client, once per process): a path the search did not expand, a view copied off its page.
+ */
+export class ExpandNotices {
+  readonly #logger: Logger;
+  readonly #said = new Set<string>();
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /** Logs `message` at `warn` the first time `key` is seen. */
+  once(key: string, message: string): void {
+    if (this.#said.has(key)) return;
+    this.#said.add(key);
+    this.#logger.warn(message);
+  }
+}
+
+let processNotices: ExpandNotices | undefined;
+
+/** @internal What a view of a task search knows of its page and of the request that fetched it. */
+interface PageLink {
+  readonly expanded: readonly (ExpandedEntry | null)[] | null | undefined;
+  /** The request's `expandMask.paths`. */
+  readonly requested: readonly string[];
+  readonly notices: ExpandNotices;
+}
+
+// Views handed out by task search carry their page's link under this symbol, defined not
 // enumerable: JSON.stringify, spreads, Object.keys, equality checks and console.log do not see it.
-// Not a WeakMap: V8 keeps a young key's value alive through scavenges, so linking 100 views cost a
-// broad page 0.2-0.3 ms of CPU; the symbol costs 0.02 ms.
-const PAGE_EXPANDED = Symbol('idgov.expanded');
-type Linked = { readonly [PAGE_EXPANDED]?: readonly (ExpandedEntry | null)[] };
+// Not a WeakMap: V8 keeps a young key's value alive through scavenges, which costs paging far
+// more than a property does.
+const PAGE_LINK = Symbol('idgov.page');
+type Linked = { readonly [PAGE_LINK]?: PageLink };
 // Objects already checked against their type: each is checked once, on first resolution.
 const checked = new WeakSet<object>();
 
 /**
- * @internal Links each view of a page to the page's `expanded` array.
+ * @internal Links each view of a page to the page's `expanded` array and to the request's expand
+ * paths, so that {@link resolveExpanded} needs only the view, and can tell a path nobody asked for.
  */
-export function linkExpanded(page: TaskSearchResponse): void {
-  const expanded = page.expanded;
-  // Without expanded objects every path resolves to nothing, linked or not.
-  if (!expanded?.length) return;
+export function linkExpanded(
+  page: TaskSearchResponse,
+  requested: readonly string[],
+  notices: ExpandNotices,
+): void {
+  const link: PageLink = { expanded: page.expanded, requested, notices };
   // One descriptor for the page: defining with a shared one is as cheap as an assignment.
-  const link: PropertyDescriptor = { value: expanded, configurable: true };
-  for (const view of page.list ?? []) if (view) Object.defineProperty(view, PAGE_EXPANDED, link);
+  const descriptor: PropertyDescriptor = { value: link, configurable: true };
+  for (const view of page.list ?? []) if (view) Object.defineProperty(view, PAGE_LINK, descriptor);
+}
+
+/** Says once why `field` resolves to nothing, where the cause is the caller's to fix. */
+function explainNothing(view: TaskView, field: ExpandedField, link: PageLink | undefined): void {
+  const call = `resolveExpanded(view, '${field}')`;
+  if (!link) {
+    if (!view[field]) return;
+    processNotices ??= new ExpandNotices(createLogger());
+    processNotices.once(
+      `copy\u0000${field}`,
+      `${call} found no page to resolve against: the view is not one client.tasks.search() handed out, or a copy of one (a spread, structuredClone or JSON keeps its fields, not its link to the page). Resolve before copying, or pass the page's expanded array as the third argument.`,
+    );
+    return;
+  }
+  const path = EXPAND_PATH[field];
+  if (view[field] || link.requested.includes(path) || link.requested.includes('*')) return;
+  link.notices.once(
+    `path\u0000${field}`,
+    `${call} resolves to nothing: the search did not expand ${path}. Add '${path}' to expandMask.paths.`,
+  );
 }
 
 // "$.expanded[3]" or "$.expanded[ 3, 7 ]": indexes into the page's `expanded` array
@@ -138,8 +211,13 @@ function typed(entry: ExpandedEntry, index: number): unknown {
  * `ResponseValidationError` naming it); pages themselves check only `@type`, so paging never pays
  * for objects nobody reads.
  *
- * Works on views from `client.tasks.search()` directly; for a page you parsed yourself, pass its
- * `expanded`.
+ * Works on views from `client.tasks.search()` directly; for a page you parsed yourself, or a view
+ * you copied (a copy keeps the fields, not the link to its page), pass the page's `expanded`.
+ *
+ * A field fills only when the search asked for its path in `expandMask.paths` (`userPath` needs
+ * `user_id`, `appPath` needs `app_id`, ...; `'*'` asks for all). Resolving a field whose path the
+ * search left out, or a copied view without `expanded`, logs a warning once (per client, at `warn`)
+ * that names the path to add or the argument to pass.
  *
  * @returns For list fields (`approversPath`, `entitlementsPath`, `insightsPath`,
  * `resourceBindingsPath`, `stepApproversPath`) an array, possibly empty; for the others the object
@@ -156,15 +234,20 @@ function typed(entry: ExpandedEntry, index: number): unknown {
 export function resolveExpanded<F extends ExpandedField>(
   view: TaskView,
   field: F,
-  expanded: readonly (ExpandedEntry | null)[] | null | undefined = (view as Linked)[PAGE_EXPANDED],
+  expanded?: readonly (ExpandedEntry | null)[] | null,
 ): ExpandedResult<F> {
+  const given = expanded !== undefined;
+  const link = given ? undefined : (view as Linked)[PAGE_LINK];
+  const entries = given ? expanded : link?.expanded;
   const path = view[field];
   const indexes = path ? JSONPATH.exec(path.trim())?.[1]?.split(',') : undefined;
   const objects: unknown[] = [];
   for (const text of indexes ?? []) {
     const index = Number(text);
-    const entry = expanded?.[index];
+    const entry = entries?.[index];
     if (entry) objects.push(typed(entry, index));
   }
+  // A caller who passed `expanded` knows what it passed; otherwise say why there is nothing.
+  if (!objects.length && !given) explainNothing(view, field, link);
   return (field in LIST_FIELDS ? objects : objects[0]) as ExpandedResult<F>;
 }

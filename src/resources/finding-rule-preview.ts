@@ -8,7 +8,7 @@ import {
   type SetSeverityTransform,
   type SetTagsTransform,
 } from '../../schemas/finding-rule.ts';
-import { createLogger, type Logger } from '../core/logger.ts';
+import { createLogger } from '../core/logger.ts';
 import { parseRequest } from '../core/validation.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 

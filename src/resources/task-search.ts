@@ -10,7 +10,7 @@ import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { bodyCursor } from '../core/cursor.ts';
 import type { PagePromise, PagingOptions } from '../core/paging.ts';
 import { parseRequest } from '../core/validation.ts';
-import { linkExpanded } from './expanded.ts';
+import { ExpandNotices, linkExpanded } from './expanded.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 
 /**
@@ -28,11 +28,13 @@ export type TaskSearchOptions = RequestOptions & PagingOptions;
 export class TaskSearch {
   readonly #api: ClientCore;
   readonly #unknownValues: UnknownValueWarnings;
+  readonly #expandNotices: ExpandNotices;
 
   /** @internal */
   constructor(api: ClientCore) {
     this.#api = api;
     this.#unknownValues = new UnknownValueWarnings(api.logger);
+    this.#expandNotices = new ExpandNotices(api.logger);
   }
 
   /**
@@ -57,6 +59,8 @@ export class TaskSearch {
         'task search',
       );
       this.#warnAboutUnknownValues(request);
+      const requested = filters.expandMask?.paths?.filter((path) => typeof path === 'string') ?? [];
+      const notices = this.#expandNotices;
       return {
         method: 'POST',
         path: '/api/v1/search/tasks',
@@ -66,7 +70,7 @@ export class TaskSearch {
         body: filters,
         pageSize,
         pageToken,
-        onPage: linkExpanded,
+        onPage: (page: TaskSearchResponse) => linkExpanded(page, requested, notices),
       };
     }, options);
   }
