@@ -28,7 +28,7 @@ import type { KnownTaskTypeKind, UnlistedTaskTypeFilter } from './task-search.ts
  */
 export function unlistedTaskType(variant: string, fields: object = {}): UnlistedTaskTypeFilter {
   unlisted(variant);
-  return { [variant]: fields } as UnlistedTaskTypeFilter;
+  return { [variant]: fields } as unknown as UnlistedTaskTypeFilter;
 }
 
 /**

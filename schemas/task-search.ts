@@ -71,10 +71,20 @@ export type KnownTaskTypeKind = Exclude<TaskTypeKind, 'unknown'>;
 declare const unlistedVariant: unique symbol;
 /**
  * A task type filter for a variant this SDK does not list: made by `unlistedTaskType()` (from `@idgov/sdk`).
+ * It declares no fields, so that a misspelt variant (`{ grnt: {} }`) is reported as the unknown
+ * property it is.
  *
  * @group Wire model
  */
-export type UnlistedTaskTypeFilter = { readonly [unlistedVariant]: true } & Record<string, object>;
+export interface UnlistedTaskTypeFilter {
+  readonly [unlistedVariant]: string;
+}
+
+/**
+ * What the other variants of a known task type filter must be: absent. A string literal type, so
+ * that `{ grant: {}, revoke: {} }` fails to compile with this sentence in the message.
+ */
+type OneVariantOnly = 'a task type filter holds exactly one variant';
 
 /**
  * A task type filter: exactly one variant, usually empty, e.g. `{ grant: {} }`. A parsed
@@ -85,10 +95,23 @@ export type UnlistedTaskTypeFilter = { readonly [unlistedVariant]: true } & Reco
  */
 export type TaskTypeFilter =
   | {
-      [K in KnownTaskTypeKind]: { readonly [P in K]: object } & { readonly $kind?: string };
+      [K in KnownTaskTypeKind]: { readonly [P in K]: object } & {
+        readonly [P in Exclude<KnownTaskTypeKind, K>]?: OneVariantOnly | null;
+      } & { readonly $kind?: string };
     }[KnownTaskTypeKind]
-  | TaskType
+  | ParsedTaskTypeFilter
   | UnlistedTaskTypeFilter;
+
+/**
+ * A parsed `task.type` used as a filter: only its `$kind` matters (it is sent as that variant,
+ * empty). Declared by that one field, so that TypeScript does not measure a hand-written filter
+ * against the whole parsed type and report a missing `$kind` instead of the mistake.
+ *
+ * @group Wire model
+ */
+export interface ParsedTaskTypeFilter {
+  readonly $kind: TaskType['$kind'];
+}
 
 const TASK_TYPE_FILTER = 'expected an object with exactly one task type variant, such as { grant: {} }';
 /**

@@ -353,11 +353,86 @@ export const TaskTypeActionSchema = oneOf(
 export type TaskTypeAction = z.output<typeof TaskTypeActionSchema>;
 
 /**
- * The type of a task: exactly one of six variants; switch on `$kind` to narrow.
+ * A task's type when `$kind` is `'grant'`.
  *
  * @group Wire model
  */
-export const TaskTypeSchema = oneOf(
+export interface GrantTaskType {
+  readonly $kind: 'grant';
+  grant: TaskTypeGrant;
+}
+/**
+ * A task's type when `$kind` is `'revoke'`.
+ *
+ * @group Wire model
+ */
+export interface RevokeTaskType {
+  readonly $kind: 'revoke';
+  revoke: TaskTypeRevoke;
+}
+/**
+ * A task's type when `$kind` is `'certify'`.
+ *
+ * @group Wire model
+ */
+export interface CertifyTaskType {
+  readonly $kind: 'certify';
+  certify: TaskTypeCertify;
+}
+/**
+ * A task's type when `$kind` is `'offboarding'`.
+ *
+ * @group Wire model
+ */
+export interface OffboardingTaskType {
+  readonly $kind: 'offboarding';
+  offboarding: TaskTypeOffboarding;
+}
+/**
+ * A task's type when `$kind` is `'action'`.
+ *
+ * @group Wire model
+ */
+export interface ActionTaskType {
+  readonly $kind: 'action';
+  action: TaskTypeAction;
+}
+/**
+ * A task's type when `$kind` is `'finding'`.
+ *
+ * @group Wire model
+ */
+export interface FindingTaskType {
+  readonly $kind: 'finding';
+  finding: TaskTypeFinding;
+}
+/**
+ * A task's type of a variant this SDK does not know yet: its data is kept as the service sent it.
+ *
+ * @group Wire model
+ */
+export interface UnknownTaskType {
+  readonly $kind: 'unknown';
+  /** The unknown variant's data, under its own name. */
+  readonly [field: string]: unknown;
+}
+/**
+ * The type of a task; switch on `$kind` (`'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' |
+ * 'finding' | 'unknown'`) to narrow to the variant. A union of named interfaces, so that editors
+ * show these names instead of spelling each variant out.
+ *
+ * @group Wire model
+ */
+export type TaskType =
+  | GrantTaskType
+  | RevokeTaskType
+  | CertifyTaskType
+  | OffboardingTaskType
+  | ActionTaskType
+  | FindingTaskType
+  | UnknownTaskType;
+
+const TaskTypeVariants = oneOf(
   {},
   {
     grant: TaskTypeGrantSchema,
@@ -369,12 +444,18 @@ export const TaskTypeSchema = oneOf(
   },
 );
 /**
- * The type of a task; switch on `$kind` (`'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' |
- * 'finding' | 'unknown'`) to narrow to the variant.
+ * The type of a task: exactly one of six variants; switch on `$kind` to narrow.
  *
  * @group Wire model
  */
-export type TaskType = z.output<typeof TaskTypeSchema>;
+export const TaskTypeSchema: z.ZodMiniType<
+  TaskType,
+  z.input<typeof TaskTypeVariants>
+> = TaskTypeVariants as unknown as z.ZodMiniType<TaskType, z.input<typeof TaskTypeVariants>>;
+// The named members are the zod output, spelt out: a change to either fails to compile here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameOutput: Same<TaskType, z.output<typeof TaskTypeVariants>> = true;
+void _sameOutput;
 /**
  * The name of a task type variant.
  *

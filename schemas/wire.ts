@@ -94,8 +94,15 @@ export type VariantMember<B, K extends PropertyKey, V> = Prettify<
  * @group Wire model
  */
 export type OneOf<B, V extends Record<string, unknown>> =
-  | { [K in keyof V]: VariantMember<B, K, V[K]> }[keyof V]
-  | Prettify<B & { readonly $kind: 'unknown' }>;
+  | { [K in keyof V]: VariantMember<NoFields<B>, K, V[K]> }[keyof V]
+  | Prettify<NoFields<B> & { readonly $kind: 'unknown' }>;
+
+/**
+ * An empty base shape: zod types its output as `{ [k: string]: never }`, which would claim that a
+ * variant the SDK does not know holds nothing, and make a misspelt filter key read "not assignable
+ * to never".
+ */
+type NoFields<B> = string extends keyof B ? {} : B;
 
 const variantKeys = new WeakMap<object, readonly string[]>();
 

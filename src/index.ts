@@ -66,6 +66,7 @@ export { unlistedTaskType } from '../schemas/request-values.ts';
 export type { Task } from '../schemas/task.ts';
 export type {
   ExpandedEntry,
+  ParsedTaskTypeFilter,
   TaskExpandMask,
   TaskSearchRequest,
   TaskSearchResponse,
@@ -73,7 +74,17 @@ export type {
   TaskView,
   UnlistedTaskTypeFilter,
 } from '../schemas/task-search.ts';
-export type { TaskType, TaskTypeKind } from '../schemas/task-type.ts';
+export type {
+  ActionTaskType,
+  CertifyTaskType,
+  FindingTaskType,
+  GrantTaskType,
+  OffboardingTaskType,
+  RevokeTaskType,
+  TaskType,
+  TaskTypeKind,
+  UnknownTaskType,
+} from '../schemas/task-type.ts';
 export { type ClientOptions, IdGovClient } from './client.ts';
 export type { RequestOptions } from './core/api-client.ts';
 export type { APIPromise, ResponseInfo, WithResponse } from './core/api-promise.ts';

@@ -19,8 +19,29 @@ it('emits small declarations for code that uses the SDK: types are named, not ex
     const emitted = readFileSync(join(out, 'test/fixtures/declaration-consumer/consumer.d.ts'), 'utf8');
     expect(emitted).toContain('import("@idgov/sdk").TaskView');
     expect(emitted).toContain('import("@idgov/sdk").App |');
+    // A task's type is named, not spelt out variant by variant.
+    expect(emitted).toContain('firstTaskType(): Promise<import("@idgov/sdk").TaskType | null | undefined>');
     expect(emitted.length).toBeLessThan(1_000);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+}, 60_000);
+
+it('reports a mistaken task type filter as the mistake, never naming internals', async () => {
+  const result = await promisify(execFile)(
+    join(root, 'node_modules/.bin/tsc'),
+    ['-p', join(root, 'test/fixtures/type-errors')],
+    { cwd: root },
+  ).then(
+    () => ({ stdout: '' }),
+    (error: { stdout: string }) => error,
+  );
+  const lines = result.stdout.split('\n');
+  expect(lines.find((l) => l.includes('mistakes.ts(6'))).toContain(
+    "Object literal may only specify known properties, and 'grnt' does not exist in type 'TaskTypeFilter'.",
+  );
+  expect(result.stdout).toContain(
+    `Type '{}' is not assignable to type '"a task type filter holds exactly one variant"'.`,
+  );
+  expect(result.stdout).not.toMatch(/unlistedVariant|\$kind/);
 }, 60_000);

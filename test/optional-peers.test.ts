@@ -11,7 +11,7 @@ describe('an optional peer dependency that is not installed', () => {
     );
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toBe(
-      '@idgov/sdk: mswHandlers() needs the not-a-real-peer-pkg package, an optional peer dependency that is not installed: npm install --save-dev not-a-real-peer-pkg.',
+      '@idgov/sdk: mswHandlers() needs the not-a-real-peer-pkg package, an optional peer dependency that is not installed: npm install not-a-real-peer-pkg.',
     );
     expect((error as Error).cause).toBeDefined();
   });

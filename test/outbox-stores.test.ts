@@ -273,7 +273,9 @@ it('PostgreSQL store without the pg package says to install it (or to pass a poo
   try {
     const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
     const store = new PostgresOutboxStore({ connectionString: 'postgres://127.0.0.1:1/none' });
-    await expect(store.counts(L)).rejects.toThrow(/needs the pg package: npm install pg/);
+    await expect(store.counts(L)).rejects.toThrow(
+      /needs the pg package.*: npm install pg \(or pass a pool of your own\)/,
+    );
   } finally {
     vi.doUnmock('pg');
     vi.resetModules();

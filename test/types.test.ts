@@ -31,6 +31,8 @@ describe('request types catch typos', () => {
       { taskStates: ['OPEN'] },
       // @ts-expect-error: the variant is grant
       { taskTypes: [{ grnt: {} }] },
+      // @ts-expect-error: a filter holds exactly one variant
+      { taskTypes: [{ grant: {}, revoke: {} }] },
       // @ts-expect-error: the order is TASK_SEARCH_SORT_BY_CREATED_AT
       { sortBy: 'CREATED' },
       // @ts-expect-error: the path is app_id

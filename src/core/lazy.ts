@@ -29,23 +29,35 @@ export function loadError(what: string, error: unknown, signal: AbortSignal | un
   );
 }
 
+/** Whether `error`, or an error it wraps (a bundler's or test runner's), says a module is missing. */
+function isModuleNotFound(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
+    if (/Cannot find (package|module)|Failed to resolve module/i.test(String((e as Error).message)))
+      return true;
+  }
+  return false;
+}
+
 /**
  * Loads an optional peer dependency (`msw`, `pg`): when it is not installed, a
- * {@link ConfigurationError} says which package to install for what, instead of the runtime's
- * "Cannot find package". Any other failure of the module comes through as it is.
+ * {@link ConfigurationError} says which package to install for what (`install`: the command),
+ * instead of the runtime's "Cannot find package". Any other failure of the module comes through
+ * as it is.
  */
-export async function importPeer<T>(name: string, usage: string, load: () => Promise<T>): Promise<T> {
+export async function importPeer<T>(
+  name: string,
+  usage: string,
+  load: () => Promise<T>,
+  install = `npm install ${name}`,
+): Promise<T> {
   try {
     return await load();
   } catch (error) {
-    const code = (error as { code?: unknown })?.code;
-    const missing =
-      code === 'ERR_MODULE_NOT_FOUND' ||
-      code === 'MODULE_NOT_FOUND' ||
-      /Cannot find (package|module)|Failed to resolve module/i.test(String((error as Error)?.message));
-    if (!missing) throw error;
+    if (!isModuleNotFound(error)) throw error;
     throw new ConfigurationError(
-      `${usage} needs the ${name} package, an optional peer dependency that is not installed: npm install --save-dev ${name}.`,
+      `${usage} needs the ${name} package, an optional peer dependency that is not installed: ${install}.`,
       { cause: error },
     );
   }

@@ -289,7 +289,12 @@ export class PostgresOutboxStore implements OutboxStore {
 }
 
 async function openPool(connectionString: string, max: number, logger: Logger): Promise<PgQueryable> {
-  const pg = await importPeer('pg', 'PostgresOutboxStore (without a pool of your own)', () => import('pg'));
+  const pg = await importPeer(
+    'pg',
+    'PostgresOutboxStore',
+    () => import('pg'),
+    'npm install pg (or pass a pool of your own)',
+  );
   const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
   const pool = new Pool({ connectionString, max });
   // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit

@@ -24,7 +24,12 @@ import type { FakeTenant } from './fake-tenant.ts';
  * @group Testing
  */
 export async function mswHandlers(tenant: FakeTenant): Promise<HttpHandler[]> {
-  const { http, HttpResponse } = await importPeer('msw', 'mswHandlers()', () => import('msw'));
+  const { http, HttpResponse } = await importPeer(
+    'msw',
+    'mswHandlers()',
+    () => import('msw'),
+    'npm install --save-dev msw',
+  );
   return [
     http.all(`${tenant.baseUrl}/*`, async ({ request }) => {
       const answer = await tenant.handle(request, { remoteAddress: '127.0.0.1' });
