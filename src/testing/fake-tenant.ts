@@ -37,6 +37,11 @@ export interface FakeTenantOptions {
   readonly latencyMs?: number | undefined;
   /** The tenant's clock in ms. Default `Date.now`. */
   readonly now?: (() => number) | undefined;
+  /**
+   * The client credentials the token endpoint accepts, e.g. those your code reads from its
+   * environment. Default: a client ID of the fake tenant and a fresh secret.
+   */
+  readonly client?: ClientCredentials | undefined;
 }
 
 interface FakeListenerCommonOptions {
@@ -231,7 +236,10 @@ export class FakeTenant {
     for (const rule of options.rules ?? []) this.rules.set(rule.id ?? '', rule);
     for (const [app, list] of Object.entries(options.entitlements ?? {}))
       this.entitlements.set(app, [...list]);
-    this.client = { clientId: 'sdk-tests@fake-tenant.invalid/pcc', clientSecret: createHmacSecret() };
+    this.client = options.client ?? {
+      clientId: 'sdk-tests@fake-tenant.invalid/pcc',
+      clientSecret: createHmacSecret(),
+    };
     this.#faults = new FaultInjector(options.faults);
     this.stats = { requests: 0, tokensIssued: 0, searchPages: 0, duplicates: 0, faults: this.#faults.counts };
   }
