@@ -28,8 +28,6 @@ export interface ClientOptions extends TransportOptions {
    * `IDGOV_CLIENT_SECRET`.
    */
   readonly credentials?: Credentials | undefined;
-  /** Product token prepended to the SDK's `User-Agent`, e.g. `acme-sync/1.2`. */
-  readonly userAgent?: string | undefined;
   /**
    * Empty pages in a row (no items, yet a next token) that end a listing with a `PaginationError`;
    * see {@link PagingOptions.maxEmptyPages}, which overrides it per call. A whole number from 1. Default 100.
@@ -96,7 +94,7 @@ export class IdGovClient {
     this.baseUrl = requireBaseUrl(rawBaseUrl, 'baseUrl');
     const { http, logger } = createTransport(options, {
       maxRetries: DEFAULT_MAX_RETRIES,
-      userAgent: [options.userAgent, `idgov-sdk-js/${VERSION}`].filter(Boolean).join(' '),
+      userAgent: `idgov-sdk-js/${VERSION}`,
     });
     const auth = createAuthenticator(credentials, `${this.baseUrl}/auth/v1/token`, http, logger);
     this.#describeAuth = auth.describe();

@@ -118,7 +118,10 @@ describe('client credentials', () => {
         oauthError: 'invalid_client',
         oauthErrorDescription: 'unknown client',
       });
-      expect(error.message).toContain('IDGOV_CLIENT_ID');
+      expect(error.message).toBe(
+        `@idgov/sdk: ${status} from token endpoint: the client credentials were refused (invalid_client: unknown client). Check IDGOV_CLIENT_ID / IDGOV_CLIENT_SECRET (or the clientId and clientSecret options) and the base URL's tenant.`,
+      );
+      expect(error.message).not.toMatch(/token may be wrong/);
       expect(error.message).not.toContain(CLIENT_SECRET);
       expect(calls).toBe(1);
     }

@@ -119,6 +119,26 @@ const NOT_MODIFIED_HINT =
   'The SDK sends no conditional request, so this answer is unexpected: check for a caching proxy between you and the service.';
 
 /**
+ * The token endpoint's 400 or 401 (RFC 6749 5.2): the client credentials were refused, said with
+ * the OAuth error and its description; no token was involved yet.
+ */
+function refusedCredentials(init: APIErrorInit, secrets: readonly string[]): AuthenticationError {
+  const body = init.body as { error?: unknown; error_description?: unknown } | null;
+  const code = typeof body?.error === 'string' ? quotable(body.error, secrets) : undefined;
+  const description =
+    typeof body?.error_description === 'string' ? quotable(body.error_description, secrets) : undefined;
+  const oauth = code
+    ? ` (${code}${description ? `: ${description}` : ''})`
+    : description
+      ? ` (${description})`
+      : '';
+  return new AuthenticationError(
+    `${init.status} from token endpoint: the client credentials were refused${oauth}. Check IDGOV_CLIENT_ID / IDGOV_CLIENT_SECRET (or the clientId and clientSecret options) and the base URL's tenant.`,
+    init,
+  );
+}
+
+/**
  * Builds the {@link APIError} subclass for a status. The one place that maps statuses to classes.
  *
  * @group Errors
@@ -135,6 +155,7 @@ export function makeAPIError(answer: APIErrorInit, context: ErrorContext = {}, n
   const said = redirect
     ? `redirect to ${location ?? 'an undisclosed location'}, not followed`
     : serviceMessage(init.body, secrets);
+  if (context.tokenEndpoint && (status === 400 || status === 401)) return refusedCredentials(init, secrets);
   const hint =
     note ??
     context.hint?.(status, init.body) ??
@@ -143,12 +164,6 @@ export function makeAPIError(answer: APIErrorInit, context: ErrorContext = {}, n
   const where = context.tokenEndpoint ? 'token endpoint' : `${request.method} ${request.path}`;
   const message = `${status} from ${where}${said ? `: ${said}` : ''}.${hint ? ` ${hint}` : ''}`;
   if (redirect) return new RedirectError(message, init, location);
-  if (context.tokenEndpoint && (status === 400 || status === 401)) {
-    return new AuthenticationError(
-      `${message} Check IDGOV_CLIENT_ID / IDGOV_CLIENT_SECRET (or the clientId and clientSecret options).`,
-      init,
-    );
-  }
   if (status === 400) return new BadRequestError(message, init);
   if (status === 401) return new AuthenticationError(message, init);
   if (status === 403) return new PermissionDeniedError(message, init);

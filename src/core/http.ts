@@ -35,6 +35,11 @@ export interface TransportOptions {
    * and the caller's abort) and `redirect: 'manual'`.
    */
   readonly fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * Your product, sent before the SDK's in `User-Agent` (`my-app/1.2 idgov-sdk-js/0.1.0`), so the
+   * service's operators can tell your integration's traffic apart. Printable ASCII.
+   */
+  readonly userAgent?: string | undefined;
   /** Where log lines go. Default: every level to `console.error` (stderr). */
   readonly logger?: Logger | undefined;
   /** What is logged. Default: `IDGOV_LOG`, else `warn` (to stderr). */
@@ -114,6 +119,17 @@ export function checkCallOptions(options: {
   }
 }
 
+/** The caller's product before the SDK's (RFC 9110 10.1.5: the more specific product first). */
+function withProduct(product: unknown, sdk: string): string {
+  if (product === undefined) return sdk;
+  if (typeof product !== 'string' || !/^[\x21-\x7e](?:[\x20-\x7e]{0,254}[\x21-\x7e])?$/.test(product)) {
+    throw new ConfigurationError(
+      'userAgent must be printable ASCII without line breaks or surrounding spaces, at most 256 characters, e.g. "my-app/1.2".',
+    );
+  }
+  return `${product} ${sdk}`;
+}
+
 /** Builds the transport and the leveled logger from user options, refusing bad numbers. */
 export function createTransport(
   options: TransportOptions,
@@ -125,7 +141,7 @@ export function createTransport(
     timeout: checked('timeout', options.timeout, DEFAULT_TIMEOUT_MS),
     maxRetries: checked('maxRetries', options.maxRetries, defaults.maxRetries),
     maxResponseBytes: checked('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
-    userAgent: defaults.userAgent,
+    userAgent: withProduct(options.userAgent, defaults.userAgent),
     logger,
   });
   return { http, logger };

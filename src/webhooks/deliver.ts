@@ -61,6 +61,7 @@ export async function deliver(delivery: Delivery): Promise<WebhookDelivery> {
       method: 'POST',
       url,
       body,
+      callerHeaders: options.headers,
       signal: options.signal,
       timeout: options.timeout,
       maxRetries: options.maxRetries,

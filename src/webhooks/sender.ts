@@ -62,6 +62,12 @@ export interface SignOptions {
 export interface SendOptions extends CallOptions {
   /** The event ID (a lower-case UUID v4). Default: a new one. Reuse it to resend an event safely. */
   readonly eventId?: string | undefined;
+  /**
+   * Extra headers for this call (a trace ID, a proxy's), merged by name whatever their casing. The
+   * signing headers win: `Content-Type`, `Webhook-Timestamp`, `Webhook-Event-Id`, `Webhook-Signature`
+   * and `Authorization` cannot be overridden; a `User-Agent` goes before the SDK's.
+   */
+  readonly headers?: Record<string, string> | undefined;
 }
 
 /**
