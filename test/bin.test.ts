@@ -78,6 +78,7 @@ describe('idgov-fake-tenant', () => {
     [['--bogus'], /Unknown option '--bogus'/],
     [['--tasks', 'many'], /--tasks must be a whole number/],
     [['--port', '70000'], /--port must be a whole number, from 0 to 65535/],
+    [['--entitlements', 'lots'], /--entitlements must be a whole number, from 0 to 10000/],
     [['--fault', 'explode=0.5'], /--fault kind must be one of serverError, rateLimit, drop, slow/],
     [['--fault', 'drop=2'], /--fault drop needs a rate from 0 to 1/],
     [['--fault', 'drop=0.6', '--fault', 'slow=0.6'], /add up to 1.2/],
@@ -143,6 +144,43 @@ describe('idgov-fake-tenant', () => {
       jwt: { privateKey: jwt?.privateJwk ?? {}, kid: String(jwt?.kid) },
     });
     expect((await viaJwt.send({ ticket: 'OPS-42' })).status).toBe('delivered');
+  });
+
+  it('says a port in use, with exit code 2 and no stack trace', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((busy.address() as { port: number }).port);
+      const { code, stdout, stderr } = await run(['--port', port]);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toContain(`cannot listen on port ${port}`);
+      expect(stderr).toContain('EADDRINUSE');
+      expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('lists entitlements for each app its tasks name, as many as --entitlements says', async () => {
+    const info = (await serve(['--tasks', '40', '--entitlements', '12'])) as Printed & {
+      entitlements: Record<string, number>;
+    };
+    const apps = Object.keys(info.entitlements);
+    expect(apps.length).toBeGreaterThan(1);
+    const client = new IdGovClient({ baseUrl: info.baseUrl, credentials: info });
+    for (const app of apps) {
+      const listed = await client.appEntitlements.list(app, { pageSize: 10 }).toArray();
+      expect(listed).toHaveLength(12);
+      expect(new Set(listed.map((e) => e.appEntitlement?.appId))).toEqual(new Set([app]));
+    }
+    const none = (await serve(['--tasks', '5', '--entitlements', '0'])) as Printed & {
+      entitlements: Record<string, number>;
+    };
+    const first = Object.keys(none.entitlements)[0] ?? '';
+    const empty = new IdGovClient({ baseUrl: none.baseUrl, credentials: none });
+    expect(await empty.appEntitlements.list(first).toArray()).toEqual([]);
   });
 
   it('takes a partner JWKS file for a JWT listener, and serves one HMAC listener by default', async () => {

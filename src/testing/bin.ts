@@ -12,6 +12,7 @@ import type { JSONWebKeySet } from 'jose';
 import type { JwtAlgorithm } from '../webhooks/key-inspect.ts';
 import { FakeTenant } from './fake-tenant.ts';
 import type { FaultOptions } from './faults.ts';
+import { appOf } from './task-filter.ts';
 
 const USAGE = `Usage: idgov-fake-tenant [options]
 
@@ -24,6 +25,7 @@ Options:
   --seed <n>                   seed of the generated data (default 1)
   --tasks <n>                  generated tasks, dated over the last 90 days (default 100)
   --rules <n>                  generated finding transformation rules (default 3)
+  --entitlements <n>           entitlements listed for each app the tasks name (default 5)
   --hmac-listener <id>[=<secret>]
                                an HMAC webhook listener; a fresh secret unless given (repeatable)
   --jwt-listener <id>[=<jwks.json>]
@@ -126,6 +128,14 @@ async function main(argv: readonly string[]): Promise<void> {
   });
   const rules = Array.from({ length: count('rules', values.rules) }, () => tenant.data.rule());
   for (const rule of rules) tenant.rules.set(rule.id ?? '', rule);
+  const perApp = count('entitlements', values.entitlements, 10_000);
+  const apps = [...new Set(tenant.tasks.map(appOf).filter((app): app is string => !!app))].sort();
+  for (const app of apps) {
+    tenant.entitlements.set(
+      app,
+      Array.from({ length: perApp }, () => tenant.data.entitlement(app)),
+    );
+  }
 
   const hmacSpecs = (values['hmac-listener'] ?? []).map((spec) => listenerSpec('hmac-listener', spec));
   const jwtSpecs = (values['jwt-listener'] ?? []).map((spec) => listenerSpec('jwt-listener', spec));
@@ -174,6 +184,7 @@ async function main(argv: readonly string[]): Promise<void> {
       listeners: printed.map((print) => print()),
       rules: rules.map((rule) => rule.id),
       tasks: tenant.tasks.length,
+      entitlements: Object.fromEntries(apps.map((app) => [app, perApp])),
     })}\n`,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -192,6 +203,7 @@ function parse(argv: readonly string[]) {
       seed: { type: 'string', default: '1' },
       tasks: { type: 'string', default: '100' },
       rules: { type: 'string', default: '3' },
+      entitlements: { type: 'string', default: '5' },
       latency: { type: 'string', default: '0' },
       'hmac-listener': { type: 'string', multiple: true },
       'jwt-listener': { type: 'string', multiple: true },

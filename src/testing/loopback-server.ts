@@ -58,7 +58,15 @@ export async function serveOnLoopback(
       response.end(JSON.stringify({ message: `fake tenant failed: ${(error as Error).message}` }));
     }
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
+  // A port in use (EADDRINUSE) or not ours to take (EACCES) rejects, rather than escaping as an
+  // unhandled 'error' event that ends the process with a stack trace.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
