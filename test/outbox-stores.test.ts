@@ -151,6 +151,7 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await add(store, 1);
     await add(store, 2, 2_000);
     expect((await claim(store, 1_000 + DAY, { ordered: true })).map((e) => e.eventId)).toEqual([id(2)]);
+    expect(await store.expire(L, 1_000 + DAY)).toBe(1);
     expect(await store.get(id(1))).toMatchObject({ state: 'expired', finishedAt: 1_000 + DAY });
     expect(await store.retry(id(1), 1_000 + DAY)).toBe(false);
     await store.close();

@@ -8,32 +8,13 @@ import {
   type OutboxState,
   type OutboxStore,
 } from './store.ts';
+import { isDue, isHeld } from './lease.ts';
 
 interface Row {
   event: OutboxEvent;
   leaseToken?: string | undefined;
   leasedAt?: number | undefined;
   leaseUntil?: number | undefined;
-}
-
-/**
- * Whether a pending event may be attempted at `now`. A last attempt (or an enqueue) more than
- * `toleranceMs` (the lease length) later than now means the clock went back: waiting for it to catch
- * up could stall the event for as long as the jump, while an early attempt is harmless (the event ID
- * makes it idempotent). Within the tolerance it is a worker whose clock runs a little behind: it waits,
- * so it does not skip the retry schedule.
- */
-export function isDue(event: OutboxEvent, now: number, toleranceMs: number): boolean {
-  return event.nextAttemptAt <= now || (event.lastAttemptAt ?? event.enqueuedAt) > now + toleranceMs;
-}
-
-/**
- * Whether a lease holds at `now`: until `leaseUntil`, even for a worker whose clock is behind the
- * holder's. Only a lease taken more than its own length "in the future" is free: the clock jumped back.
- */
-export function isHeld(leasedAt: number | undefined, leaseUntil: number | undefined, now: number): boolean {
-  if (leasedAt === undefined || leaseUntil === undefined) return false;
-  return now < leaseUntil && leasedAt - now <= leaseUntil - leasedAt;
 }
 
 /**
@@ -63,13 +44,13 @@ export class MemoryOutboxStore implements OutboxStore {
 
   async claim(options: ClaimOptions): Promise<ClaimedEvent[]> {
     const { listener, now, leaseMs, limit, ordered, leaseToken } = options;
+    const exclude = new Set(options.exclude);
     const claimed: ClaimedEvent[] = [];
     for (const row of this.#rows.values()) {
       const { event } = row;
-      if (event.listener !== listener || event.state !== 'pending') continue;
-      if (event.expiresAt <= now) {
-        row.event = { ...event, state: 'expired', finishedAt: now };
-        row.leaseToken = undefined;
+      if (event.listener !== listener || event.state !== 'pending' || event.expiresAt <= now) continue;
+      if (exclude.has(event.eventId)) {
+        if (ordered) break; // the head was attempted: nothing overtakes it
         continue;
       }
       if (
@@ -85,6 +66,19 @@ export class MemoryOutboxStore implements OutboxStore {
     return claimed;
   }
 
+  async expire(listener: string, now: number): Promise<number> {
+    let expired = 0;
+    for (const row of this.#rows.values()) {
+      const { event } = row;
+      if (event.listener !== listener || event.state !== 'pending' || event.expiresAt > now) continue;
+      if (isHeld(row.leasedAt, row.leaseUntil, now)) continue;
+      row.event = { ...event, state: 'expired', finishedAt: now };
+      Object.assign(row, { leaseToken: undefined, leasedAt: undefined, leaseUntil: undefined });
+      expired += 1;
+    }
+    return expired;
+  }
+
   async complete(
     eventId: string,
     leaseToken: string,
@@ -92,8 +86,10 @@ export class MemoryOutboxStore implements OutboxStore {
     outcome: AttemptOutcome,
   ): Promise<boolean> {
     const row = this.#rows.get(eventId);
-    if (row?.event.state !== 'pending') return false;
-    if (outcome.state !== 'delivered' && row.leaseToken !== leaseToken) return false;
+    if (!row) return false;
+    const delivered = outcome.state === 'delivered';
+    if (row.event.state !== 'pending' && !(delivered && row.event.state === 'expired')) return false;
+    if (!delivered && row.leaseToken !== leaseToken) return false;
     row.event = {
       ...row.event,
       state: outcome.state,

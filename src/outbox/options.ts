@@ -99,9 +99,9 @@ export interface OutboxAttempt {
   /** When a `retry` is due. */
   readonly nextAttemptAt?: number | undefined;
   /**
-   * False when the outcome could not be recorded because another worker took the event over (this
-   * worker's lease ran out mid-attempt). The other worker's attempt decides; a resend is answered
-   * 409 and counted as delivered.
+   * False when the outcome could not be recorded: another worker took the event over (this
+   * worker's lease ran out mid-attempt), or the store failed for half a lease. The event is attempted
+   * again; a listener that had accepted it answers 409, counted as delivered.
    */
   readonly recorded: boolean;
   /** How long the attempt took, in ms. */
@@ -122,7 +122,10 @@ export interface DrainSummary {
   retried: number;
   /** Events moved to `dead`. */
   dead: number;
-  /** Events that reached the end of their window without a delivery. */
+  /**
+   * Events that reached the end of their window without a delivery: those whose next attempt would
+   * fall past it, and those this drain found already past it.
+   */
   expired: number;
 }
 

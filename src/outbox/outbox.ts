@@ -148,8 +148,11 @@ export class WebhookOutbox {
   async drain(options: DrainOptions = {}): Promise<DrainSummary> {
     const summary: DrainSummary = { attempts: 0, delivered: 0, retried: 0, dead: 0, expired: 0 };
     const signal = options.signal;
-    const attempted = new Set<string>();
+    // Events this call attempted that are pending again: each gets one attempt per drain, and is
+    // not claimed again, so an event failing at once cannot take every slot from the others.
+    const again = new Set<string>();
     while (!signal?.aborted) {
+      summary.expired += await this.#store.expire(this.listener, this.#now());
       const claimed = await this.#store.claim({
         listener: this.listener,
         now: this.#now(),
@@ -157,15 +160,12 @@ export class WebhookOutbox {
         limit: this.#concurrency,
         ordered: this.#concurrency === 1,
         leaseToken: crypto.randomUUID(),
+        exclude: [...again],
       });
-      // An event this call already attempted is due again: leave it to the next call.
-      const again = claimed.filter((event) => attempted.has(event.eventId));
-      await Promise.all(again.map((event) => this.#store.release(event.eventId, event.leaseToken)));
-      const fresh = claimed.filter((event) => !attempted.has(event.eventId));
-      if (fresh.length === 0) break;
-      for (const event of fresh) attempted.add(event.eventId);
-      const reports = await Promise.all(fresh.map((event) => this.#attempt(event, signal)));
+      if (claimed.length === 0) break;
+      const reports = await Promise.all(claimed.map((event) => this.#attempt(event, signal)));
       for (const report of reports) {
+        if (report.outcome === 'retry' || report.outcome === 'released') again.add(report.eventId);
         if (report.outcome === 'released') continue;
         summary.attempts += 1;
         if (report.outcome === 'delivered') summary.delivered += 1;
@@ -237,8 +237,16 @@ export class WebhookOutbox {
       durationMs: Math.max(0, at - started),
     };
     if ('error' in result && signal?.aborted) {
-      await this.#store.release(event.eventId, event.leaseToken);
-      return this.#report({ ...base, outcome: 'released', recorded: true });
+      const released = await this.#store.release(event.eventId, event.leaseToken).then(
+        () => true,
+        (error: unknown) => {
+          this.#logger.warn(
+            `webhook ${event.eventId}: the claim could not be given up (${(error as Error)?.message ?? error}); it is due again when its lease ends`,
+          );
+          return false;
+        },
+      );
+      return this.#report({ ...base, outcome: 'released', recorded: released });
     }
     const verdict = judge(result);
     let outcome: AttemptOutcome;
@@ -255,10 +263,14 @@ export class WebhookOutbox {
     } else {
       outcome = { state: verdict.kind, answer: verdict.answer };
     }
-    const recorded = await this.#store.complete(event.eventId, event.leaseToken, at, outcome);
     const kind = outcome.state === 'pending' ? 'retry' : outcome.state;
-    if (!recorded) {
+    const recorded = await this.#record(event, at, outcome);
+    if (recorded === false) {
       this.#logger.warn(`webhook ${event.eventId}: ${kind} not recorded, another worker took the event over`);
+    } else if (recorded === undefined) {
+      this.#logger.error(
+        `webhook ${event.eventId}: ${kind} could not be recorded, the store failing for half a lease; the event is attempted again once its lease ends (a listener that accepted it answers 409, recorded as delivered)`,
+      );
     } else if (kind !== 'delivered') {
       this.#logger.info(`webhook ${event.eventId}: ${kind}`, { ...verdict.answer });
     }
@@ -267,8 +279,29 @@ export class WebhookOutbox {
       outcome: kind,
       answer: verdict.answer,
       nextAttemptAt: kind === 'retry' ? nextAttemptAt : undefined,
-      recorded,
+      recorded: recorded === true,
     });
+  }
+
+  /**
+   * Records an attempt's outcome, trying again while the store fails (a database restarting, a
+   * lock held past its timeout) for up to half the lease, so that the outcome of a request the
+   * listener answered is not lost and the event not held for a whole lease. `undefined`: the store
+   * failed throughout. Not cut short by stop(): an outcome is worth the wait.
+   */
+  async #record(event: ClaimedEvent, at: number, outcome: AttemptOutcome): Promise<boolean | undefined> {
+    const giveUpAt = performance.now() + this.#leaseMs / 2;
+    for (let wait = 50; ; wait = Math.min(wait * 2, 2_000)) {
+      try {
+        return await this.#store.complete(event.eventId, event.leaseToken, at, outcome);
+      } catch (error) {
+        if (performance.now() + wait > giveUpAt) return undefined;
+        this.#logger.warn(
+          `webhook ${event.eventId}: recording its outcome failed (${(error as Error)?.message ?? error}); trying again in ${wait} ms`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   #report(report: OutboxAttempt): OutboxAttempt {

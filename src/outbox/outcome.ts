@@ -26,15 +26,23 @@ export function scheduledDelay(schedule: readonly number[], attempts: number): n
   return schedule[Math.min(attempts, schedule.length) - 1] ?? schedule[schedule.length - 1] ?? 0;
 }
 
+// A NUL byte, or half a surrogate pair, is text no PostgreSQL `text` column takes ("invalid byte
+// sequence"): an answer holding one would fail the recording of its outcome, on every attempt.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Text as every store can keep it: cut to a size an operator reads, unstorable characters replaced. */
+function storable(text: string): string {
+  const cut = text.length > MAX_KEPT_BODY ? `${text.slice(0, MAX_KEPT_BODY)}…` : text;
+  return cut.replace(UNSTORABLE, '\uFFFD');
+}
+
 function keptBody(body: unknown): string | undefined {
   if (body === undefined || body === null || body === '') return undefined;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return text.length > MAX_KEPT_BODY ? `${text.slice(0, MAX_KEPT_BODY)}…` : text;
+  return storable(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
 function describe(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.length > MAX_KEPT_BODY ? `${text.slice(0, MAX_KEPT_BODY)}…` : text;
+  return storable(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 
 /**

@@ -7,6 +7,8 @@
 import { ConfigurationError } from '../core/errors.ts';
 import { importPeer } from '../core/lazy.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { dueSql, notHeldSql } from './lease.ts';
+import { postgresError } from './postgres-errors.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
 import {
   type AttemptOutcome,
@@ -58,11 +60,22 @@ export interface PostgresOutboxStoreOptions {
 
 const DEFAULT_TABLE = 'idgov_webhook_outbox';
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
+// PostgreSQL cuts names to 63 bytes: the table's index names (`<table>_expiry`, the longest) must
+// fit whole, or two would be cut to one name and migrate() would skip the second.
+const LONGEST_INDEX_SUFFIX = '_expiry';
+const MAX_NAME_BYTES = 63;
 
 function checkedTable(table: string): string {
   if (!IDENTIFIER.test(table)) {
     throw new ConfigurationError(
       `table must be a lower-case SQL name, optionally schema.name (got "${table}"): letters, digits and _.`,
+    );
+  }
+  const bare = table.split('.').pop() ?? '';
+  const longest = MAX_NAME_BYTES - LONGEST_INDEX_SUFFIX.length;
+  if (bare.length > longest) {
+    throw new ConfigurationError(
+      `table name "${bare}" is ${bare.length} characters; at most ${longest} leave room for its index names (PostgreSQL cuts names to ${MAX_NAME_BYTES} bytes, which would make two indexes one): choose a shorter name.`,
     );
   }
   return table;
@@ -152,9 +165,17 @@ export class PostgresOutboxStore implements OutboxStore {
     }
   }
 
-  async #query<R = EventRow>(text: string, values: unknown[]): Promise<{ rows: R[]; rowCount: number }> {
-    const result = await (await this.#pool).query(text, values);
-    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  async #query<R = EventRow>(
+    what: string,
+    text: string,
+    values: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number }> {
+    try {
+      const result = await (await this.#pool).query(text, values);
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+    } catch (error) {
+      throw postgresError(error, what, this.table);
+    }
   }
 
   /**
@@ -164,11 +185,12 @@ export class PostgresOutboxStore implements OutboxStore {
   async migrate(): Promise<void> {
     // One simple query: its statements run as one implicit transaction, which holds the lock to the end.
     const lock = `SELECT pg_advisory_xact_lock(hashtext('${this.table}'));`;
-    await (await this.#pool).query(`${lock}\n${postgresOutboxSchema(this.table)}`);
+    await this.#query('migrating', `${lock}\n${postgresOutboxSchema(this.table)}`, []);
   }
 
   async add(event: NewOutboxEvent): Promise<OutboxEvent | undefined> {
     const { rowCount } = await this.#query(
+      'storing an event',
       `INSERT INTO ${this.#t} (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
        VALUES ($1, $2, $3, $4, $5, $4) ON CONFLICT (event_id) DO NOTHING`,
       [event.eventId, event.listener, event.body, event.enqueuedAt, event.expiresAt],
@@ -179,27 +201,21 @@ export class PostgresOutboxStore implements OutboxStore {
   async claim(options: ClaimOptions): Promise<ClaimedEvent[]> {
     const { listener, now, leaseMs, limit, ordered, leaseToken } = options;
     const t = this.#t;
-    // SKIP LOCKED: rows another worker is expiring or claiming right now are its business.
-    await this.#query(
-      `UPDATE ${t} SET state = 'expired', finished_at = $2, lease_token = NULL
-       WHERE seq IN (SELECT seq FROM ${t} WHERE listener = $1 AND state = 'pending' AND expires_at <= $2
-                     FOR UPDATE SKIP LOCKED)`,
-      [listener, now],
-    );
-    const ready = `state = 'pending' AND expires_at > $2
-      AND (next_attempt_at <= $2 OR coalesce(last_attempt_at, enqueued_at) > $2 + $5)
-      AND (lease_until IS NULL OR lease_until <= $2 OR leased_at - $2 > lease_until - leased_at)`;
+    const ready = `state = 'pending' AND expires_at > $2 AND ${dueSql('$2', '$5')} AND ${notHeldSql('$2')}
+      AND event_id <> ALL($6::text[])`;
     // Ordered: the head, found without SKIP LOCKED (skipping a locked head would send the next event
     // first); the UPDATE then waits for the row and re-checks it. Unordered: any free due events.
     const target = ordered
-      ? `seq = (SELECT min(seq) FROM ${t} WHERE listener = $1 AND state = 'pending') AND ${ready}`
-      : `seq IN (SELECT seq FROM ${t} WHERE listener = $1 AND ${ready} ORDER BY seq LIMIT $6 FOR UPDATE SKIP LOCKED)`;
+      ? `seq = (SELECT min(seq) FROM ${t} WHERE listener = $1 AND state = 'pending' AND expires_at > $2) AND ${ready}`
+      : `seq IN (SELECT seq FROM ${t} WHERE listener = $1 AND ${ready} ORDER BY seq LIMIT $7 FOR UPDATE SKIP LOCKED)`;
+    const exclude = [...(options.exclude ?? [])];
     const { rows } = await this.#query(
+      'claiming events',
       `UPDATE ${t} SET lease_token = $3, leased_at = $2, lease_until = $4 WHERE ${target}
        RETURNING ${EVENT_COLUMNS}`,
       ordered
-        ? [listener, now, leaseToken, now + leaseMs, leaseMs]
-        : [listener, now, leaseToken, now + leaseMs, leaseMs, limit],
+        ? [listener, now, leaseToken, now + leaseMs, leaseMs, exclude]
+        : [listener, now, leaseToken, now + leaseMs, leaseMs, exclude, limit],
     );
     return rows.map((row) => ({ ...eventFromRow(row), leaseToken })).sort((a, b) => a.seq - b.seq);
   }
@@ -212,10 +228,12 @@ export class PostgresOutboxStore implements OutboxStore {
   ): Promise<boolean> {
     const { answer } = outcome;
     const { rowCount } = await this.#query(
+      'recording an outcome',
       `UPDATE ${this.#t} SET state = $1, attempts = attempts + 1, last_attempt_at = $2,
          last_status = $3, last_body = $4, last_error = $5, next_attempt_at = $6, finished_at = $7,
          lease_token = NULL, leased_at = NULL, lease_until = NULL
-       WHERE event_id = $8 AND state = 'pending' AND ($1 = 'delivered' OR lease_token = $9)`,
+       WHERE event_id = $8 AND (state = 'pending' OR ($1 = 'delivered' AND state = 'expired'))
+         AND ($1 = 'delivered' OR lease_token = $9)`,
       [
         outcome.state,
         now,
@@ -231,8 +249,21 @@ export class PostgresOutboxStore implements OutboxStore {
     return rowCount > 0;
   }
 
+  async expire(listener: string, now: number): Promise<number> {
+    // SKIP LOCKED: rows another worker is expiring or claiming right now are its business.
+    const { rowCount } = await this.#query(
+      'expiring events',
+      `UPDATE ${this.#t} SET state = 'expired', finished_at = $2, lease_token = NULL, leased_at = NULL, lease_until = NULL
+       WHERE seq IN (SELECT seq FROM ${this.#t} WHERE listener = $1 AND state = 'pending' AND expires_at <= $2
+                       AND ${notHeldSql('$2')} FOR UPDATE SKIP LOCKED)`,
+      [listener, now],
+    );
+    return rowCount;
+  }
+
   async release(eventId: string, leaseToken: string): Promise<void> {
     await this.#query(
+      'releasing an event',
       `UPDATE ${this.#t} SET lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = $1 AND lease_token = $2`,
       [eventId, leaseToken],
@@ -240,7 +271,7 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {
-    const { rows } = await this.#query(`SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE event_id = $1`, [
+    const { rows } = await this.#query('reading an event', `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE event_id = $1`, [
       eventId,
     ]);
     return rows[0] ? eventFromRow(rows[0]) : undefined;
@@ -249,6 +280,7 @@ export class PostgresOutboxStore implements OutboxStore {
   async counts(listener: string): Promise<Record<OutboxState, number>> {
     const counts = Object.fromEntries(OUTBOX_STATES.map((s) => [s, 0])) as Record<OutboxState, number>;
     const { rows } = await this.#query<{ state: OutboxState; n: string }>(
+      'counting events',
       `SELECT state, count(*) AS n FROM ${this.#t} WHERE listener = $1 GROUP BY state`,
       [listener],
     );
@@ -258,6 +290,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
     const { rows } = await this.#query(
+      'listing events',
       `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE listener = $1 AND state = $2 ORDER BY seq LIMIT $3`,
       [listener, state, limit],
     );
@@ -266,6 +299,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async retry(eventId: string, now: number): Promise<boolean> {
     const { rowCount } = await this.#query(
+      'retrying an event',
       `UPDATE ${this.#t} SET state = 'pending', next_attempt_at = $2, finished_at = NULL,
          lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = $1 AND state IN ('dead', 'pending') AND expires_at > $2`,
@@ -276,6 +310,7 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async purgeDelivered(listener: string, before: number): Promise<number> {
     const { rowCount } = await this.#query(
+      'purging delivered events',
       `DELETE FROM ${this.#t} WHERE listener = $1 AND state = 'delivered' AND finished_at < $2`,
       [listener, before],
     );

@@ -55,3 +55,34 @@ export function eventFromRow(row: EventRow): OutboxEvent {
     finishedAt: opt(row.finished_at),
   };
 }
+
+const WHOLE_COLUMNS = ['seq', 'enqueued_at', 'expires_at', 'next_attempt_at', 'attempts'] as const;
+const OPTIONAL_WHOLE_COLUMNS = ['last_attempt_at', 'last_status', 'finished_at'] as const;
+
+/** A column value that is an integer, or the decimal text of one (PostgreSQL's BIGINT). */
+function isWhole(value: unknown): boolean {
+  return (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'string' && /^-?\d{1,16}$/.test(value));
+}
+
+function shown(value: unknown): string {
+  if (value instanceof Uint8Array) return `a BLOB of ${value.byteLength} bytes`;
+  return JSON.stringify(value)?.slice(0, 40) ?? String(value);
+}
+
+/**
+ * Why a row is not what the outbox wrote (an edited or damaged database), or undefined when it is.
+ * Such a row is never sent: a body that is not text would go out as another document.
+ */
+export function rowProblem(row: EventRow): string | undefined {
+  if (typeof row.body !== 'string') return `its body is ${shown(row.body)}, not the JSON text the outbox stored`;
+  for (const column of WHOLE_COLUMNS) {
+    if (!isWhole(row[column])) return `its ${column} is ${shown(row[column])}, not a whole number`;
+  }
+  for (const column of OPTIONAL_WHOLE_COLUMNS) {
+    const value = row[column];
+    if (value !== null && value !== undefined && !isWhole(value)) {
+      return `its ${column} is ${shown(value)}, not a whole number`;
+    }
+  }
+  return undefined;
+}

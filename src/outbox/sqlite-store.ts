@@ -6,8 +6,10 @@
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { ConfigurationError } from '../core/errors.ts';
-import { isDue, isHeld } from './memory-store.ts';
-import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
+import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { StoreError } from '../core/store-error.ts';
+import { dueSql, isDue, isHeld, notHeldSql } from './lease.ts';
+import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem } from './rows.ts';
 import {
   type AttemptOutcome,
   type ClaimedEvent,
@@ -29,7 +31,18 @@ export interface SqliteOutboxStoreOptions {
   readonly path: string;
   /** How long to wait for another process's write to finish, in ms. Default 5,000. */
   readonly busyTimeoutMs?: number | undefined;
+  /** Where a row found damaged (and so marked dead) is reported, at `warn`. Default `console`. */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
+  readonly logLevel?: LogLevel | undefined;
 }
+
+// Values SQLite would store in these columns only if something other than the outbox wrote them.
+const MALFORMED = `(typeof(body) <> 'text' OR typeof(enqueued_at) <> 'integer' OR typeof(expires_at) <> 'integer'
+  OR typeof(next_attempt_at) <> 'integer' OR typeof(attempts) <> 'integer')`;
+// SQLite's primary result codes that pass: another connection holds the lock past busyTimeoutMs.
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS idgov_webhook_outbox (
@@ -106,6 +119,8 @@ type Row = EventRow & { lease_token: string | null; leased_at: number | null; le
  */
 export class SqliteOutboxStore implements OutboxStore {
   readonly #db: DatabaseSync;
+  readonly #path: string;
+  readonly #logger: Logger;
   readonly #statements = new Map<string, StatementSync>();
 
   constructor(options: SqliteOutboxStoreOptions) {
@@ -116,6 +131,8 @@ export class SqliteOutboxStore implements OutboxStore {
     if (!Number.isInteger(busy) || busy < 0) {
       throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
     }
+    this.#path = options.path;
+    this.#logger = createLogger(options.logger, options.logLevel);
     this.#db = openFile(options.path);
     try {
       this.#db.exec(`PRAGMA busy_timeout = ${busy}`);
@@ -142,15 +159,51 @@ export class SqliteOutboxStore implements OutboxStore {
 
   /** Runs `work` in one write transaction, taking the write lock first so two claimers cannot interleave. */
   #write<T>(work: () => T): T {
-    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw this.#failed(error, 'starting a write');
+    }
     try {
       const result = work();
       this.#db.exec('COMMIT');
       return result;
     } catch (error) {
-      this.#db.exec('ROLLBACK');
-      throw error;
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw this.#failed(error, 'writing');
     }
+  }
+
+  /** A lock held by another connection past busyTimeoutMs, as a transient {@link StoreError}. */
+  #failed(error: unknown, what: string): unknown {
+    const code = (error as { errcode?: unknown } | null)?.errcode;
+    if (typeof code !== 'number' || ((code & 0xff) !== SQLITE_BUSY && (code & 0xff) !== SQLITE_LOCKED)) {
+      return explained(error, this.#path);
+    }
+    return new StoreError(
+      `SQLite ${what} ${this.#path} waited busyTimeoutMs for another connection's lock (${(error as Error).message}): the outbox tries again.`,
+      { cause: error, code: String(code), transient: true },
+    );
+  }
+
+  /** Runs one statement outside a transaction, with its failures explained. */
+  #run(sql: string, ...values: Array<string | number | null>): { changes: number | bigint } {
+    try {
+      return this.#sql(sql).run(...values);
+    } catch (error) {
+      throw this.#failed(error, 'writing');
+    }
+  }
+
+  /** Marks a row that is not what the outbox wrote as dead, saying why; it is never sent. */
+  #bury(eventId: string, problem: string, now: number): void {
+    this.#sql(
+      `UPDATE idgov_webhook_outbox SET state = 'dead', finished_at = ?, last_error = ?,
+         lease_token = NULL, leased_at = NULL, lease_until = NULL WHERE event_id = ?`,
+    ).run(now, `not sent: the stored row is not as the outbox wrote it (${problem})`, eventId);
+    this.#logger.warn(
+      `webhook outbox: event ${eventId} in ${this.#path} is not as the outbox wrote it (${problem}); marked dead, never sent`,
+    );
   }
 
   async add(event: NewOutboxEvent): Promise<OutboxEvent | undefined> {
@@ -163,31 +216,40 @@ export class SqliteOutboxStore implements OutboxStore {
 
   async claim(options: ClaimOptions): Promise<ClaimedEvent[]> {
     const { listener, now, leaseMs, limit, ordered, leaseToken } = options;
+    const exclude = JSON.stringify(options.exclude ?? []);
+    const columns = `${EVENT_COLUMNS}, lease_token, leased_at, lease_until`;
     return this.#write(() => {
-      this.#sql(
-        `UPDATE idgov_webhook_outbox SET state = 'expired', finished_at = ?, lease_token = NULL
-         WHERE listener = ? AND state = 'pending' AND expires_at <= ?`,
-      ).run(now, listener, now);
-      // Ordered: only the head may go, if it is due and free. Unordered: the oldest due, free events.
-      const rows = (ordered
-        ? this.#sql(
-            `SELECT ${EVENT_COLUMNS}, lease_token, leased_at, lease_until FROM idgov_webhook_outbox
-               WHERE listener = ? AND state = 'pending' ORDER BY seq LIMIT 1`,
-          ).all(listener)
-        : this.#sql(
-            `SELECT ${EVENT_COLUMNS}, lease_token, leased_at, lease_until FROM idgov_webhook_outbox
-               WHERE listener = ? AND state = 'pending'
-                 AND (next_attempt_at <= ? OR coalesce(last_attempt_at, enqueued_at) > ? + ?)
-                 AND (lease_until IS NULL OR lease_until <= ? OR leased_at - ? > lease_until - leased_at)
-               ORDER BY seq LIMIT ?`,
-          ).all(listener, now, now, leaseMs, now, now, limit)) as unknown as Row[];
       const claimed: ClaimedEvent[] = [];
       const lease = this.#sql(
         'UPDATE idgov_webhook_outbox SET lease_token = ?, leased_at = ?, lease_until = ? WHERE event_id = ?',
       );
-      for (const row of rows) {
+      // Ordered: only the head may go, if it is due, free and not yet attempted by this drain; a
+      // damaged head is buried and the next one looked at. Unordered: the oldest due, free events,
+      // and any damaged ones (whose times may be text that no comparison finds due).
+      const head = this.#sql(
+        `SELECT ${columns} FROM idgov_webhook_outbox
+           WHERE listener = ? AND state = 'pending' AND (${MALFORMED} OR expires_at > ?) ORDER BY seq LIMIT 1`,
+      );
+      const batch = this.#sql(
+        `SELECT ${columns} FROM idgov_webhook_outbox
+           WHERE listener = ? AND state = 'pending' AND (${MALFORMED} OR (expires_at > ? AND ${dueSql('?', '?', '?')}
+             AND ${notHeldSql('?', '?')} AND event_id NOT IN (SELECT value FROM json_each(?))))
+           ORDER BY seq LIMIT ?`,
+      );
+      const rows = (
+        ordered ? head.all(listener, now) : batch.all(listener, now, now, now, leaseMs, now, now, exclude, limit)
+      ) as unknown as Row[];
+      for (let row = rows.shift(); row; row = rows.shift()) {
+        const problem = rowProblem(row);
+        if (problem) {
+          this.#bury(String(row.event_id), problem, now);
+          if (ordered) rows.push(...(head.all(listener, now) as unknown as Row[]));
+          continue;
+        }
         const event = eventFromRow(row);
         if (
+          event.expiresAt <= now ||
+          options.exclude?.includes(event.eventId) ||
           !isDue(event, now, leaseMs) ||
           isHeld(row.leased_at ?? undefined, row.lease_until ?? undefined, now)
         )
@@ -206,12 +268,12 @@ export class SqliteOutboxStore implements OutboxStore {
     outcome: AttemptOutcome,
   ): Promise<boolean> {
     const answer = outcome.answer;
-    const { changes } = this.#sql(
+    const { changes } = this.#run(
       `UPDATE idgov_webhook_outbox SET state = ?, attempts = attempts + 1, last_attempt_at = ?,
          last_status = ?, last_body = ?, last_error = ?, next_attempt_at = ?, finished_at = ?,
          lease_token = NULL, leased_at = NULL, lease_until = NULL
-       WHERE event_id = ? AND state = 'pending' AND (? = 'delivered' OR lease_token = ?)`,
-    ).run(
+       WHERE event_id = ? AND (state = 'pending' OR (? = 'delivered' AND state = 'expired'))
+         AND (? = 'delivered' OR lease_token = ?)`,
       outcome.state,
       now,
       answer.status ?? null,
@@ -221,16 +283,33 @@ export class SqliteOutboxStore implements OutboxStore {
       outcome.state === 'pending' ? null : now,
       eventId,
       outcome.state,
+      outcome.state,
       leaseToken,
     );
-    return changes > 0;
+    return Number(changes) > 0;
+  }
+
+  async expire(listener: string, now: number): Promise<number> {
+    const { changes } = this.#run(
+      `UPDATE idgov_webhook_outbox SET state = 'expired', finished_at = ?, lease_token = NULL, leased_at = NULL,
+         lease_until = NULL
+       WHERE listener = ? AND state = 'pending' AND expires_at <= ? AND ${notHeldSql('?', '?')}`,
+      now,
+      listener,
+      now,
+      now,
+      now,
+    );
+    return Number(changes);
   }
 
   async release(eventId: string, leaseToken: string): Promise<void> {
-    this.#sql(
+    this.#run(
       `UPDATE idgov_webhook_outbox SET lease_token = NULL, leased_at = NULL, lease_until = NULL
        WHERE event_id = ? AND lease_token = ?`,
-    ).run(eventId, leaseToken);
+      eventId,
+      leaseToken,
+    );
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {

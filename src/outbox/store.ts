@@ -107,6 +107,12 @@ export interface ClaimOptions {
   readonly ordered: boolean;
   /** A fresh token for this claim. */
   readonly leaseToken: string;
+  /**
+   * Event IDs not to claim: those this drain already attempted, so that an event failing at once
+   * cannot take every slot from events due since the drain began. Ordered, a head in this list
+   * means nothing is claimed (the next event must not overtake it).
+   */
+  readonly exclude?: readonly string[] | undefined;
 }
 
 /**
@@ -136,14 +142,21 @@ export interface OutboxStore {
    */
   add(event: NewOutboxEvent): Promise<OutboxEvent | undefined>;
   /**
-   * Claims due events that no one holds (or whose lease ran out), and marks pending events of the
-   * listener past `expiresAt` as `expired`.
+   * Claims due, unexpired events that no one holds (or whose lease ran out). A row that is not what
+   * the outbox wrote (a body that is not text, a time that is not a number) is never claimed: it is
+   * marked `dead`, its `lastAnswer.error` saying why.
    */
   claim(options: ClaimOptions): Promise<ClaimedEvent[]>;
   /**
+   * Marks pending events of the listener past `expiresAt` as `expired`, except those held by a live
+   * lease (an attempt may be in flight: its outcome decides); returns how many it marked.
+   */
+  expire(listener: string, now: number): Promise<number>;
+  /**
    * Records an attempt's outcome and counts the attempt, and releases the lease. Returns false, and
    * changes nothing, when the event is no longer pending or the lease was taken over, except that
-   * `delivered` is recorded whenever the event is still pending: it is true whoever holds the lease.
+   * `delivered` is recorded whenever the event is pending or `expired`: the listener accepted it,
+   * whoever holds the lease and whatever was decided meanwhile.
    */
   complete(eventId: string, leaseToken: string, now: number, outcome: AttemptOutcome): Promise<boolean>;
   /** Gives up a claim without an attempt (the outbox stopped first): the event is due again at once. */

@@ -1,0 +1,48 @@
+/**
+ * PostgreSQL's and the `pg` driver's errors as the SDK's: a {@link ConfigurationError} where the
+ * fix is the caller's (a missing table, a missing permission, a wrong password), a
+ * {@link StoreError} otherwise, saying whether it passes. Never the driver's raw error.
+ *
+ * @internal
+ * @module
+ */
+import { ConfigurationError } from '../core/errors.ts';
+import { StoreError } from '../core/store-error.ts';
+
+// SQLSTATE classes that pass: connection exceptions, insufficient resources, operator intervention
+// (a shutdown or restart), and serialization failures or deadlocks.
+const TRANSIENT_CLASSES = ['08', '53', '57'];
+const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03']);
+const SYSTEM_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)$/;
+
+/** The SDK's error for a failure of `what` (e.g. `claiming events`) on `table`. */
+export function postgresError(error: unknown, what: string, table: string): Error {
+  if (error instanceof ConfigurationError || error instanceof StoreError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const text = String((error as Error)?.message ?? error).slice(0, 300);
+  const sqlState = typeof code === 'string' ? code : undefined;
+  if (sqlState === '42P01') {
+    return new ConfigurationError(
+      `PostgreSQL has no table ${table} (${text}): run store.migrate() once, or the SQL of postgresOutboxSchema(), before using the store.`,
+      { cause: error },
+    );
+  }
+  if (sqlState === '42501' || sqlState === '28P01' || sqlState === '28000' || sqlState === '3D000') {
+    return new ConfigurationError(
+      `PostgreSQL refused ${what} on ${table} (${text}, SQLSTATE ${sqlState}): check the connection's user, password, database and grants.`,
+      { cause: error },
+    );
+  }
+  const transient =
+    (sqlState !== undefined &&
+      (TRANSIENT_CLASSES.includes(sqlState.slice(0, 2)) || TRANSIENT_CODES.has(sqlState) || SYSTEM_CODES.test(sqlState))) ||
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);
+  const advice = transient
+    ? 'the server is unreachable or restarting: the outbox tries again'
+    : 'see the cause for the statement that failed';
+  return new StoreError(`PostgreSQL failed ${what} on ${table}: ${text}${sqlState ? ` (${sqlState})` : ''}; ${advice}.`, {
+    cause: error,
+    code: sqlState,
+    transient,
+  });
+}
