@@ -21,11 +21,12 @@ const objects = () => list(map(z.unknown()));
 const URL = 'type.googleapis.com/c1.api.';
 
 /**
- * The `@type` of each expanded object type this SDK knows, as the service sends it; compare an
- * object's `@type` with these to narrow it.
+ * The `@type` of each expanded object type this SDK knows, with the `c1.api` package prefix of the
+ * published API description. Tenants may name the package otherwise (`svc.api.app.v1.App`): to
+ * narrow an object whatever its prefix, use {@link isExpandedType}.
  *
  * @example
- * if (app?.['@type'] === ExpandedType.App) console.log(app.displayName);
+ * if (isExpandedType(app, 'App')) console.log(app.displayName);
  *
  * @group Wire model
  */
@@ -388,8 +389,10 @@ export interface ExpandedTypeMap {
  */
 export type ExpandedObject = ExpandedTypeMap[ExpandedTypeName] | UnknownExpanded;
 
-const byType = new Map<unknown, ExpandedTypeName>(
-  Object.entries(ExpandedType).map(([name, type]) => [type, name as ExpandedTypeName]),
+// A type is known by what follows its package prefix (`app.v1.App`), which differs by source.
+const typeKey = (type: string) => /[a-z]\w*\.v\d\w*\.\w+$/.exec(type)?.[0];
+const byType = new Map<string | undefined, ExpandedTypeName>(
+  Object.entries(ExpandedType).map(([name, type]) => [typeKey(type), name as ExpandedTypeName]),
 );
 
 /**
@@ -401,5 +404,25 @@ const byType = new Map<unknown, ExpandedTypeName>(
  * @group Wire model
  */
 export function expandedTypeName(object: { readonly '@type'?: unknown }): ExpandedTypeName | undefined {
-  return byType.get(object['@type']);
+  const type = object['@type'];
+  return typeof type === 'string' && type.startsWith('type.googleapis.com/')
+    ? byType.get(typeKey(type))
+    : undefined;
+}
+
+/**
+ * Whether an expanded object is of the known type `name`, whatever package prefix its `@type`
+ * carries (`c1.api.app.v1.App` and `svc.api.app.v1.App` are both an `App`); narrows it.
+ *
+ * @example
+ * const app = resolveExpanded(view, 'appPath');
+ * console.log(isExpandedType(app, 'App') ? app.displayName : '-');
+ *
+ * @group Wire model
+ */
+export function isExpandedType<N extends ExpandedTypeName>(
+  object: { readonly '@type'?: unknown } | null | undefined,
+  name: N,
+): object is ExpandedTypeMap[N] {
+  return !!object && expandedTypeName(object) === name;
 }

@@ -30,7 +30,8 @@ for (const document of documents) {
     const name = `${document.replace(/[/.]/g, '_')}_${index + 1}.ts`;
     const where = `${document}, block ${index + 1}`;
     const typecheckOnly = /typecheck-only:?\s*(.*)/.exec(info)?.[1] || undefined;
-    if (info.trim() && !typecheckOnly) throw new Error(`${where}: say why it cannot run: \`\`\`ts typecheck-only: <reason>`);
+    if (info.trim() && !typecheckOnly)
+      throw new Error(`${where}: say why it cannot run: \`\`\`ts typecheck-only: <reason>`);
     // `export {}` makes each block a module (top-level await, own scope).
     writeFileSync(join(out, name), `// ${where}\n${code}\nexport {};\n`);
     snippets.push({ name, where, typecheckOnly });
@@ -51,7 +52,8 @@ try {
 const credentials = { clientId: 'sync@acme.example.com/pcc', clientSecret: 'snippet-client-secret' };
 const webhookSecret = 'snippet-webhook-secret';
 const tenant = new FakeTenant({ tasks: 60, client: credentials, rules: [fakeRule({ id: 'rule-id' })] });
-for (const id of ['listener-id', 'hr-offboarding', 'hr', 'l']) tenant.addListener({ id, secret: webhookSecret });
+for (const id of ['listener-id', 'hr-offboarding', 'hr', 'l'])
+  tenant.addListener({ id, secret: webhookSecret });
 const server = await tenant.listen();
 const env = {
   ...process.env,
@@ -76,7 +78,9 @@ for (const snippet of snippets) {
     ran += 1;
   } catch (error) {
     const { stderr, signal } = error as { stderr?: string; signal?: string };
-    failures.push(`${snippet.where}: ${signal ? `killed (${signal}) after 60 s` : (stderr ?? String(error)).trim()}`);
+    failures.push(
+      `${snippet.where}: ${signal ? `killed (${signal}) after 60 s` : (stderr ?? String(error)).trim()}`,
+    );
   }
 }
 await server.close();

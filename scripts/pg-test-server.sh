@@ -4,6 +4,8 @@
 #
 #   scripts/pg-test-server.sh start        prints the connection URL (postgres://postgres@127.0.0.1:PORT/postgres)
 #   scripts/pg-test-server.sh stop URL     stops that server and deletes its data directory
+#   scripts/pg-test-server.sh pause URL    stops that server at once, keeping its data (a crash)
+#   scripts/pg-test-server.sh resume URL   starts a paused server again on its port
 #
 # PGBIN names the directory of initdb and pg_ctl (default: the newest /usr/lib/postgresql/*/bin).
 # initdb refuses to run as root, so as root the server runs as the postgres user. Exits 3 when no
@@ -38,8 +40,18 @@ case "${1:-}" in
     fi
     rm -rf "$dir"
     ;;
+  pause|resume)
+    port="$(echo "${2:?usage: $0 $1 URL}" | sed -E 's#.*:([0-9]+)/.*#\1#')"
+    dir="$tmp/idgov-pg-$port"
+    if [ "$1" = pause ]; then
+      "${as_owner[@]}" "$pgbin/pg_ctl" -D "$dir/data" -m immediate -w stop > /dev/null
+    else
+      "${as_owner[@]}" "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=100" start > /dev/null
+    fi
+    ;;
   *)
-    echo "usage: $0 start | stop URL" >&2
+    echo "usage: $0 start | stop URL | pause URL | resume URL" >&2
     exit 2
     ;;
 esac

@@ -49,6 +49,7 @@ export {
   ExpandedType,
   type ExpandedTypeName,
   expandedTypeName,
+  isExpandedType,
   type UnknownExpanded,
   type UnknownTypeUrl,
   type User,

@@ -66,3 +66,24 @@ describe('resolveExpanded when it can only return nothing', () => {
     }
   });
 });
+
+describe('expanded object types, whatever the package prefix of their @type', () => {
+  it('are recognised by what follows the prefix, checked against their type and narrowed', async () => {
+    const { expandedTypeName, isExpandedType } = await import('../src/index.ts');
+    for (const prefix of ['c1.api', 'svc.api']) {
+      const app = { '@type': `type.googleapis.com/${prefix}.app.v1.App`, id: 'a', displayName: 'GitHub' };
+      expect(expandedTypeName(app)).toBe('App');
+      expect(isExpandedType(app, 'App')).toBe(true);
+      expect(isExpandedType(app, 'User')).toBe(false);
+      const view = { appPath: '$.expanded[0]' };
+      const resolved = resolveExpanded(view, 'appPath', [app]);
+      expect(isExpandedType(resolved, 'App') ? resolved.displayName : '-').toBe('GitHub');
+      // Checked against App: a displayName that is not a string is refused, under either prefix.
+      const bad = { '@type': `type.googleapis.com/${prefix}.app.v1.App`, displayName: 42 };
+      expect(() => resolveExpanded({ appPath: '$.expanded[0]' }, 'appPath', [bad])).toThrow(/displayName/);
+    }
+    expect(expandedTypeName({ '@type': 'type.googleapis.com/svc.api.app.v1.Unheard' })).toBeUndefined();
+    expect(expandedTypeName({ '@type': 'app.v1.App' })).toBeUndefined();
+    expect(isExpandedType(undefined, 'App')).toBe(false);
+  });
+});

@@ -56,6 +56,7 @@ const ROOT_NAMES = [
   'UnprocessableEntityError',
   'VERSION',
   'expandedTypeName',
+  'isExpandedType',
   'isKnownEnumValue',
   'previewFindingRules',
   'resolveExpanded',

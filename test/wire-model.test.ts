@@ -278,11 +278,12 @@ describe('the unknown-value warning stays bounded', () => {
 });
 
 describe('typed expanded objects', () => {
-  it('recognises each known @type exactly as the service sends it, and nothing else', () => {
+  it('recognises each known @type by what follows its package prefix, and nothing else', () => {
     expect(expandedTypeName({ '@type': 'type.googleapis.com/c1.api.app.v1.App' })).toBe('App');
     expect(expandedTypeName({ '@type': ExpandedType.AppResourceType })).toBe('AppResourceType');
     expect(expandedTypeName({ '@type': 'type.googleapis.com/c1.api.app.v1.Application' })).toBeUndefined();
-    expect(expandedTypeName({ '@type': 'type.googleapis.com/other.api.app.v1.App' })).toBeUndefined();
+    expect(expandedTypeName({ '@type': 'type.googleapis.com/other.api.app.v1.App' })).toBe('App');
+    expect(expandedTypeName({ '@type': 'type.googleapis.com/svc.api.user.v1.User' })).toBe('User');
     expect(expandedTypeName({ '@type': 'c1.api.app.v1.App' })).toBeUndefined();
     expect(expandedTypeName({})).toBeUndefined();
   });

@@ -1,3 +1,4 @@
+import { isDue, isHeld } from './lease.ts';
 import {
   type AttemptOutcome,
   type ClaimedEvent,
@@ -8,7 +9,6 @@ import {
   type OutboxState,
   type OutboxStore,
 } from './store.ts';
-import { isDue, isHeld } from './lease.ts';
 
 interface Row {
   event: OutboxEvent;

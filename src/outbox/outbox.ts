@@ -319,8 +319,8 @@ export class WebhookOutbox {
   }
 
   /** Events refused for good, oldest first, each with its last answer (status and the start of the body). */
-  deadLetters(options: { limit?: number } = {}): Promise<OutboxEvent[]> {
-    return this.#store.list(this.listener, 'dead', positiveInteger(options.limit, 'limit', 100));
+  async deadLetters(options: { limit?: number } = {}): Promise<OutboxEvent[]> {
+    return this.#store.list(this.listener, 'dead', positiveInteger(options?.limit, 'limit', 100));
   }
 
   /** One stored event, in any state. */
@@ -354,7 +354,7 @@ export class WebhookOutbox {
   }
 
   /** Deletes delivered events that finished before `olderThan` (a Date or Unix ms); returns how many. */
-  purgeDelivered(olderThan: Date | number): Promise<number> {
+  async purgeDelivered(olderThan: Date | number): Promise<number> {
     const before = olderThan instanceof Date ? olderThan.getTime() : olderThan;
     if (!Number.isFinite(before)) {
       throw new ConfigurationError(`olderThan must be a Date or Unix ms (got ${String(olderThan)}).`);

@@ -35,14 +35,19 @@ export function postgresError(error: unknown, what: string, table: string): Erro
   }
   const transient =
     (sqlState !== undefined &&
-      (TRANSIENT_CLASSES.includes(sqlState.slice(0, 2)) || TRANSIENT_CODES.has(sqlState) || SYSTEM_CODES.test(sqlState))) ||
+      (TRANSIENT_CLASSES.includes(sqlState.slice(0, 2)) ||
+        TRANSIENT_CODES.has(sqlState) ||
+        SYSTEM_CODES.test(sqlState))) ||
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);
   const advice = transient
     ? 'the server is unreachable or restarting: the outbox tries again'
     : 'see the cause for the statement that failed';
-  return new StoreError(`PostgreSQL failed ${what} on ${table}: ${text}${sqlState ? ` (${sqlState})` : ''}; ${advice}.`, {
-    cause: error,
-    code: sqlState,
-    transient,
-  });
+  return new StoreError(
+    `PostgreSQL failed ${what} on ${table}: ${text}${sqlState ? ` (${sqlState})` : ''}; ${advice}.`,
+    {
+      cause: error,
+      code: sqlState,
+      transient,
+    },
+  );
 }

@@ -271,9 +271,11 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {
-    const { rows } = await this.#query('reading an event', `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE event_id = $1`, [
-      eventId,
-    ]);
+    const { rows } = await this.#query(
+      'reading an event',
+      `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE event_id = $1`,
+      [eventId],
+    );
     return rows[0] ? eventFromRow(rows[0]) : undefined;
   }
 

@@ -61,7 +61,10 @@ const OPTIONAL_WHOLE_COLUMNS = ['last_attempt_at', 'last_status', 'finished_at']
 
 /** A column value that is an integer, or the decimal text of one (PostgreSQL's BIGINT). */
 function isWhole(value: unknown): boolean {
-  return (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'string' && /^-?\d{1,16}$/.test(value));
+  return (
+    (typeof value === 'number' && Number.isSafeInteger(value)) ||
+    (typeof value === 'string' && /^-?\d{1,16}$/.test(value))
+  );
 }
 
 function shown(value: unknown): string {
@@ -74,7 +77,8 @@ function shown(value: unknown): string {
  * Such a row is never sent: a body that is not text would go out as another document.
  */
 export function rowProblem(row: EventRow): string | undefined {
-  if (typeof row.body !== 'string') return `its body is ${shown(row.body)}, not the JSON text the outbox stored`;
+  if (typeof row.body !== 'string')
+    return `its body is ${shown(row.body)}, not the JSON text the outbox stored`;
   for (const column of WHOLE_COLUMNS) {
     if (!isWhole(row[column])) return `its ${column} is ${shown(row[column])}, not a whole number`;
   }

@@ -236,9 +236,9 @@ export class SqliteOutboxStore implements OutboxStore {
              AND ${notHeldSql('?', '?')} AND event_id NOT IN (SELECT value FROM json_each(?))))
            ORDER BY seq LIMIT ?`,
       );
-      const rows = (
-        ordered ? head.all(listener, now) : batch.all(listener, now, now, now, leaseMs, now, now, exclude, limit)
-      ) as unknown as Row[];
+      const rows = (ordered
+        ? head.all(listener, now)
+        : batch.all(listener, now, now, now, leaseMs, now, now, exclude, limit)) as unknown as Row[];
       for (let row = rows.shift(); row; row = rows.shift()) {
         const problem = rowProblem(row);
         if (problem) {

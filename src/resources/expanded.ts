@@ -226,7 +226,7 @@ function typed(entry: ExpandedEntry, index: number): unknown {
  * @example
  * for await (const view of client.tasks.search({ expandMask: { paths: ['app_id'] } })) {
  *   const app = resolveExpanded(view, 'appPath');
- *   if (app?.['@type'] === ExpandedType.App) console.log(app.displayName ?? '-');
+ *   if (isExpandedType(app, 'App')) console.log(app.displayName ?? '-');
  * }
  *
  * @group Task search
