@@ -102,7 +102,7 @@ export type OneOf<B, V extends Record<string, unknown>> =
  * variant the SDK does not know holds nothing, and make a misspelt filter key read "not assignable
  * to never".
  */
-type NoFields<B> = string extends keyof B ? {} : B;
+type NoFields<B> = string extends keyof B ? object : B;
 
 const variantKeys = new WeakMap<object, readonly string[]>();
 

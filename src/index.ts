@@ -116,6 +116,7 @@ export {
 export type { CallOptions, TransportOptions } from './core/http.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
 export type { Page, PagePromise, PagingOptions } from './core/paging.ts';
+export { StoreError } from './core/store-error.ts';
 export type { ValidationIssue } from './core/validation.ts';
 export type { AppEntitlements } from './resources/app-entitlements.ts';
 export {

@@ -45,6 +45,7 @@ const ROOT_NAMES = [
   'ResponseValidationError',
   'RevokeOutcome',
   'StepApprovalType',
+  'StoreError',
   'TaskActionType',
   'TaskExpandPath',
   'TaskOrigin',

@@ -53,7 +53,10 @@ const stores: Array<[string, Open, Open]> = [];
   let last = '';
   stores.push([
     'sqlite',
-    async () => new SqliteOutboxStore({ path: (last = path()) }),
+    async () => {
+      last = path();
+      return new SqliteOutboxStore({ path: last });
+    },
     async () => new SqliteOutboxStore({ path: last }),
   ]);
 }

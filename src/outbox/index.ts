@@ -6,6 +6,7 @@
  * @module outbox
  */
 
+export { StoreError } from '../core/store-error.ts';
 export { MemoryOutboxStore } from './memory-store.ts';
 export type {
   DrainOptions,

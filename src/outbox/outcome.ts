@@ -28,6 +28,7 @@ export function scheduledDelay(schedule: readonly number[], attempts: number): n
 
 // A NUL byte, or half a surrogate pair, is text no PostgreSQL `text` column takes ("invalid byte
 // sequence"): an answer holding one would fail the recording of its outcome, on every attempt.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character this finds.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Text as every store can keep it: cut to a size an operator reads, unstorable characters replaced. */
