@@ -307,3 +307,33 @@ describe('PostgreSQL table names', () => {
     );
   });
 });
+
+describe('PostgreSQL errors', () => {
+  it('come typed: a server that is not there is a transient StoreError, never pg raw', async () => {
+    const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
+    const { StoreError } = await import('../src/index.ts');
+    const store = new PostgresOutboxStore({
+      connectionString: 'postgres://nobody@127.0.0.1:1/none',
+      logLevel: 'off',
+    });
+    const error = await store.counts('l').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ code: 'ECONNREFUSED', transient: true });
+    expect((error as Error).message).toMatch(
+      /PostgreSQL failed counting events on idgov_webhook_outbox: .*ECONNREFUSED/,
+    );
+    await store.close();
+  });
+
+  it.skipIf(!pg)('a table nobody migrated says to run migrate()', async () => {
+    const { PostgresOutboxStore } = await import('../src/outbox/postgres-store.ts');
+    const store = new PostgresOutboxStore({
+      connectionString: pg?.url,
+      table: `${pg?.schema}.never_migrated`,
+    });
+    const error = await store.counts('l').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toMatch(/has no table .*never_migrated.*run store.migrate\(\)/);
+    await store.close();
+  });
+});
