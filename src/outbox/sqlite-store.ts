@@ -196,11 +196,13 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   /** Marks a row that is not what the outbox wrote as dead, saying why; it is never sent. */
-  #bury(eventId: string, problem: string, now: number): void {
+  #bury(row: Row, problem: string, now: number): void {
+    const eventId = String(row.event_id);
+    // By seq, the rowid: always an integer, whatever else of the row was damaged.
     this.#sql(
       `UPDATE idgov_webhook_outbox SET state = 'dead', finished_at = ?, last_error = ?,
-         lease_token = NULL, leased_at = NULL, lease_until = NULL WHERE event_id = ?`,
-    ).run(now, `not sent: the stored row is not as the outbox wrote it (${problem})`, eventId);
+         lease_token = NULL, leased_at = NULL, lease_until = NULL WHERE seq = ?`,
+    ).run(now, `not sent: the stored row is not as the outbox wrote it (${problem})`, Number(row.seq));
     this.#logger.warn(
       `webhook outbox: event ${eventId} in ${this.#path} is not as the outbox wrote it (${problem}); marked dead, never sent`,
     );
@@ -242,7 +244,7 @@ export class SqliteOutboxStore implements OutboxStore {
       for (let row = rows.shift(); row; row = rows.shift()) {
         const problem = rowProblem(row);
         if (problem) {
-          this.#bury(String(row.event_id), problem, now);
+          this.#bury(row, problem, now);
           if (ordered) rows.push(...(head.all(listener, now) as unknown as Row[]));
           continue;
         }
