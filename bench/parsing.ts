@@ -3,7 +3,6 @@ import { FakeTenant } from '@idgov/sdk/testing';
 // The schema and the check from the same sources: the check recognises a schema's "exactly one
 // variant" objects by identity, so a schema from dist/ beside a check from src/ would fall back to zod.
 import { TaskSearchResponseSchema } from '../schemas/index.ts';
-import { loadInPlaceChecks } from '../src/core/check-in-place.ts';
 import { parseResponse } from '../src/core/validation.ts';
 import { broadPageText } from './broad-page.ts';
 import { compared, interleaved, msPerCall, type Result, SMALL } from './support.ts';
@@ -32,7 +31,6 @@ async function narrowPageText(): Promise<string> {
 }
 
 export async function parsingBenchmarks(): Promise<Result[]> {
-  await loadInPlaceChecks(); // as the client does with its first request
   const iterations = SMALL ? 20 : 200;
   const rounds = SMALL ? 1 : 7;
   const results: Result[] = [];

@@ -86,7 +86,8 @@ export type {
   TaskTypeKind,
   UnknownTaskType,
 } from '../schemas/task-type.ts';
-export { type ClientOptions, IdGovClient } from './client.ts';
+export { IdGovClient } from './client.ts';
+export type { ClientOptions } from './client-options.ts';
 export type { RequestOptions } from './core/api-client.ts';
 export type { APIPromise, ResponseInfo, WithResponse } from './core/api-promise.ts';
 export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth.ts';
@@ -113,10 +114,10 @@ export {
   TimeoutError,
   UnprocessableEntityError,
 } from './core/errors.ts';
-export type { CallOptions, TransportOptions } from './core/http.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
 export type { Page, PagePromise, PagingOptions } from './core/paging.ts';
 export { StoreError } from './core/store-error.ts';
+export type { CallOptions, TransportOptions } from './core/transport-options.ts';
 export type { ValidationIssue } from './core/validation.ts';
 export type { AppEntitlements } from './resources/app-entitlements.ts';
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importPeer } from '../src/core/lazy.ts';
+import { importPeer } from '../src/core/optional-peer.ts';
 import { ConfigurationError } from '../src/index.ts';
 
 describe('an optional peer dependency that is not installed', () => {

@@ -1,12 +1,12 @@
 import type * as z from 'zod/mini';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
-import { inPlaceChecksReady, loadInPlaceChecks } from './check-in-place.ts';
 import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './cursor.ts';
 import { AuthenticationError, ResponseValidationError } from './errors.ts';
-import { type CallOptions, checkCallOptions, type HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
 import { notAPage, type Page, PagePromise, type PagingOptions } from './paging.ts';
+import type { HttpTransport } from './transport.ts';
+import { type CallOptions, checkCallOptions } from './transport-options.ts';
 import { parseResponse } from './validation.ts';
 
 /**
@@ -162,8 +162,6 @@ export class APIClient implements ClientCore {
           headers.set('authorization', `Bearer ${sent}`);
         },
       });
-    // Loaded while the request is out; a failed or stalled load leaves the parsing to zod (same result, slower).
-    loadInPlaceChecks().catch(() => {});
     let response: Awaited<ReturnType<typeof send>>;
     try {
       response = await send();
@@ -176,7 +174,6 @@ export class APIClient implements ClientCore {
     }
     // A body the service got wrong may echo the token it was sent: the raw body an error keeps must not.
     const unsent = (text: string) => tokens.reduce((out, token) => out.replaceAll(token, '[redacted]'), text);
-    await inPlaceChecksReady(options.signal);
     let parsed: z.output<S>;
     try {
       parsed = parseResponse(call.schema, response.text, call.what, response.protoFree);

@@ -1,7 +1,7 @@
 import { ConfigurationError } from './errors.ts';
-import type { HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
 import { type ClientCredentials, TokenCache, unsendableToken } from './token-cache.ts';
+import type { HttpTransport } from './transport.ts';
 
 export type { ClientCredentials } from './token-cache.ts';
 

@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { AbortError, RequestValidationError } from './errors.ts';
+import { wholeNumberProblem } from '../internal/numbers.ts';
+import { wait } from '../internal/wait.ts';
+import { AbortError } from './errors.ts';
 
 /** Default of `maxEmptyPages` (paging options and client options). */
 export const DEFAULT_MAX_EMPTY_PAGES = 100;
@@ -30,31 +32,15 @@ export function emptyPageDelay(consecutive: number): number {
   );
 }
 
-/** Why `value` is not a valid `maxEmptyPages`, as an error, or undefined. */
-export function checkMaxEmptyPages(value: unknown): RequestValidationError | undefined {
-  if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 1))
-    return undefined;
-  return new RequestValidationError(
-    `maxEmptyPages must be a whole number from 1 (got ${String(value)}); the default is ${DEFAULT_MAX_EMPTY_PAGES}.`,
-    'maxEmptyPages',
-  );
+/** Why `value` is not a valid `maxEmptyPages`, in words, or undefined. */
+export function maxEmptyPagesProblem(value: unknown): string | undefined {
+  if (wholeNumberProblem(value, 1) === undefined) return undefined;
+  return `maxEmptyPages must be a whole number from 1 (got ${String(value)}); the default is ${DEFAULT_MAX_EMPTY_PAGES}.`;
 }
 
-/** Waits `ms`, or rejects with an {@link AbortError} as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return new Promise((resolve) => setTimeout(resolve, ms));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(
-        new AbortError('Paging was aborted while it waited after empty pages.', { cause: signal.reason }),
-      );
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits `ms` before the next page, or rejects with an {@link AbortError} as soon as `signal` aborts. */
+export async function waitBeforePage(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!(await wait(ms, { signal }))) {
+    throw new AbortError('Paging was aborted while it waited after empty pages.', { cause: signal?.reason });
+  }
 }

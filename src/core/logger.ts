@@ -1,4 +1,4 @@
-import { readEnv } from './env.ts';
+import { readEnv } from '../internal/env.ts';
 
 /**
  * How much the SDK logs: `off`, or everything at and above a level. Default `warn`, so that a

@@ -1,5 +1,10 @@
 import type { WithResponse } from './api-promise.ts';
-import { checkMaxEmptyPages, DEFAULT_MAX_EMPTY_PAGES, emptyPageDelay, sleep } from './empty-pages.ts';
+import {
+  DEFAULT_MAX_EMPTY_PAGES,
+  emptyPageDelay,
+  maxEmptyPagesProblem,
+  waitBeforePage,
+} from './empty-pages.ts';
 import { PaginationError, RequestValidationError } from './errors.ts';
 import { ItemIterator } from './item-iterator.ts';
 import { TokenHistory } from './token-history.ts';
@@ -111,7 +116,8 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     this.#define = define;
     this.#signal = signal;
     this.#prefetch = options.prefetch ?? false;
-    this.#invalid = checkMaxEmptyPages(options.maxEmptyPages);
+    const problem = maxEmptyPagesProblem(options.maxEmptyPages);
+    this.#invalid = problem ? new RequestValidationError(problem, 'maxEmptyPages') : undefined;
     this.#maxEmptyPages = options.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES;
   }
 
@@ -272,8 +278,8 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
   #after(token: string, empty: number, signal: AbortSignal | undefined): Promise<WithResponse<P>> {
     const source = this.#source as PageSource<P>; // set once the first page arrived
     const fetch = () => source.fetchPage(token, signal);
-    const wait = emptyPageDelay(empty);
-    return wait ? sleep(wait, signal).then(fetch) : fetch();
+    const delay = emptyPageDelay(empty);
+    return delay ? waitBeforePage(delay, signal).then(fetch) : fetch();
   }
 
   /** Yields every item of every page. */

@@ -1,6 +1,5 @@
-import type { HTTPError, RetryOptions } from 'ky';
+import { type HTTPError, isHTTPError, type RetryOptions } from 'ky';
 import { ResponseTooLargeError } from './errors.ts';
-import type { KyModule } from './ky.ts';
 
 /**
  * The connection broke after an answer's headers arrived, while its body was read: retried like a
@@ -71,10 +70,7 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
  * ky's `shouldRetry`: `false` refuses a retry, `true` forces one (with the backoff), `undefined`
  * lets ky's own checks decide (they honour Retry-After, which `true` would make ky ignore).
  */
-export function refuseRetry(
-  error: unknown,
-  { isHTTPError }: Pick<KyModule, 'isHTTPError'>,
-): boolean | undefined {
+export function refuseRetry(error: unknown): boolean | undefined {
   if (error instanceof BrokenAnswerError) return true;
   // Asking again would fetch the same too-large answer.
   if (error instanceof ResponseTooLargeError) return false;
@@ -91,7 +87,7 @@ export function exceededRetryAfterCap(error: HTTPError): number | undefined {
 }
 
 /** ky's retry options for `limit` retries, with the policy above. POST is included: callers opt in per request. */
-export function retryOptions(limit: number, ky: Pick<KyModule, 'isHTTPError'>): RetryOptions {
+export function retryOptions(limit: number): RetryOptions {
   return {
     limit,
     methods: ['get', 'post'],
@@ -101,6 +97,6 @@ export function retryOptions(limit: number, ky: Pick<KyModule, 'isHTTPError'>): 
     retryOnTimeout: true,
     delay: backoffDelay,
     jitter: withJitter,
-    shouldRetry: ({ error }) => refuseRetry(error, ky),
+    shouldRetry: ({ error }) => refuseRetry(error),
   };
 }

@@ -1,7 +1,7 @@
 import { type TokenResponse, TokenResponseSchema } from '../../schemas/token.ts';
 import { AuthenticationError, ResponseValidationError } from './errors.ts';
-import type { HttpTransport } from './http.ts';
 import type { Logger } from './logger.ts';
+import type { HttpTransport } from './transport.ts';
 import { parseResponse } from './validation.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { inPlaceCheck } from './check-in-place.ts';
+import { IN_PLACE_CHECKS } from '../../schemas/checks.generated.ts';
 import { RequestValidationError, ResponseValidationError } from './errors.ts';
 import { dropProto, namesProto } from './proto-keys.ts';
 
@@ -47,6 +47,26 @@ function toIssues(error: z.core.$ZodError, input: unknown): ValidationIssue[] {
 function describe(issues: readonly ValidationIssue[]): string {
   const shown = issues.slice(0, 3).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
   return shown.join('; ') + (issues.length > 3 ? ` (and ${issues.length - 3} more)` : '');
+}
+
+/**
+ * Tells whether a value parsed by `JSON.parse` matches a response schema, without copying it: the
+ * value itself becomes the result. Accepts exactly what the schema accepts; the only write is the
+ * `$kind` discriminator of "exactly one variant" objects, which the schema's own parse adds too.
+ */
+export type InPlaceCheck = (value: unknown) => boolean;
+
+// Why not zod's parse: it builds a new object for every object of a page, free-form ones included
+// (`data`, annotations, `expanded`), and that copy was most of the client's paging cost. The checks
+// are generated from the schemas (scripts/generate-checks.ts says why generated, and how); zod stays
+// the reference: a value that fails its check is parsed by zod for the exact error.
+
+/**
+ * The in-place check of a response schema; `undefined` for a schema that has none (a request
+ * schema, or one using something only zod can run, such as a refinement), which zod parses.
+ */
+export function inPlaceCheck(schema: z.core.$ZodType): InPlaceCheck | undefined {
+  return IN_PLACE_CHECKS.get(schema);
 }
 
 /**

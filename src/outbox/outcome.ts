@@ -1,6 +1,6 @@
 import { APIError, ConnectionError } from '../core/errors.ts';
 import { isRetryableStatus, retryAfterMs } from '../core/retry.ts';
-import type { WebhookDelivery } from '../webhooks/sender.ts';
+import type { WebhookDelivery } from '../webhooks/sender-options.ts';
 import type { OutboxAnswer } from './store.ts';
 
 /** The longest answer body kept for operators: enough to read the reason, too little to hold a payload. */

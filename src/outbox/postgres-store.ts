@@ -5,8 +5,8 @@
  * @module outbox/postgres
  */
 import { ConfigurationError } from '../core/errors.ts';
-import { importPeer } from '../core/lazy.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { importPeer } from '../core/optional-peer.ts';
 import { dueSql, notHeldSql } from './lease.ts';
 import { postgresError } from './postgres-errors.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';

@@ -8,8 +8,8 @@ import {
 import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { queryCursor } from '../core/cursor.ts';
 import type { PagePromise, PagingOptions } from '../core/paging.ts';
-import { pathParam } from '../core/url.ts';
 import { parseRequest } from '../core/validation.ts';
+import { pathParam } from './path-param.ts';
 
 /**
  * App entitlements: `GET /api/v1/apps/{app_id}/entitlements`. Reach it as `client.appEntitlements`.

@@ -5,13 +5,13 @@ import {
 import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { APIPromise } from '../core/api-promise.ts';
 import { RequestValidationError } from '../core/errors.ts';
-import { pathParam } from '../core/url.ts';
 import {
   type FindingRulesPreview,
   type PreviewFinding,
   type PreviewRule,
   preview,
 } from './finding-rule-preview.ts';
+import { pathParam } from './path-param.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 
 /**

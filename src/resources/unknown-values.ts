@@ -1,6 +1,6 @@
 import { isUnlisted } from '../../schemas/open-enum.ts';
-import { closest } from '../core/closest.ts';
 import type { Logger } from '../core/logger.ts';
+import { closest } from '../internal/closest.ts';
 
 /**
  * Warns about request values this SDK does not know, once per field and value. They are still sent

@@ -6,7 +6,7 @@
  * @module @idgov/sdk/testing/msw
  */
 import type { HttpHandler } from 'msw';
-import { importPeer } from '../core/lazy.ts';
+import { importPeer } from '../core/optional-peer.ts';
 import type { FakeTenant } from './fake-tenant.ts';
 
 /**

@@ -6,7 +6,6 @@
 
 // jose's key types, so that typing a key needs no import from jose.
 export type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
-export type { WebhookAttempt } from './attempts.ts';
 export { isEventId, newEventId } from './event-id.ts';
 export { type EventIdStore, MemoryEventIdStore } from './event-store.ts';
 export type { JwtAlgorithm, PrivateKeyInput } from './key-inspect.ts';
@@ -17,15 +16,16 @@ export {
   TIMESTAMP_TOLERANCE_SECONDS,
   WebhookHeader,
 } from './limits.ts';
-export {
-  type SendOptions,
-  type SignedWebhook,
-  type SignOptions,
-  type WebhookDelivery,
-  WebhookSender,
-  type WebhookSenderCommonOptions,
-  type WebhookSenderOptions,
-} from './sender.ts';
+export { WebhookSender } from './sender.ts';
+export type {
+  SendOptions,
+  SignedWebhook,
+  SignOptions,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookSenderCommonOptions,
+  WebhookSenderOptions,
+} from './sender-options.ts';
 export type { HmacAuth, JwtAuth } from './signers.ts';
 export {
   type InboundWebhookRequest,

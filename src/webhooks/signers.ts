@@ -1,6 +1,6 @@
 import type { CryptoKey } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
-import { withoutTrailingSlash } from '../core/url.ts';
+import { withoutTrailingSlash } from '../internal/url.ts';
 import { bodyHash, hmacSignature } from './hmac.ts';
 import { inferAlgorithm, type JwtAlgorithm, type PrivateKeyInput } from './key-inspect.ts';
 import { DEFAULT_JWT_LIFETIME_SECONDS, MAX_SENDER_JWT_LIFETIME_SECONDS, WebhookHeader } from './limits.ts';

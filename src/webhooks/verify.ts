@@ -1,6 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
-import { withoutTrailingSlash } from '../core/url.ts';
+import { withoutTrailingSlash } from '../internal/url.ts';
 import { checkCidrs, inCidr } from './cidr.ts';
 import { isUuidV4 } from './event-id.ts';
 import type { EventIdStore } from './event-store.ts';
@@ -259,7 +259,10 @@ export async function verifyWebhook(
   }
   const timestamp = Number(timestampText);
   if (Math.abs(nowSeconds - timestamp) > TIMESTAMP_TOLERANCE_SECONDS) {
-    return bad(400, `${WebhookHeader.TIMESTAMP} is more than 5 minutes from the server's clock`);
+    return bad(
+      400,
+      `${WebhookHeader.TIMESTAMP} is more than ${TIMESTAMP_TOLERANCE_SECONDS / 60} minutes from the server's clock`,
+    );
   }
   if (!isUuidV4(eventIdText)) return bad(400, `${WebhookHeader.EVENT_ID} is not a UUID v4`);
   // One event whatever its case for idempotency; the signed inputs (HMAC, jti) use the header as sent.

@@ -1,0 +1,96 @@
+import type { Credentials } from './core/auth.ts';
+import { DEFAULT_MAX_EMPTY_PAGES, maxEmptyPagesProblem } from './core/empty-pages.ts';
+import { ConfigurationError } from './core/errors.ts';
+import type { PagingOptions } from './core/paging.ts';
+import {
+  type ResolvedTransportOptions,
+  resolveTransportOptions,
+  type TransportOptions,
+} from './core/transport-options.ts';
+import { readEnv } from './internal/env.ts';
+import { baseUrlProblem } from './internal/url.ts';
+import { VERSION } from './version.ts';
+
+/**
+ * Options of {@link IdGovClient}. Every one has a default or an environment variable.
+ *
+ * @group Client
+ */
+export interface ClientOptions extends TransportOptions {
+  /**
+   * The tenant base URL, e.g. `https://acme.example.com`: the origin alone (a path, query or
+   * fragment is refused). https is required except for loopback hosts; a trailing slash is fine. Default: `IDGOV_BASE_URL`, else the tenant host in the client ID.
+   */
+  readonly baseUrl?: string | undefined;
+  /**
+   * How to authenticate: `{ token }`, `{ clientId, clientSecret }` (OAuth client credentials, with
+   * token caching), or an async token provider. Default: `IDGOV_TOKEN`, else `IDGOV_CLIENT_ID` and
+   * `IDGOV_CLIENT_SECRET`.
+   */
+  readonly credentials?: Credentials | undefined;
+  /**
+   * Empty pages in a row (no items, yet a next token) that end a listing with a `PaginationError`;
+   * see {@link PagingOptions.maxEmptyPages}, which overrides it per call. A whole number from 1. Default 100.
+   */
+  readonly maxEmptyPages?: number | undefined;
+}
+
+function credentialsFromEnv(): Credentials | undefined {
+  const token = readEnv('IDGOV_TOKEN');
+  if (token) return { token };
+  const clientId = readEnv('IDGOV_CLIENT_ID');
+  const clientSecret = readEnv('IDGOV_CLIENT_SECRET');
+  if (clientId || clientSecret) return { clientId: clientId ?? '', clientSecret: clientSecret ?? '' };
+  return undefined;
+}
+
+/** Client IDs look like `<name>@<tenant-host>/pcc`: the host is the tenant. */
+function baseUrlFromClientId(credentials: Credentials | undefined): string | undefined {
+  if (!credentials || typeof credentials === 'function' || !('clientId' in credentials)) return undefined;
+  const host = /@([^/\s]+)\//.exec(credentials.clientId)?.[1];
+  return host ? `https://${host}` : undefined;
+}
+
+/** {@link ClientOptions} with every default applied and checked. */
+export interface ResolvedClientOptions {
+  /** The tenant origin. */
+  readonly baseUrl: string;
+  readonly credentials: Credentials;
+  readonly transport: ResolvedTransportOptions;
+  readonly maxEmptyPages: number;
+}
+
+const DEFAULT_MAX_RETRIES = 2;
+
+/**
+ * The one place client options get their defaults (from the environment too); a missing or bad
+ * one is refused with a {@link ConfigurationError} naming it and the fix.
+ */
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  const credentials = options.credentials ?? credentialsFromEnv();
+  if (!credentials) {
+    throw new ConfigurationError(
+      'No credentials: pass credentials ({ token } or { clientId, clientSecret }) or set IDGOV_TOKEN, or IDGOV_CLIENT_ID and IDGOV_CLIENT_SECRET.',
+    );
+  }
+  const rawBaseUrl = options.baseUrl ?? readEnv('IDGOV_BASE_URL') ?? baseUrlFromClientId(credentials);
+  if (!rawBaseUrl) {
+    throw new ConfigurationError(
+      'No base URL: pass baseUrl or set IDGOV_BASE_URL (e.g. https://acme.example.com).',
+    );
+  }
+  const badBaseUrl = baseUrlProblem(rawBaseUrl, 'baseUrl');
+  if (badBaseUrl) throw new ConfigurationError(badBaseUrl);
+  const transport = resolveTransportOptions(options, {
+    maxRetries: DEFAULT_MAX_RETRIES,
+    userAgent: `idgov-sdk-js/${VERSION}`,
+  });
+  const badPaging = maxEmptyPagesProblem(options.maxEmptyPages);
+  if (badPaging) throw new ConfigurationError(badPaging);
+  return {
+    baseUrl: new URL(rawBaseUrl).origin,
+    credentials,
+    transport,
+    maxEmptyPages: options.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES,
+  };
+}

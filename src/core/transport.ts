@@ -1,0 +1,186 @@
+/**
+ * The transport under every client and sender: ky for sending, retries (with backoff, jitter and
+ * Retry-After) and per-attempt timeouts; the body read inside each attempt (whole-answer.ts), so
+ * the timeout bounds it and a broken body is retried; every attempt reported; ky's errors turned
+ * into the SDK's (transport-errors.ts).
+ *
+ * @module
+ */
+import ky, { isHTTPError } from 'ky';
+import { AttemptRecorder, type AttemptReport } from './attempt-report.ts';
+import { type ErrorContext, type RequestSummary, RequestValidationError } from './errors.ts';
+import type { Logger } from './logger.ts';
+import { retryOptions } from './retry.ts';
+import { translate } from './transport-errors.ts';
+import {
+  type CallOptions,
+  checkCallOptions,
+  type ResolvedTransportOptions,
+  resolveTransportOptions,
+  type TransportOptions,
+} from './transport-options.ts';
+import { fetchWhole, takeDecodedBody } from './whole-answer.ts';
+
+/** One request through {@link HttpTransport.send}. The body is serialised once and re-sent as is on retries. */
+export interface HttpRequest extends CallOptions {
+  /** `GET` or `POST`. */
+  readonly method: 'GET' | 'POST';
+  /** Absolute URL. */
+  readonly url: string;
+  /** The SDK's headers for this request (a content type); they replace a caller's of the same name. */
+  readonly headers?: Record<string, string> | undefined;
+  /** The caller's extra headers (`RequestOptions.headers`). */
+  readonly callerHeaders?: Record<string, string> | undefined;
+  /** Serialised body: these exact bytes are sent on every attempt. */
+  readonly body?: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined;
+  /** Called before every attempt, to set fresh headers (a token, a signature). */
+  readonly beforeAttempt?: ((headers: Headers, attempt: number) => void | Promise<void>) | undefined;
+  /** Told of every attempt as it ends: its status or why it got none, and how long it took. */
+  readonly onAttempt?: ((report: AttemptReport) => void) | undefined;
+  /** Non-2xx statuses that are answers, not errors (a webhook's 409 "already delivered"). */
+  readonly acceptStatuses?: readonly number[] | undefined;
+  /**
+   * The caller judges the answer by its status alone (a webhook delivery): the body of an accepted
+   * answer is not read, so a large or broken one cannot turn an accepted delivery into a failure.
+   */
+  readonly statusOnly?: boolean | undefined;
+  /** How to word errors of this endpoint. */
+  readonly errorContext?: ErrorContext | undefined;
+}
+
+/** A 2xx (or accepted) answer, its body read as text (empty with `statusOnly`). */
+export interface HttpResponse {
+  /** HTTP status. */
+  readonly status: number;
+  /** Response headers. */
+  readonly headers: Headers;
+  /** The body as text. */
+  readonly text: string;
+  /**
+   * True when the reader found, as it decoded, that the text has neither `_proto` nor a `\u`
+   * escape: it spells no `__proto__` key, and the parser need not look for one.
+   */
+  readonly protoFree?: boolean | undefined;
+  /** Attempts made, 1 when the first one succeeded. */
+  readonly attempts: number;
+}
+
+// One ky instance for every transport: what differs per transport is passed per request.
+const instance = ky.create({ throwHttpErrors: true });
+
+function summary(url: string, method: string): RequestSummary {
+  const { origin, pathname } = new URL(url);
+  return { method, path: pathname, url: origin + pathname };
+}
+
+/**
+ * The headers sent: the caller's, then the SDK's replacing any of the same name whatever its
+ * casing (`Headers` merges by name; an object spread would send both and the server would see
+ * `text/plain, application/json`). `Accept` is always JSON, as the SDK parses the answer; a
+ * caller's `User-Agent` goes before the SDK's, the more specific product first (RFC 9110 10.1.5);
+ * `Authorization` is set before each attempt, over any other.
+ */
+function headersFor(request: HttpRequest, userAgent: string): Headers {
+  let headers: Headers;
+  try {
+    headers = new Headers(request.callerHeaders);
+  } catch (error) {
+    const reason = String((error as Error)?.message)
+      .replace(/[^\x20-\x7e]/g, ' ')
+      .slice(0, 200);
+    throw new RequestValidationError(
+      `headers are not valid HTTP headers (${reason}): use ASCII names and values without line breaks.`,
+      'headers',
+    );
+  }
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+  const theirs = headers.get('user-agent');
+  headers.set('user-agent', theirs ? `${theirs} ${userAgent}` : userAgent);
+  headers.set('accept', 'application/json');
+  return headers;
+}
+
+/**
+ * Sends requests with the options of one component (a client, a webhook sender), resolved once.
+ */
+export class HttpTransport {
+  readonly #settings: ResolvedTransportOptions;
+
+  constructor(settings: ResolvedTransportOptions) {
+    this.#settings = settings;
+  }
+
+  /** The component's leveled logger. */
+  get logger(): Logger {
+    return this.#settings.logger;
+  }
+
+  /** Sends `request`, retrying as configured, and reads the body. Throws an {@link IdGovError}. */
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    checkCallOptions(request);
+    const settings = this.#settings;
+    const { logger } = settings;
+    const timeout = request.timeout ?? settings.timeout;
+    const what = summary(request.url, request.method);
+    const attempts = new AttemptRecorder(
+      { method: request.method, path: what.path, signal: request.signal },
+      request.onAttempt,
+      logger,
+    );
+    let count = 0;
+    const prepare = async (headers: Headers) => {
+      count += 1;
+      await request.beforeAttempt?.(headers, count);
+      attempts.begin();
+    };
+    const started = Date.now();
+    try {
+      const response = await instance(request.url, {
+        method: request.method,
+        headers: headersFor(request, settings.userAgent),
+        signal: request.signal,
+        timeout,
+        fetch: fetchWhole({
+          fetch: settings.fetch,
+          request,
+          limit: settings.maxResponseBytes,
+          what,
+          attempts,
+        }),
+        // Never follow: a 307/308 would replay the client secret or the token to wherever it points,
+        // and any redirect would make us accept answers from a host the user did not configure.
+        redirect: 'manual',
+        throwHttpErrors: (status) => !request.acceptStatuses?.includes(status),
+        retry: retryOptions(request.maxRetries ?? settings.maxRetries),
+        hooks: {
+          beforeRequest: [({ request: r }) => prepare(r.headers)],
+          beforeRetry: [
+            ({ request: r, error, retryCount }) => {
+              const reason = isHTTPError(error) ? `status ${error.response.status}` : error.name;
+              logger.info(`retrying ${what.method} ${what.path} after ${reason}`, { retry: retryCount });
+              return prepare(r.headers);
+            },
+          ],
+        },
+      });
+      const { text, protoFree } = takeDecodedBody(response);
+      logger.debug(`${what.method} ${what.path} ${response.status}`, {
+        ms: Date.now() - started,
+        attempts: count,
+      });
+      return { status: response.status, headers: response.headers, text, protoFree, attempts: count };
+    } catch (error) {
+      throw translate(error, request, what, count, timeout);
+    } finally {
+      attempts.end();
+    }
+  }
+}
+
+/** Builds a component's transport from its options, refusing bad ones (see {@link resolveTransportOptions}). */
+export function createTransport(
+  options: TransportOptions,
+  defaults: { readonly maxRetries: number; readonly userAgent: string },
+): HttpTransport {
+  return new HttpTransport(resolveTransportOptions(options, defaults));
+}

@@ -1,0 +1,68 @@
+/**
+ * Rules for the URLs the SDK sends credentials or signed data to. Each check returns the problem
+ * in words, or undefined when there is none: the caller raises it as the error class its input
+ * deserves.
+ */
+
+/** Loopback hosts, the only ones allowed over plain http (tests, local fakes). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * A URL without trailing slashes: the one form of a base URL, wherever one is compared or sent
+ * (the JWT `sub` a webhook sender signs and the one a verifier expects).
+ */
+export function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * Why `raw` (the value of `option`) is no URL to send credentials or signed data to: it must be
+ * absolute, https unless the host is loopback, and without credentials of its own.
+ */
+export function secureUrlProblem(raw: string, option: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `${option} must be an absolute URL such as https://acme.example.com (got "${raw}").`;
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    return `${option} must use https (plain http is allowed only for loopback hosts such as 127.0.0.1); got ${url.protocol}//${url.host}.`;
+  }
+  if (url.username || url.password) {
+    return `${option} must not carry credentials in the URL; use the credentials option.`;
+  }
+  return undefined;
+}
+
+/**
+ * Why `raw` is no tenant base URL: {@link secureUrlProblem}, and nothing but the origin. A query
+ * or a fragment would be cut off or sent to the wrong path with the client secret; a path such as
+ * `/api/v1` would double the API prefix and turn every answer into a misleading 404 or 401.
+ */
+export function baseUrlProblem(raw: string, option: string): string | undefined {
+  const problem = secureUrlProblem(raw, option);
+  if (problem) return problem;
+  const href = withoutTrailingSlash(new URL(raw).href);
+  const url = new URL(href);
+  const [extra, what] = /[?#]/.test(href)
+    ? [href.slice(href.search(/[?#]/)), href.includes('?') ? 'query' : 'fragment']
+    : [url.pathname.replace(/\/+$/, ''), 'path'];
+  if (!extra) return undefined;
+  return `${option} must be the tenant origin alone, like ${url.origin}: remove the ${what} "${extra.slice(0, 80)}" (the SDK adds /api/v1/... and /auth/v1/token itself).`;
+}
+
+/**
+ * Why `value` cannot be the path parameter `name`: an empty value would address the parent
+ * collection, and `.`/`..` would be folded away by URL parsing.
+ */
+export function pathParamProblem(name: string, value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') {
+    return `${name} must be a non-empty string (got ${JSON.stringify(value) ?? String(value)}); an empty ${name} would address the whole collection.`;
+  }
+  if (value === '.' || value === '..') return `${name} cannot be "${value}": it is not an ID.`;
+  return undefined;
+}

@@ -1,0 +1,32 @@
+/** Options of {@link wait}. */
+export interface WaitOptions {
+  /** Ends the wait early. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Whether the timer alone keeps a Node process running. Default true: a caller awaiting a page
+   * must not see its process exit under it. False for background work (an outbox's idle poll, a
+   * fake server's delayed answer), which must not hold a process that has nothing else to do.
+   */
+  readonly keepAlive?: boolean | undefined;
+}
+
+/**
+ * Waits `ms`, ending early when `signal` aborts. Resolves `true` when the whole time passed and
+ * `false` when the signal cut it short (at once if it was already aborted); it never rejects, so
+ * each caller decides what an abort means to it (an `AbortError`, or a clean stop).
+ */
+export function wait(ms: number, options: WaitOptions = {}): Promise<boolean> {
+  const { signal, keepAlive = true } = options;
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const end = (whole: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+      resolve(whole);
+    };
+    const abort = () => end(false);
+    const timer = setTimeout(() => end(true), ms);
+    if (!keepAlive) (timer as { unref?: () => void }).unref?.();
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+}
