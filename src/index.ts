@@ -93,32 +93,34 @@ export type { APIPromise, ResponseInfo, WithResponse } from './core/api-promise.
 export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth.ts';
 export {
   AbortError,
-  APIError,
-  type APIErrorInit,
-  AuthenticationError,
-  BadRequestError,
   ConfigurationError,
-  ConflictError,
   ConnectionError,
   IdGovError,
-  InternalServerError,
-  NotFoundError,
   PaginationError,
-  PermissionDeniedError,
-  RateLimitError,
-  RedirectError,
   type RequestSummary,
   RequestValidationError,
   ResponseTooLargeError,
   ResponseValidationError,
   TimeoutError,
-  UnprocessableEntityError,
+  type ValidationIssue,
 } from './core/errors.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
 export type { Page, PagePromise, PagingOptions } from './core/paging.ts';
+export {
+  APIError,
+  type APIErrorInit,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  RedirectError,
+  UnprocessableEntityError,
+} from './core/status-errors.ts';
 export { StoreError } from './core/store-error.ts';
 export type { CallOptions, TransportOptions } from './core/transport-options.ts';
-export type { ValidationIssue } from './core/validation.ts';
 export type { AppEntitlements } from './resources/app-entitlements.ts';
 export {
   type ExpandedField,

@@ -18,7 +18,7 @@ import {
   RateLimitError,
   RedirectError,
   UnprocessableEntityError,
-} from './errors.ts';
+} from './status-errors.ts';
 
 const GENERIC_HINT: Record<number, string> = {
   400: 'Check the request fields against the API reference.',

@@ -1,14 +1,25 @@
 /**
- * Every error the SDK throws, as one small class tree. API errors are built in one place,
- * `makeAPIError` (api-error.ts, loaded with the first request), from the status; nothing else
- * picks an error class by status.
+ * Every error the SDK throws, as one small class tree: the base and the errors raised on this side
+ * of the wire (here), and one per status family of the service's answers (status-errors.ts), built
+ * in one place, `makeAPIError` (api-error.ts); nothing else picks an error class by status.
  * Messages never carry credentials: headers sent are never stored, bodies of the token endpoint are redacted.
  *
  * @module
  */
-import type { ValidationIssue } from './validation.ts';
 
 const PREFIX = '@idgov/sdk: ';
+
+/**
+ * One problem found by a schema: where, and what was expected.
+ *
+ * @group Errors
+ */
+export interface ValidationIssue {
+  /** Dotted path of the field, e.g. `list.3.task.type`. */
+  readonly path: string;
+  /** What was wrong, in words. */
+  readonly message: string;
+}
 
 /**
  * Base class of every error thrown by this SDK.
@@ -162,163 +173,3 @@ export interface RequestSummary {
   /** The URL's origin and path, without query (which may hold filters). */
   readonly url?: string | undefined;
 }
-
-/**
- * Fields of every {@link APIError}.
- *
- * @group Errors
- */
-export interface APIErrorInit {
-  /** HTTP status. */
-  readonly status: number;
-  /** Response headers. */
-  readonly headers: Headers;
-  /** The body: parsed JSON, or text when it was not JSON. */
-  readonly body: unknown;
-  /** The request that failed. */
-  readonly request: RequestSummary;
-}
-
-/**
- * The service answered with a non-2xx status. A subclass per status family narrows it.
- *
- * @group Errors
- */
-export class APIError extends IdGovError {
-  override name = 'APIError';
-  /** HTTP status. */
-  readonly status: number;
-  /** Response headers. */
-  readonly headers: Headers;
-  /** The body: parsed JSON, or text when it was not JSON. */
-  readonly body: unknown;
-  /** The service's request id (`x-request-id` or `request-id`), to quote to its support. */
-  readonly requestId: string | undefined;
-  /** The request that failed. */
-  readonly request: RequestSummary;
-  constructor(message: string, init: APIErrorInit) {
-    super(message);
-    this.status = init.status;
-    this.headers = init.headers;
-    this.body = init.body;
-    this.request = init.request;
-    this.requestId = init.headers.get('x-request-id') ?? init.headers.get('request-id') ?? undefined;
-  }
-}
-
-/**
- * 3xx but 304: the service redirected, and the SDK follows no redirect, so that neither the client secret
- * nor a token is ever sent to a URL you did not configure. `location` says where it pointed.
- *
- * @group Errors
- */
-export class RedirectError extends APIError {
-  override name = 'RedirectError';
-  /** The redirect target (origin and path, without query), or undefined when the answer had none. */
-  readonly location: string | undefined;
-  constructor(message: string, init: APIErrorInit, location: string | undefined) {
-    super(message, init);
-    this.location = location;
-  }
-}
-
-/**
- * 400: the service rejected the request as invalid.
- *
- * @group Errors
- */
-export class BadRequestError extends APIError {
-  override name = 'BadRequestError';
-}
-
-/**
- * 401 (or a 400 from the token endpoint): the credentials were refused. `oauthError` and
- * `oauthErrorDescription` carry the token endpoint's RFC 6749 `error` and `error_description`.
- *
- * @group Errors
- */
-export class AuthenticationError extends APIError {
-  override name = 'AuthenticationError';
-  /** RFC 6749 `error`, e.g. `invalid_client`, when the token endpoint answered. */
-  readonly oauthError: string | undefined;
-  /** RFC 6749 `error_description`. */
-  readonly oauthErrorDescription: string | undefined;
-  constructor(message: string, init: APIErrorInit) {
-    super(message, init);
-    const body = init.body as { error?: unknown; error_description?: unknown } | null;
-    this.oauthError = typeof body?.error === 'string' ? body.error : undefined;
-    this.oauthErrorDescription =
-      typeof body?.error_description === 'string' ? body.error_description : undefined;
-  }
-}
-
-/**
- * 403: authenticated, but not allowed.
- *
- * @group Errors
- */
-export class PermissionDeniedError extends APIError {
-  override name = 'PermissionDeniedError';
-}
-
-/**
- * 404: no such resource.
- *
- * @group Errors
- */
-export class NotFoundError extends APIError {
-  override name = 'NotFoundError';
-}
-
-/**
- * 409: conflicts with the current state (for webhooks: the event was already delivered).
- *
- * @group Errors
- */
-export class ConflictError extends APIError {
-  override name = 'ConflictError';
-}
-
-/**
- * 422: well-formed but semantically invalid.
- *
- * @group Errors
- */
-export class UnprocessableEntityError extends APIError {
-  override name = 'UnprocessableEntityError';
-}
-
-/**
- * 429: rate limited after every retry, or asked to wait longer than the SDK will sleep.
- *
- * @group Errors
- */
-export class RateLimitError extends APIError {
-  override name = 'RateLimitError';
-}
-
-/**
- * 5xx: the service failed after every retry.
- *
- * @group Errors
- */
-export class InternalServerError extends APIError {
-  override name = 'InternalServerError';
-}
-
-/**
- * Which endpoint answered, where it changes the error class or the advice.
- *
- * @group Errors
- */
-export type ErrorContext = {
-  /** The token endpoint: its 400 and 401 are both authentication failures. */
-  readonly tokenEndpoint?: boolean;
-  /** Advice to append for this status, if the caller knows the usual cause. */
-  readonly hint?: (status: number, body: unknown) => string | undefined;
-  /**
-   * Secrets the service might echo (the client secret, the token sent), read when the error is
-   * built: each is replaced by `[redacted]` in the message and the body.
-   */
-  readonly secrets?: () => readonly string[];
-};

@@ -1,6 +1,7 @@
 import { type TokenResponse, TokenResponseSchema } from '../../schemas/token.ts';
-import { AuthenticationError, ResponseValidationError } from './errors.ts';
+import { ResponseValidationError } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { AuthenticationError } from './status-errors.ts';
 import type { HttpTransport } from './transport.ts';
 import { parseResponse } from './validation.ts';
 

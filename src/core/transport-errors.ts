@@ -7,8 +7,8 @@
 import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
 import { makeAPIError } from './api-error.ts';
 import { AbortError, ConnectionError, IdGovError, type RequestSummary, TimeoutError } from './errors.ts';
+import type { HttpRequest } from './http-request.ts';
 import { BrokenAnswerError, exceededRetryAfterCap } from './retry.ts';
-import type { HttpRequest } from './transport.ts';
 
 /** The socket or TLS error code under a failed fetch (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...). */
 function errorCode(error: unknown): string | undefined {

@@ -1,19 +1,7 @@
 import type * as z from 'zod/mini';
 import { IN_PLACE_CHECKS } from '../../schemas/checks.generated.ts';
-import { RequestValidationError, ResponseValidationError } from './errors.ts';
+import { RequestValidationError, ResponseValidationError, type ValidationIssue } from './errors.ts';
 import { dropProto, namesProto } from './proto-keys.ts';
-
-/**
- * One problem found by a schema: where, and what was expected.
- *
- * @group Errors
- */
-export interface ValidationIssue {
-  /** Dotted path of the field, e.g. `list.3.task.type`. */
-  readonly path: string;
-  /** What was wrong, in words. */
-  readonly message: string;
-}
 
 function typeName(value: unknown): string {
   if (value === null) return 'null';

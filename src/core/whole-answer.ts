@@ -6,8 +6,8 @@
  */
 import type { AttemptRecorder } from './attempt-report.ts';
 import { type RequestSummary, ResponseTooLargeError } from './errors.ts';
+import type { HttpRequest } from './http-request.ts';
 import { BytesCollector, type DecodedBody, readChunks, TextCollector } from './read-body.ts';
-import type { HttpRequest } from './transport.ts';
 
 // The text of an answer the caller uses, decoded where it was read (fetchWhole) and found by the
 // Response that stands for it: no second copy into a Response body and no second decode.

@@ -4,8 +4,8 @@ export interface WaitOptions {
   readonly signal?: AbortSignal | undefined;
   /**
    * Whether the timer alone keeps a Node process running. Default true: a caller awaiting a page
-   * must not see its process exit under it. False for background work (an outbox's idle poll, a
-   * fake server's delayed answer), which must not hold a process that has nothing else to do.
+   * must not see its process exit under it. False for work nobody awaits (a fake server's delayed
+   * answer to a client that gave up), which must not hold a process that has nothing else to do.
    */
   readonly keepAlive?: boolean | undefined;
 }

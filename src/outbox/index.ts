@@ -8,16 +8,10 @@
 
 export { StoreError } from '../core/store-error.ts';
 export { MemoryOutboxStore } from './memory-store.ts';
-export type {
-  DrainOptions,
-  DrainSummary,
-  EnqueueOptions,
-  OutboxAttempt,
-  OutboxReceipt,
-  WebhookOutboxOptions,
-} from './options.ts';
+export type { WebhookOutboxOptions } from './options.ts';
 export { WebhookOutbox } from './outbox.ts';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './outcome.ts';
+export type { DrainOptions, DrainSummary, EnqueueOptions, OutboxAttempt, OutboxReceipt } from './reports.ts';
 export type {
   AttemptOutcome,
   ClaimedEvent,

@@ -1,14 +1,16 @@
 /**
- * The options and results of {@link WebhookOutbox}: what a caller passes (and its checks) and gets back.
+ * The options of {@link WebhookOutbox}, and the one place they get their defaults.
  *
  * @module
  */
 import { ConfigurationError } from '../core/errors.ts';
-import type { Logger, LogLevel } from '../core/logger.ts';
+import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { wholeNumberProblem } from '../internal/numbers.ts';
+import { EVENT_RETENTION_MS } from '../webhooks/limits.ts';
 import type { WebhookSender } from '../webhooks/sender.ts';
-import type { WebhookOutbox } from './outbox.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './outcome.ts';
-import type { OutboxAnswer, OutboxStore } from './store.ts';
+import type { OutboxAttempt } from './reports.ts';
+import type { OutboxStore } from './store.ts';
 
 /**
  * Options of {@link WebhookOutbox}.
@@ -50,111 +52,80 @@ export interface WebhookOutboxOptions {
   readonly onAttempt?: ((report: OutboxAttempt) => void) | undefined;
   /** The clock, in Unix ms. Default `Date.now`. */
   readonly now?: (() => number) | undefined;
-  /** Where log lines go. Default `console`. */
+  /** Where log lines go. Default: every level to `console.error` (stderr). */
   readonly logger?: Logger | undefined;
-  /** What is logged. Default: `IDGOV_LOG`, else `off`. */
+  /** What is logged. Default: `IDGOV_LOG`, else `warn` (to stderr). */
   readonly logLevel?: LogLevel | undefined;
 }
 
-/**
- * Options of {@link WebhookOutbox.enqueue}.
- *
- * @group Outbox
- */
-export interface EnqueueOptions {
-  /** The event ID (a lower-case UUID v4). Default: a new one. Pass your own to make enqueue itself idempotent. */
-  readonly eventId?: string | undefined;
+/** {@link WebhookOutboxOptions} with every default applied and checked. @internal */
+export interface ResolvedOutboxOptions {
+  readonly sender: WebhookSender;
+  readonly store: OutboxStore;
+  readonly concurrency: number;
+  readonly retrySchedule: readonly number[];
+  readonly expireAfterMs: number;
+  readonly attemptTimeoutMs: number;
+  readonly leaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly onAttempt: ((report: OutboxAttempt) => void) | undefined;
+  readonly now: () => number;
+  readonly logger: Logger;
 }
 
-/**
- * What {@link WebhookOutbox.enqueue} stored.
- *
- * @group Outbox
- */
-export interface OutboxReceipt {
-  /** The event ID, sent with every attempt. */
-  readonly eventId: string;
-  /** True when this event ID with this same body was already in the outbox: nothing new was stored. */
-  readonly duplicate: boolean;
-}
-
-/**
- * One attempt, as {@link WebhookOutboxOptions.onAttempt} reports it.
- *
- * @group Outbox
- */
-export interface OutboxAttempt {
-  /** The event ID. */
-  readonly eventId: string;
-  /** Which attempt of this event this was, from 1. */
-  readonly attempt: number;
-  /**
-   * `delivered` (200 or 409), `retry` (429, 5xx, no answer: tried again at `nextAttemptAt`), `dead`
-   * (refused for good), `expired` (the next attempt would fall past the idempotency window), or
-   * `released` (the outbox stopped during the attempt; the event is due again at once).
-   */
-  readonly outcome: 'delivered' | 'retry' | 'dead' | 'expired' | 'released';
-  /** The listener's answer, or the error. */
-  readonly answer?: OutboxAnswer | undefined;
-  /** When a `retry` is due. */
-  readonly nextAttemptAt?: number | undefined;
-  /**
-   * False when the outcome could not be recorded: another worker took the event over (this
-   * worker's lease ran out mid-attempt), or the store failed for half a lease. The event is attempted
-   * again; a listener that had accepted it answers 409, counted as delivered.
-   */
-  readonly recorded: boolean;
-  /** How long the attempt took, in ms. */
-  readonly durationMs: number;
-}
-
-/**
- * What one {@link WebhookOutbox.drain} did.
- *
- * @group Outbox
- */
-export interface DrainSummary {
-  /** Attempts made. */
-  attempts: number;
-  /** Events delivered (200 or 409). */
-  delivered: number;
-  /** Attempts that failed and were scheduled again. */
-  retried: number;
-  /** Events moved to `dead`. */
-  dead: number;
-  /**
-   * Events that reached the end of their window without a delivery: those whose next attempt would
-   * fall past it, and those this drain found already past it.
-   */
-  expired: number;
-}
-
-/**
- * Options of {@link WebhookOutbox.drain}.
- *
- * @group Outbox
- */
-export interface DrainOptions {
-  /** Stops the drain; an attempt in flight is abandoned and its event left due. */
-  readonly signal?: AbortSignal | undefined;
-}
+/** Margin kept before the end of the service's idempotency window, for clock skew between us and it. */
+const WINDOW_MARGIN_MS = 60 * 60_000;
 
 /** `value`, checked to be a positive whole number, or `fallback` when it is not given. @internal */
 export function positiveInteger(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new ConfigurationError(`${name} must be a positive whole number (got ${value}).`);
-  }
-  return value;
+  const problem = wholeNumberProblem(value, 1);
+  if (problem) throw new ConfigurationError(`${name} ${problem}.`);
+  return value ?? fallback;
 }
 
-/** The retry schedule given, checked, or the default one. @internal */
-export function retrySchedule(schedule: readonly number[] | undefined): readonly number[] {
+function retrySchedule(schedule: readonly number[] | undefined): readonly number[] {
   if (schedule === undefined) return DEFAULT_RETRY_SCHEDULE_MS;
-  if (schedule.length === 0 || schedule.some((ms) => !Number.isInteger(ms) || ms < 0)) {
+  if (schedule.length === 0 || schedule.some((ms) => wholeNumberProblem(ms, 0) !== undefined)) {
     throw new ConfigurationError(
       `retrySchedule must be a non-empty list of waits in whole ms (got ${JSON.stringify(schedule)}).`,
     );
   }
   return [...schedule];
+}
+
+/** The one place outbox options get their defaults; a bad one is refused with a {@link ConfigurationError}. @internal */
+export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOutboxOptions {
+  if (!options.sender || !options.store) {
+    throw new ConfigurationError('Pass sender (a WebhookSender) and store (where events are kept).');
+  }
+  const expireAfterMs = positiveInteger(
+    options.expireAfterMs,
+    'expireAfterMs',
+    EVENT_RETENTION_MS - WINDOW_MARGIN_MS,
+  );
+  if (expireAfterMs > EVENT_RETENTION_MS) {
+    throw new ConfigurationError(
+      `expireAfterMs must be at most 7 days, the service's idempotency window (got ${expireAfterMs}): past it a resend could run the automation twice.`,
+    );
+  }
+  const attemptTimeoutMs = positiveInteger(options.attemptTimeoutMs, 'attemptTimeoutMs', 30_000);
+  const leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 5 * 60_000);
+  if (leaseMs <= 2 * attemptTimeoutMs) {
+    throw new ConfigurationError(
+      `leaseMs (${leaseMs}) must be more than twice attemptTimeoutMs (${attemptTimeoutMs}), so a lease outlives the attempt it covers.`,
+    );
+  }
+  return {
+    sender: options.sender,
+    store: options.store,
+    concurrency: positiveInteger(options.concurrency, 'concurrency', 1),
+    retrySchedule: retrySchedule(options.retrySchedule),
+    expireAfterMs,
+    attemptTimeoutMs,
+    leaseMs,
+    pollIntervalMs: positiveInteger(options.pollIntervalMs, 'pollIntervalMs', 1_000),
+    onAttempt: options.onAttempt,
+    now: options.now ?? Date.now,
+    logger: createLogger(options.logger, options.logLevel),
+  };
 }

@@ -1,37 +1,15 @@
 import { ConfigurationError, RequestValidationError } from '../core/errors.ts';
-import { createLogger, type Logger } from '../core/logger.ts';
+import { wait } from '../internal/wait.ts';
 import { eventIdOrNew } from '../webhooks/event-id.ts';
-import { EVENT_RETENTION_MS } from '../webhooks/limits.ts';
-import type { WebhookSender } from '../webhooks/sender.ts';
+import { attemptEvent } from './attempt.ts';
 import {
-  type DrainOptions,
-  type DrainSummary,
-  type EnqueueOptions,
-  type OutboxAttempt,
-  type OutboxReceipt,
   positiveInteger,
-  retrySchedule,
+  type ResolvedOutboxOptions,
+  resolveOutboxOptions,
   type WebhookOutboxOptions,
 } from './options.ts';
-import { judge, scheduledDelay } from './outcome.ts';
-import type { AttemptOutcome, ClaimedEvent, OutboxEvent, OutboxState, OutboxStore } from './store.ts';
-
-/** Margin kept before the end of the service's idempotency window, for clock skew between us and it. */
-const WINDOW_MARGIN_MS = 60 * 60_000;
-
-/** Resolves after `ms`, or at once when `signal` aborts; never keeps a process alive by itself. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+import type { DrainOptions, DrainSummary, EnqueueOptions, OutboxAttempt, OutboxReceipt } from './reports.ts';
+import type { OutboxEvent, OutboxState } from './store.ts';
 
 /**
  * A durable outbox in front of a {@link WebhookSender}: {@link WebhookOutbox.enqueue} stores the
@@ -56,54 +34,15 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 export class WebhookOutbox {
   /** The listener URL this outbox delivers to. */
   readonly listener: string;
-  readonly #sender: WebhookSender;
-  readonly #store: OutboxStore;
-  readonly #concurrency: number;
-  readonly #schedule: readonly number[];
-  readonly #longestWait: number;
-  readonly #expireAfterMs: number;
-  readonly #attemptTimeoutMs: number;
-  readonly #leaseMs: number;
-  readonly #pollIntervalMs: number;
-  readonly #onAttempt: ((report: OutboxAttempt) => void) | undefined;
-  readonly #now: () => number;
-  readonly #logger: Logger;
+  readonly #options: ResolvedOutboxOptions;
   #running: { controller: AbortController; loop: Promise<void> } | undefined;
   #wake: (() => void) | undefined;
   /** Set by enqueue and retry, so one that lands while the loop drains is not slept through. */
   #nudged = false;
 
   constructor(options: WebhookOutboxOptions) {
-    if (!options.sender || !options.store) {
-      throw new ConfigurationError('Pass sender (a WebhookSender) and store (where events are kept).');
-    }
-    this.#sender = options.sender;
-    this.#store = options.store;
-    this.listener = options.sender.url;
-    this.#concurrency = positiveInteger(options.concurrency, 'concurrency', 1);
-    this.#schedule = retrySchedule(options.retrySchedule);
-    this.#longestWait = Math.max(...this.#schedule);
-    this.#expireAfterMs = positiveInteger(
-      options.expireAfterMs,
-      'expireAfterMs',
-      EVENT_RETENTION_MS - WINDOW_MARGIN_MS,
-    );
-    if (this.#expireAfterMs > EVENT_RETENTION_MS) {
-      throw new ConfigurationError(
-        `expireAfterMs must be at most 7 days, the service's idempotency window (got ${this.#expireAfterMs}): past it a resend could run the automation twice.`,
-      );
-    }
-    this.#attemptTimeoutMs = positiveInteger(options.attemptTimeoutMs, 'attemptTimeoutMs', 30_000);
-    this.#leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 5 * 60_000);
-    if (this.#leaseMs <= 2 * this.#attemptTimeoutMs) {
-      throw new ConfigurationError(
-        `leaseMs (${this.#leaseMs}) must be more than twice attemptTimeoutMs (${this.#attemptTimeoutMs}), so a lease outlives the attempt it covers.`,
-      );
-    }
-    this.#pollIntervalMs = positiveInteger(options.pollIntervalMs, 'pollIntervalMs', 1_000);
-    this.#onAttempt = options.onAttempt;
-    this.#now = options.now ?? Date.now;
-    this.#logger = createLogger(options.logger, options.logLevel);
+    this.#options = resolveOutboxOptions(options);
+    this.listener = this.#options.sender.url;
   }
 
   /**
@@ -117,14 +56,14 @@ export class WebhookOutbox {
    */
   async enqueue(payload: unknown, options: EnqueueOptions = {}): Promise<OutboxReceipt> {
     const eventId = eventIdOrNew(options.eventId);
-    const body = this.#sender.serialize(payload);
-    const enqueuedAt = this.#now();
-    const existing = await this.#store.add({
+    const body = this.#options.sender.serialize(payload);
+    const enqueuedAt = this.#options.now();
+    const existing = await this.#options.store.add({
       eventId,
       listener: this.listener,
       body,
       enqueuedAt,
-      expiresAt: enqueuedAt + this.#expireAfterMs,
+      expiresAt: enqueuedAt + this.#options.expireAfterMs,
     });
     if (existing && (existing.body !== body || existing.listener !== this.listener)) {
       const what =
@@ -152,18 +91,20 @@ export class WebhookOutbox {
     // not claimed again, so an event failing at once cannot take every slot from the others.
     const again = new Set<string>();
     while (!signal?.aborted) {
-      summary.expired += await this.#store.expire(this.listener, this.#now());
-      const claimed = await this.#store.claim({
+      summary.expired += await this.#options.store.expire(this.listener, this.#options.now());
+      const claimed = await this.#options.store.claim({
         listener: this.listener,
-        now: this.#now(),
-        leaseMs: this.#leaseMs,
-        limit: this.#concurrency,
-        ordered: this.#concurrency === 1,
+        now: this.#options.now(),
+        leaseMs: this.#options.leaseMs,
+        limit: this.#options.concurrency,
+        ordered: this.#options.concurrency === 1,
         leaseToken: crypto.randomUUID(),
         exclude: [...again],
       });
       if (claimed.length === 0) break;
-      const reports = await Promise.all(claimed.map((event) => this.#attempt(event, signal)));
+      const reports = await Promise.all(
+        claimed.map(async (event) => this.#report(await attemptEvent(this.#options, event, signal))),
+      );
       for (const report of reports) {
         if (report.outcome === 'retry' || report.outcome === 'released') again.add(report.eventId);
         if (report.outcome === 'released') continue;
@@ -192,12 +133,15 @@ export class WebhookOutbox {
         try {
           await this.drain({ signal: controller.signal });
         } catch (error) {
-          this.#logger.error(`webhook outbox: ${(error as Error)?.message ?? error}; trying again`);
+          this.#options.logger.error(`webhook outbox: ${(error as Error)?.message ?? error}; trying again`);
         }
         if (this.#nudged) continue;
         const woken = new AbortController();
         this.#wake = () => woken.abort();
-        await pause(this.#pollIntervalMs, AbortSignal.any([controller.signal, woken.signal]));
+        // A started outbox keeps its process running, as a server's listening socket does, until stop().
+        await wait(this.#options.pollIntervalMs, {
+          signal: AbortSignal.any([controller.signal, woken.signal]),
+        });
         this.#wake = undefined;
       }
     })();
@@ -216,116 +160,28 @@ export class WebhookOutbox {
     if (this.#running === running) this.#running = undefined; // unless start() came meanwhile
   }
 
-  async #attempt(event: ClaimedEvent, signal: AbortSignal | undefined): Promise<OutboxAttempt> {
-    const started = this.#now();
-    let result: Parameters<typeof judge>[0];
-    try {
-      const delivery = await this.#sender.send(event.body, {
-        eventId: event.eventId,
-        signal,
-        timeout: this.#attemptTimeoutMs,
-        maxRetries: 0,
-      });
-      result = { delivery };
-    } catch (error) {
-      result = { error };
-    }
-    const at = this.#now();
-    const base = {
-      eventId: event.eventId,
-      attempt: event.attempts + 1,
-      durationMs: Math.max(0, at - started),
-    };
-    if ('error' in result && signal?.aborted) {
-      const released = await this.#store.release(event.eventId, event.leaseToken).then(
-        () => true,
-        (error: unknown) => {
-          this.#logger.warn(
-            `webhook ${event.eventId}: the claim could not be given up (${(error as Error)?.message ?? error}); it is due again when its lease ends`,
-          );
-          return false;
-        },
-      );
-      return this.#report({ ...base, outcome: 'released', recorded: released });
-    }
-    const verdict = judge(result);
-    let outcome: AttemptOutcome;
-    let nextAttemptAt: number | undefined;
-    if (verdict.kind === 'retry') {
-      // Retry-After is honoured, but never beyond the longest wait of the schedule: an answer must
-      // not be able to push an event out of its window.
-      const asked = Math.min(verdict.retryAfterMs ?? 0, this.#longestWait);
-      nextAttemptAt = at + Math.max(scheduledDelay(this.#schedule, event.attempts + 1), asked);
-      outcome =
-        nextAttemptAt < event.expiresAt
-          ? { state: 'pending', answer: verdict.answer, nextAttemptAt }
-          : { state: 'expired', answer: verdict.answer };
-    } else {
-      outcome = { state: verdict.kind, answer: verdict.answer };
-    }
-    const kind = outcome.state === 'pending' ? 'retry' : outcome.state;
-    const recorded = await this.#record(event, at, outcome);
-    if (recorded === false) {
-      this.#logger.warn(`webhook ${event.eventId}: ${kind} not recorded, another worker took the event over`);
-    } else if (recorded === undefined) {
-      this.#logger.error(
-        `webhook ${event.eventId}: ${kind} could not be recorded, the store failing for half a lease; the event is attempted again once its lease ends (a listener that accepted it answers 409, recorded as delivered)`,
-      );
-    } else if (kind !== 'delivered') {
-      this.#logger.info(`webhook ${event.eventId}: ${kind}`, { ...verdict.answer });
-    }
-    return this.#report({
-      ...base,
-      outcome: kind,
-      answer: verdict.answer,
-      nextAttemptAt: kind === 'retry' ? nextAttemptAt : undefined,
-      recorded: recorded === true,
-    });
-  }
-
-  /**
-   * Records an attempt's outcome, trying again while the store fails (a database restarting, a
-   * lock held past its timeout) for up to half the lease, so that the outcome of a request the
-   * listener answered is not lost and the event not held for a whole lease. `undefined`: the store
-   * failed throughout. Not cut short by stop(): an outcome is worth the wait.
-   */
-  async #record(event: ClaimedEvent, at: number, outcome: AttemptOutcome): Promise<boolean | undefined> {
-    const giveUpAt = performance.now() + this.#leaseMs / 2;
-    for (let wait = 50; ; wait = Math.min(wait * 2, 2_000)) {
-      try {
-        return await this.#store.complete(event.eventId, event.leaseToken, at, outcome);
-      } catch (error) {
-        if (performance.now() + wait > giveUpAt) return undefined;
-        this.#logger.warn(
-          `webhook ${event.eventId}: recording its outcome failed (${(error as Error)?.message ?? error}); trying again in ${wait} ms`,
-        );
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    }
-  }
-
   #report(report: OutboxAttempt): OutboxAttempt {
     try {
-      this.#onAttempt?.(report);
+      this.#options.onAttempt?.(report);
     } catch (error) {
-      this.#logger.error(`onAttempt threw: ${(error as Error)?.message ?? error}`);
+      this.#options.logger.error(`onAttempt threw: ${(error as Error)?.message ?? error}`);
     }
     return report;
   }
 
   /** How many of this listener's events are in each state. */
   counts(): Promise<Record<OutboxState, number>> {
-    return this.#store.counts(this.listener);
+    return this.#options.store.counts(this.listener);
   }
 
   /** Events refused for good, oldest first, each with its last answer (status and the start of the body). */
   async deadLetters(options: { limit?: number } = {}): Promise<OutboxEvent[]> {
-    return this.#store.list(this.listener, 'dead', positiveInteger(options?.limit, 'limit', 100));
+    return this.#options.store.list(this.listener, 'dead', positiveInteger(options?.limit, 'limit', 100));
   }
 
   /** One stored event, in any state. */
   get(eventId: string): Promise<OutboxEvent | undefined> {
-    return this.#store.get(eventId);
+    return this.#options.store.get(eventId);
   }
 
   /**
@@ -334,8 +190,12 @@ export class WebhookOutbox {
    * carry it, and the automation may run a second time.
    */
   async retry(eventId: string): Promise<void> {
-    const event = await this.#store.get(eventId);
-    if (!event || event.listener !== this.listener || !(await this.#store.retry(eventId, this.#now()))) {
+    const event = await this.#options.store.get(eventId);
+    if (
+      !event ||
+      event.listener !== this.listener ||
+      !(await this.#options.store.retry(eventId, this.#options.now()))
+    ) {
       const why = !event
         ? 'is not in the outbox'
         : event.listener !== this.listener
@@ -359,6 +219,6 @@ export class WebhookOutbox {
     if (!Number.isFinite(before)) {
       throw new ConfigurationError(`olderThan must be a Date or Unix ms (got ${String(olderThan)}).`);
     }
-    return this.#store.purgeDelivered(this.listener, before);
+    return this.#options.store.purgeDelivered(this.listener, before);
   }
 }

@@ -1,5 +1,6 @@
-import { APIError, ConnectionError } from '../core/errors.ts';
+import { ConnectionError } from '../core/errors.ts';
 import { isRetryableStatus, retryAfterMs } from '../core/retry.ts';
+import { APIError } from '../core/status-errors.ts';
 import type { WebhookDelivery } from '../webhooks/sender-options.ts';
 import type { OutboxAnswer } from './store.ts';
 

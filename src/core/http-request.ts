@@ -1,0 +1,47 @@
+import type { AttemptReport } from './attempt-report.ts';
+import type { ErrorContext } from './status-errors.ts';
+import type { CallOptions } from './transport-options.ts';
+
+/** One request through `HttpTransport.send`. The body is serialised once and re-sent as is on retries. */
+export interface HttpRequest extends CallOptions {
+  /** `GET` or `POST`. */
+  readonly method: 'GET' | 'POST';
+  /** Absolute URL. */
+  readonly url: string;
+  /** The SDK's headers for this request (a content type); they replace a caller's of the same name. */
+  readonly headers?: Record<string, string> | undefined;
+  /** The caller's extra headers (`RequestOptions.headers`). */
+  readonly callerHeaders?: Record<string, string> | undefined;
+  /** Serialised body: these exact bytes are sent on every attempt. */
+  readonly body?: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined;
+  /** Called before every attempt, to set fresh headers (a token, a signature). */
+  readonly beforeAttempt?: ((headers: Headers, attempt: number) => void | Promise<void>) | undefined;
+  /** Told of every attempt as it ends: its status or why it got none, and how long it took. */
+  readonly onAttempt?: ((report: AttemptReport) => void) | undefined;
+  /** Non-2xx statuses that are answers, not errors (a webhook's 409 "already delivered"). */
+  readonly acceptStatuses?: readonly number[] | undefined;
+  /**
+   * The caller judges the answer by its status alone (a webhook delivery): the body of an accepted
+   * answer is not read, so a large or broken one cannot turn an accepted delivery into a failure.
+   */
+  readonly statusOnly?: boolean | undefined;
+  /** How to word errors of this endpoint. */
+  readonly errorContext?: ErrorContext | undefined;
+}
+
+/** A 2xx (or accepted) answer, its body read as text (empty with `statusOnly`). */
+export interface HttpResponse {
+  /** HTTP status. */
+  readonly status: number;
+  /** Response headers. */
+  readonly headers: Headers;
+  /** The body as text. */
+  readonly text: string;
+  /**
+   * True when the reader found, as it decoded, that the text has neither `_proto` nor a `\u`
+   * escape: it spells no `__proto__` key, and the parser need not look for one.
+   */
+  readonly protoFree?: boolean | undefined;
+  /** Attempts made, 1 when the first one succeeded. */
+  readonly attempts: number;
+}

@@ -1,0 +1,112 @@
+/**
+ * One delivery attempt of a claimed event, judged and recorded: what a drain does per event.
+ *
+ * @module
+ */
+import { wait } from '../internal/wait.ts';
+import type { ResolvedOutboxOptions } from './options.ts';
+import { judge, scheduledDelay } from './outcome.ts';
+import type { OutboxAttempt } from './reports.ts';
+import type { AttemptOutcome, ClaimedEvent } from './store.ts';
+
+/**
+ * Sends `event` once (no retries: the outbox retries on its schedule), and records the outcome.
+ * An attempt cut short by `signal` releases the event, due again at once.
+ */
+export async function attemptEvent(
+  options: ResolvedOutboxOptions,
+  event: ClaimedEvent,
+  signal: AbortSignal | undefined,
+): Promise<OutboxAttempt> {
+  const { sender, store, now, logger } = options;
+  const started = now();
+  let result: Parameters<typeof judge>[0];
+  try {
+    const delivery = await sender.send(event.body, {
+      eventId: event.eventId,
+      signal,
+      timeout: options.attemptTimeoutMs,
+      maxRetries: 0,
+    });
+    result = { delivery };
+  } catch (error) {
+    result = { error };
+  }
+  const at = now();
+  const base = {
+    eventId: event.eventId,
+    attempt: event.attempts + 1,
+    durationMs: Math.max(0, at - started),
+  };
+  if ('error' in result && signal?.aborted) {
+    const released = await store.release(event.eventId, event.leaseToken).then(
+      () => true,
+      (error: unknown) => {
+        logger.warn(
+          `webhook ${event.eventId}: the claim could not be given up (${(error as Error)?.message ?? error}); it is due again when its lease ends`,
+        );
+        return false;
+      },
+    );
+    return { ...base, outcome: 'released', recorded: released };
+  }
+  const verdict = judge(result);
+  let outcome: AttemptOutcome;
+  let nextAttemptAt: number | undefined;
+  if (verdict.kind === 'retry') {
+    // Retry-After is honoured, but never beyond the longest wait of the schedule: an answer must
+    // not be able to push an event out of its window.
+    const asked = Math.min(verdict.retryAfterMs ?? 0, Math.max(...options.retrySchedule));
+    nextAttemptAt = at + Math.max(scheduledDelay(options.retrySchedule, event.attempts + 1), asked);
+    outcome =
+      nextAttemptAt < event.expiresAt
+        ? { state: 'pending', answer: verdict.answer, nextAttemptAt }
+        : { state: 'expired', answer: verdict.answer };
+  } else {
+    outcome = { state: verdict.kind, answer: verdict.answer };
+  }
+  const kind = outcome.state === 'pending' ? 'retry' : outcome.state;
+  const recorded = await record(options, event, at, outcome);
+  if (recorded === false) {
+    logger.warn(`webhook ${event.eventId}: ${kind} not recorded, another worker took the event over`);
+  } else if (recorded === undefined) {
+    logger.error(
+      `webhook ${event.eventId}: ${kind} could not be recorded, the store failing for half a lease; the event is attempted again once its lease ends (a listener that accepted it answers 409, recorded as delivered)`,
+    );
+  } else if (kind !== 'delivered') {
+    logger.info(`webhook ${event.eventId}: ${kind}`, { ...verdict.answer });
+  }
+  return {
+    ...base,
+    outcome: kind,
+    answer: verdict.answer,
+    nextAttemptAt: kind === 'retry' ? nextAttemptAt : undefined,
+    recorded: recorded === true,
+  };
+}
+
+/**
+ * Records an attempt's outcome, trying again while the store fails (a database restarting, a
+ * lock held past its timeout) for up to half the lease, so that the outcome of a request the
+ * listener answered is not lost and the event not held for a whole lease. `undefined`: the store
+ * failed throughout. Not cut short by stop(): an outcome is worth the wait.
+ */
+async function record(
+  { store, leaseMs, logger }: ResolvedOutboxOptions,
+  event: ClaimedEvent,
+  at: number,
+  outcome: AttemptOutcome,
+): Promise<boolean | undefined> {
+  const giveUpAt = performance.now() + leaseMs / 2;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 2_000)) {
+    try {
+      return await store.complete(event.eventId, event.leaseToken, at, outcome);
+    } catch (error) {
+      if (performance.now() + delay > giveUpAt) return undefined;
+      logger.warn(
+        `webhook ${event.eventId}: recording its outcome failed (${(error as Error)?.message ?? error}); trying again in ${delay} ms`,
+      );
+      await wait(delay);
+    }
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * What the outbox's calls take and give back: enqueue receipts, attempt reports, drain summaries.
+ *
+ * @module
+ */
+import type { OutboxAnswer } from './store.ts';
+
+/**
+ * Options of {@link WebhookOutbox.enqueue}.
+ *
+ * @group Outbox
+ */
+export interface EnqueueOptions {
+  /** The event ID (a lower-case UUID v4). Default: a new one. Pass your own to make enqueue itself idempotent. */
+  readonly eventId?: string | undefined;
+}
+
+/**
+ * What {@link WebhookOutbox.enqueue} stored.
+ *
+ * @group Outbox
+ */
+export interface OutboxReceipt {
+  /** The event ID, sent with every attempt. */
+  readonly eventId: string;
+  /** True when this event ID with this same body was already in the outbox: nothing new was stored. */
+  readonly duplicate: boolean;
+}
+
+/**
+ * One attempt, as {@link WebhookOutboxOptions.onAttempt} reports it.
+ *
+ * @group Outbox
+ */
+export interface OutboxAttempt {
+  /** The event ID. */
+  readonly eventId: string;
+  /** Which attempt of this event this was, from 1. */
+  readonly attempt: number;
+  /**
+   * `delivered` (200 or 409), `retry` (429, 5xx, no answer: tried again at `nextAttemptAt`), `dead`
+   * (refused for good), `expired` (the next attempt would fall past the idempotency window), or
+   * `released` (the outbox stopped during the attempt; the event is due again at once).
+   */
+  readonly outcome: 'delivered' | 'retry' | 'dead' | 'expired' | 'released';
+  /** The listener's answer, or the error. */
+  readonly answer?: OutboxAnswer | undefined;
+  /** When a `retry` is due. */
+  readonly nextAttemptAt?: number | undefined;
+  /**
+   * False when the outcome could not be recorded: another worker took the event over (this
+   * worker's lease ran out mid-attempt), or the store failed for half a lease. The event is attempted
+   * again; a listener that had accepted it answers 409, counted as delivered.
+   */
+  readonly recorded: boolean;
+  /** How long the attempt took, in ms. */
+  readonly durationMs: number;
+}
+
+/**
+ * What one {@link WebhookOutbox.drain} did.
+ *
+ * @group Outbox
+ */
+export interface DrainSummary {
+  /** Attempts made. */
+  attempts: number;
+  /** Events delivered (200 or 409). */
+  delivered: number;
+  /** Attempts that failed and were scheduled again. */
+  retried: number;
+  /** Events moved to `dead`. */
+  dead: number;
+  /**
+   * Events that reached the end of their window without a delivery: those whose next attempt would
+   * fall past it, and those this drain found already past it.
+   */
+  expired: number;
+}
+
+/**
+ * Options of {@link WebhookOutbox.drain}.
+ *
+ * @group Outbox
+ */
+export interface DrainOptions {
+  /** Stops the drain; an attempt in flight is abandoned and its event left due. */
+  readonly signal?: AbortSignal | undefined;
+}
