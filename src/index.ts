@@ -105,7 +105,8 @@ export {
   type ValidationIssue,
 } from './core/errors.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
-export type { Page, PagePromise, PagingOptions } from './core/paging.ts';
+export type { Page } from './core/page.ts';
+export type { PagePromise, PagingOptions } from './core/paging.ts';
 export {
   APIError,
   type APIErrorInit,

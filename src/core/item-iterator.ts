@@ -1,4 +1,4 @@
-import type { Page } from './paging.ts';
+import type { Page } from './page.ts';
 
 const NONE: unique symbol = Symbol('none');
 

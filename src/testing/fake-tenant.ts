@@ -1,17 +1,27 @@
-import type { JSONWebKeySet } from 'jose';
 import type { ClientCredentials } from '../core/auth.ts';
-import { ConfigurationError } from '../core/errors.ts';
-import { checkCidrs } from '../webhooks/cidr.ts';
-import { MemoryEventIdStore } from '../webhooks/event-store.ts';
+import { wait } from '../internal/wait.ts';
 import { LISTENER_PATH } from '../webhooks/limits.ts';
-import { verifyWebhook } from '../webhooks/verify.ts';
-import { expandPage } from './expand.ts';
+import { CORS, type FakeAnswer, json, problem } from './fake-answers.ts';
+import { entitlementsAnswer, FakeTokens, ruleAnswer, searchAnswer } from './fake-api-routes.ts';
 import { FakeData, type WireEntitlement, type WireRule, type WireTask } from './fake-data.ts';
+import {
+  type Delivery,
+  type FakeHmacListener,
+  type FakeHmacListenerOptions,
+  type FakeJwtListener,
+  type FakeJwtListenerOptions,
+  type FakeListener,
+  type FakeListenerOptions,
+  FakeListeners,
+  JWKS_PATH,
+} from './fake-listeners.ts';
 import { type FaultCounts, FaultInjector, type FaultOptions } from './faults.ts';
 import { createHmacSecret } from './hmac-secret.ts';
 import type { LoopbackServer } from './loopback-server.ts';
-import { decodePageToken, effectivePageSize, encodePageToken } from './page-token.ts';
-import { type SearchFilter, searchTasks } from './task-filter.ts';
+
+// Unref'd: an answer still being delayed for a client that gave up must not keep a test process
+// alive once the server is closed.
+const delay = (ms: number) => wait(ms, { keepAlive: false });
 
 /**
  * Options of {@link FakeTenant}.
@@ -44,103 +54,6 @@ export interface FakeTenantOptions {
   readonly client?: ClientCredentials | undefined;
 }
 
-interface FakeListenerCommonOptions {
-  /** Listener ID. Default: generated. */
-  readonly id?: string | undefined;
-  /** Allowed source CIDRs; others get 403. */
-  readonly allowedCidrs?: readonly string[] | undefined;
-}
-
-/**
- * An HMAC listener to add: its secret, or a fresh one.
- *
- * @group Testing kit
- */
-export interface FakeHmacListenerOptions extends FakeListenerCommonOptions {
-  /** The HMAC signing secret. Default: a fresh one, as the service generates. */
-  readonly secret?: string | undefined;
-  readonly jwks?: undefined;
-}
-
-/**
- * A JWT listener to add: the JWKS its senders' keys are in.
- *
- * @group Testing kit
- */
-export interface FakeJwtListenerOptions extends FakeListenerCommonOptions {
-  /** The JWKS document (the public keys), or its URL. */
-  readonly jwks: JSONWebKeySet | URL;
-  readonly secret?: undefined;
-}
-
-/**
- * How a fake listener authenticates: HMAC (the default) or JWT (give `jwks`).
- *
- * @group Testing kit
- */
-export type FakeListenerOptions = FakeHmacListenerOptions | FakeJwtListenerOptions;
-
-interface FakeListenerCommon {
-  /** Listener ID. */
-  readonly id: string;
-  /** The full listener URL, under the URL the tenant is served at now (it follows {@link FakeTenant.listen}). */
-  readonly url: string;
-  /** Allowed source CIDRs; others get 403. */
-  readonly allowedCidrs?: readonly string[] | undefined;
-}
-
-/**
- * An HMAC listener registered on the fake tenant.
- *
- * @group Testing kit
- */
-export interface FakeHmacListener extends FakeListenerCommon {
-  /** The authentication method. */
-  readonly kind: 'hmac';
-  /** The signing secret senders use. */
-  readonly secret: string;
-}
-
-/**
- * A JWT listener registered on the fake tenant.
- *
- * @group Testing kit
- */
-export interface FakeJwtListener extends FakeListenerCommon {
-  /** The authentication method. */
-  readonly kind: 'jwt';
-  /** The JWKS the bearer JWTs are verified against. */
-  readonly jwks: JSONWebKeySet | URL;
-  /**
-   * Where the tenant serves a JWKS document given as `jwks`, without authentication: the stand-in
-   * for the HTTPS JWKS URL a partner hosts (`idgov-fake-tenant` prints it).
-   */
-  readonly jwksUrl: string;
-}
-
-/**
- * A listener registered on the fake tenant; `kind` tells which.
- *
- * @group Testing kit
- */
-export type FakeListener = FakeHmacListener | FakeJwtListener;
-
-/**
- * One webhook delivery the fake tenant accepted (status 200).
- *
- * @group Testing kit
- */
-export interface Delivery {
-  /** Listener ID. */
-  readonly listenerId: string;
-  /** Event ID. */
-  readonly eventId: string;
-  /** The parsed JSON body (the automation's context data). */
-  readonly body: unknown;
-  /** When it was accepted, in ms. */
-  readonly receivedAt: number;
-}
-
 /**
  * Counters of what the fake tenant saw, for assertions and soak reports.
  *
@@ -158,35 +71,6 @@ export interface FakeTenantStats {
   /** Faults injected, by kind. */
   readonly faults: FaultCounts;
 }
-
-/**
- * An answer, or the instruction to drop the connection without one.
- *
- * @group Testing kit
- */
-export type FakeAnswer = Response | 'drop';
-
-const CORS = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers':
-    'authorization, content-type, user-agent, webhook-timestamp, webhook-event-id, webhook-signature',
-  'access-control-expose-headers': 'retry-after, x-request-id',
-};
-
-/** The path under the base URL where a JWT listener's JWKS document is served. */
-const JWKS_PATH = /^\/fake\/listeners\/([^/]+)\/jwks\.json$/;
-
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', ...CORS, ...headers },
-  });
-const problem = (status: number, message: string) => json({ message }, status);
-// Unref'd where the runtime allows: an answer still being delayed for a client that gave up must not
-// keep a test process alive once the server is closed.
-const sleep = (ms: number) =>
-  new Promise((resolve) => (setTimeout(resolve, ms) as { unref?: () => void }).unref?.());
 
 /**
  * An in-memory tenant that follows the service's interface: the token endpoint, task search (filters, paging,
@@ -214,14 +98,13 @@ export class FakeTenant {
   /** Stored entitlements by app ID. */
   readonly entitlements = new Map<string, WireEntitlement[]>();
   /** Accepted webhook deliveries, in order. */
-  readonly deliveries: Delivery[] = [];
+  readonly deliveries: Delivery[];
   /** What the tenant saw. */
   readonly stats: FakeTenantStats;
   /** The data builders, seeded like the tenant. */
   readonly data: FakeData;
-  readonly #listeners = new Map<string, FakeListener>();
-  readonly #tokens = new Map<string, number>();
-  readonly #events = new MemoryEventIdStore();
+  readonly #listeners: FakeListeners;
+  readonly #tokens: FakeTokens;
   readonly #faults: FaultInjector;
   readonly #options: FakeTenantOptions;
   readonly #now: () => number;
@@ -242,6 +125,14 @@ export class FakeTenant {
     };
     this.#faults = new FaultInjector(options.faults);
     this.stats = { requests: 0, tokensIssued: 0, searchPages: 0, duplicates: 0, faults: this.#faults.counts };
+    this.#tokens = new FakeTokens(this.client, options.tokenLifetimeSeconds ?? 600, this.#now);
+    this.#listeners = new FakeListeners({
+      data: this.data,
+      baseUrl: () => this.baseUrl,
+      now: this.#now,
+      stats: this.stats,
+    });
+    this.deliveries = this.#listeners.deliveries;
   }
 
   /**
@@ -254,46 +145,7 @@ export class FakeTenant {
   /** Registers a listener of either kind. */
   addListener(options: FakeListenerOptions): FakeListener;
   addListener(options: FakeListenerOptions = {}): FakeListener {
-    const id = options.id ?? `lst-${this.data.rule().id?.slice(5)}`;
-    if (typeof id !== 'string' || id === '') {
-      throw new ConfigurationError('addListener: id is empty: its URL would be the bare /incoming/ path.');
-    }
-    if (this.#listeners.has(id)) {
-      throw new ConfigurationError(
-        `addListener: a listener ${JSON.stringify(id)} exists already: pick another id (its secret and settings are kept).`,
-      );
-    }
-    const allowedCidrs = options.allowedCidrs;
-    checkCidrs(allowedCidrs, 'allowedCidrs');
-    // Getters, so that a listener added before listen() points at the server once it runs.
-    const under = (path: string) => () => `${this.baseUrl}${path}`;
-    const url = under(`${LISTENER_PATH}${encodeURIComponent(id)}`);
-    const jwksUrl = under(`/fake/listeners/${encodeURIComponent(id)}/jwks.json`);
-    const listener: FakeListener =
-      options.jwks !== undefined
-        ? {
-            kind: 'jwt',
-            id,
-            allowedCidrs,
-            jwks: options.jwks,
-            get url() {
-              return url();
-            },
-            get jwksUrl() {
-              return jwksUrl();
-            },
-          }
-        : {
-            kind: 'hmac',
-            id,
-            allowedCidrs,
-            secret: options.secret ?? createHmacSecret(),
-            get url() {
-              return url();
-            },
-          };
-    this.#listeners.set(id, listener);
-    return listener;
+    return this.#listeners.add(options);
   }
 
   /** Answers one request. The msw handlers and the loopback server both call this. */
@@ -307,7 +159,7 @@ export class FakeTenant {
         'retry-after': String(this.#faults.options.retryAfterSeconds ?? 1),
       });
     }
-    if (fault === 'slow') await sleep(this.#faults.options.slowMs ?? 200);
+    if (fault === 'slow') await delay(this.#faults.options.slowMs ?? 200);
     const path = new URL(request.url).pathname.slice(
       new URL(this.baseUrl).pathname.replace(/\/$/, '').length,
     );
@@ -316,137 +168,34 @@ export class FakeTenant {
       // A dropped webhook is dropped before or after it is processed: the second case makes the
       // sender retry an event that was accepted, which must then come back as 409.
       if (fault === 'drop' && this.#faults.coin()) return 'drop';
-      const answer = await this.#webhook(request, path.slice(LISTENER_PATH.length), context.remoteAddress);
+      const answer = await this.#listeners.webhook(
+        request,
+        path.slice(LISTENER_PATH.length),
+        context.remoteAddress,
+      );
       return fault === 'drop' ? 'drop' : answer;
     }
     if (fault === 'drop') return 'drop';
     const jwks = JWKS_PATH.exec(path)?.[1];
-    if (jwks && request.method === 'GET') return this.#jwks(jwks);
-    if (path === '/auth/v1/token' && request.method === 'POST') return this.#token(request);
-    if (!this.#authorized(request)) return problem(401, 'missing, unknown or expired access token');
-    if (this.#options.latencyMs) await sleep(this.#options.latencyMs);
-    if (path === '/api/v1/search/tasks' && request.method === 'POST') return this.#search(request);
+    if (jwks && request.method === 'GET') return this.#listeners.jwks(jwks);
+    if (path === '/auth/v1/token' && request.method === 'POST') {
+      const answer = await this.#tokens.issue(request);
+      if (answer.ok) this.stats.tokensIssued += 1;
+      return answer;
+    }
+    if (!this.#tokens.authorized(request)) return problem(401, 'missing, unknown or expired access token');
+    if (this.#options.latencyMs) await delay(this.#options.latencyMs);
+    if (path === '/api/v1/search/tasks' && request.method === 'POST') {
+      const answer = await searchAnswer(this.tasks, request);
+      if (answer.ok) this.stats.searchPages += 1;
+      return answer;
+    }
     const rule = /^\/api\/v1\/findings\/transformation-rules\/([^/]+)$/.exec(path);
-    if (rule?.[1] && request.method === 'GET') return this.#rule(decodeURIComponent(rule[1]));
+    if (rule?.[1] && request.method === 'GET') return ruleAnswer(this.rules, decodeURIComponent(rule[1]));
     const app = /^\/api\/v1\/apps\/([^/]+)\/entitlements$/.exec(path);
     if (app?.[1] && request.method === 'GET')
-      return this.#entitlements(decodeURIComponent(app[1]), new URL(request.url));
+      return entitlementsAnswer(this.entitlements, decodeURIComponent(app[1]), new URL(request.url));
     return problem(404, `no route for ${request.method} ${path}`);
-  }
-
-  /** The listener a path segment names, percent-decoded; malformed percent-encoding names none. */
-  #listenerAt(encodedId: string): FakeListener | undefined {
-    try {
-      return this.#listeners.get(decodeURIComponent(encodedId));
-    } catch {
-      return undefined;
-    }
-  }
-
-  #jwks(encodedId: string): Response {
-    const listener = this.#listenerAt(encodedId);
-    if (listener?.kind !== 'jwt' || listener.jwks instanceof URL) {
-      return problem(404, 'no JWKS document is served for this listener');
-    }
-    return json(listener.jwks);
-  }
-
-  async #token(request: Request): Promise<Response> {
-    const form = new URLSearchParams(await request.text());
-    if (form.get('grant_type') !== 'client_credentials') {
-      return json({ error: 'unsupported_grant_type', error_description: 'use client_credentials' }, 400);
-    }
-    if (
-      form.get('client_id') !== this.client.clientId ||
-      form.get('client_secret') !== this.client.clientSecret
-    ) {
-      return json({ error: 'invalid_client', error_description: 'unknown client or wrong secret' }, 401);
-    }
-    const lifetime = this.#options.tokenLifetimeSeconds ?? 600;
-    const token = `fake-at-${createHmacSecret()}`;
-    const now = this.#now();
-    for (const [old, expiry] of this.#tokens) if (expiry <= now) this.#tokens.delete(old);
-    this.#tokens.set(token, now + lifetime * 1000);
-    this.stats.tokensIssued += 1;
-    return json({ access_token: token, token_type: 'Bearer', expires_in: lifetime });
-  }
-
-  #authorized(request: Request): boolean {
-    const token = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
-    const expiry = token ? this.#tokens.get(token) : undefined;
-    return expiry !== undefined && expiry > this.#now();
-  }
-
-  async #search(request: Request): Promise<Response> {
-    const text = await request.text();
-    let body: SearchFilter & {
-      pageSize?: number;
-      pageToken?: string;
-      expandMask?: { paths?: string[] | null } | null;
-    };
-    try {
-      body = text.trim() ? JSON.parse(text) : {};
-    } catch {
-      return problem(400, 'request body is not valid JSON');
-    }
-    const { pageToken, ...bound } = body;
-    const offset = pageToken ? decodePageToken(pageToken, bound) : 0;
-    if (offset === undefined) return problem(400, 'invalid page token: it belongs to another request');
-    const found = searchTasks(this.tasks, body);
-    const size = effectivePageSize(body.pageSize);
-    const page = found.slice(offset, offset + size);
-    const { list, expanded } = expandPage(page, body.expandMask?.paths ?? []);
-    this.stats.searchPages += 1;
-    const next = offset + size < found.length ? encodePageToken(offset + size, bound) : '';
-    return json({ list, expanded, nextPageToken: next });
-  }
-
-  #rule(id: string): Response {
-    const rule = this.rules.get(id);
-    return rule ? json({ transformationRule: rule }) : problem(404, `no finding transformation rule ${id}`);
-  }
-
-  #entitlements(appId: string, url: URL): Response {
-    const all = this.entitlements.get(appId) ?? [];
-    const bound = { appId, pageSize: url.searchParams.get('page_size') ?? '' };
-    const token = url.searchParams.get('page_token');
-    const offset = token ? decodePageToken(token, bound) : 0;
-    if (offset === undefined) return problem(400, 'invalid page token');
-    const size = effectivePageSize(url.searchParams.get('page_size'));
-    const next = offset + size < all.length ? encodePageToken(offset + size, bound) : '';
-    return json({
-      list: all.slice(offset, offset + size).map((appEntitlement) => ({ appEntitlement })),
-      nextPageToken: next,
-    });
-  }
-
-  async #webhook(request: Request, listenerId: string, remoteAddress: string | undefined): Promise<Response> {
-    const listener = this.#listenerAt(listenerId);
-    if (!listener) return problem(404, `no listener ${listenerId.slice(0, 100)}`);
-    const body = new Uint8Array(await request.arrayBuffer());
-    const now = this.#now();
-    const verdict = await verifyWebhook(
-      { method: request.method, url: request.url, headers: request.headers, body, remoteAddress },
-      {
-        ...(listener.kind === 'hmac' ? { hmacSecret: listener.secret } : { jwks: listener.jwks }),
-        allowedCidrs: listener.allowedCidrs,
-        baseUrl: this.baseUrl,
-        seen: this.#events,
-        now,
-      },
-    );
-    if (verdict.status === 200) {
-      const parsed = JSON.parse(new TextDecoder().decode(body)) as unknown;
-      this.deliveries.push({
-        listenerId: listener.id,
-        eventId: verdict.eventId ?? '',
-        body: parsed,
-        receivedAt: now,
-      });
-    }
-    if (verdict.status === 409) this.stats.duplicates += 1;
-    if (verdict.status === 405) return json({ message: verdict.reason }, 405, { allow: 'POST' });
-    return problem(verdict.status, verdict.reason);
   }
 
   /**

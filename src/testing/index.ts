@@ -14,19 +14,17 @@ export {
   type WireRule,
   type WireTask,
 } from './fake-data.ts';
-export {
-  type Delivery,
-  type FakeAnswer,
-  type FakeHmacListener,
-  type FakeHmacListenerOptions,
-  type FakeJwtListener,
-  type FakeJwtListenerOptions,
-  type FakeListener,
-  type FakeListenerOptions,
-  FakeTenant,
-  type FakeTenantOptions,
-  type FakeTenantStats,
-} from './fake-tenant.ts';
+export type { FakeAnswer } from './fake-answers.ts';
+export type {
+  Delivery,
+  FakeHmacListener,
+  FakeHmacListenerOptions,
+  FakeJwtListener,
+  FakeJwtListenerOptions,
+  FakeListener,
+  FakeListenerOptions,
+} from './fake-listeners.ts';
+export { FakeTenant, type FakeTenantOptions, type FakeTenantStats } from './fake-tenant.ts';
 export type { Fault, FaultCounts, FaultOptions } from './faults.ts';
 export { createHmacSecret } from './hmac-secret.ts';
 export type { LoopbackServer } from './loopback-server.ts';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FakeAnswer } from './fake-tenant.ts';
+import type { FakeAnswer } from './fake-answers.ts';
 
 // The only module of the SDK that uses `node:` APIs: a real HTTP server for the testing kit.
 
