@@ -1,4 +1,5 @@
-import { isDue, isHeld } from './lease.ts';
+import { FREE, isHeld, type LeaseFields, taken } from '../stores/lease.ts';
+import { isDue } from './due.ts';
 import {
   type AttemptOutcome,
   type ClaimedEvent,
@@ -10,11 +11,8 @@ import {
   type OutboxStore,
 } from './store.ts';
 
-interface Row {
+interface Row extends LeaseFields {
   event: OutboxEvent;
-  leaseToken?: string | undefined;
-  leasedAt?: number | undefined;
-  leaseUntil?: number | undefined;
 }
 
 /**
@@ -58,7 +56,7 @@ export class MemoryOutboxStore implements OutboxStore {
         isDue(event, now, leaseMs) &&
         !isHeld(row.leasedAt, row.leaseUntil, now)
       ) {
-        Object.assign(row, { leaseToken, leasedAt: now, leaseUntil: now + leaseMs });
+        Object.assign(row, taken(leaseToken, now, leaseMs));
         claimed.push({ ...event, leaseToken });
       }
       if (ordered) break; // only the oldest pending event may go
@@ -73,7 +71,7 @@ export class MemoryOutboxStore implements OutboxStore {
       if (event.listener !== listener || event.state !== 'pending' || event.expiresAt > now) continue;
       if (isHeld(row.leasedAt, row.leaseUntil, now)) continue;
       row.event = { ...event, state: 'expired', finishedAt: now };
-      Object.assign(row, { leaseToken: undefined, leasedAt: undefined, leaseUntil: undefined });
+      Object.assign(row, FREE);
       expired += 1;
     }
     return expired;
@@ -99,14 +97,14 @@ export class MemoryOutboxStore implements OutboxStore {
       nextAttemptAt: outcome.state === 'pending' ? outcome.nextAttemptAt : row.event.nextAttemptAt,
       finishedAt: outcome.state === 'pending' ? undefined : now,
     };
-    Object.assign(row, { leaseToken: undefined, leasedAt: undefined, leaseUntil: undefined });
+    Object.assign(row, FREE);
     return true;
   }
 
   async release(eventId: string, leaseToken: string): Promise<void> {
     const row = this.#rows.get(eventId);
     if (row?.leaseToken === leaseToken) {
-      Object.assign(row, { leaseToken: undefined, leasedAt: undefined, leaseUntil: undefined });
+      Object.assign(row, FREE);
     }
   }
 
@@ -135,7 +133,7 @@ export class MemoryOutboxStore implements OutboxStore {
       return false;
     }
     row.event = { ...row.event, state: 'pending', nextAttemptAt: now, finishedAt: undefined };
-    Object.assign(row, { leaseToken: undefined, leasedAt: undefined, leaseUntil: undefined });
+    Object.assign(row, FREE);
     return true;
   }
 

@@ -4,11 +4,10 @@
  *
  * @module outbox/postgres
  */
-import { ConfigurationError } from '../core/errors.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
-import { importPeer } from '../core/optional-peer.ts';
-import { dueSql, notHeldSql } from './lease.ts';
-import { postgresError } from './postgres-errors.ts';
+import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
+import { checkedTable, type PgQueryable, PostgresConnection, quotedName } from '../stores/postgres.ts';
+import { dueSql } from './due.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
 import {
   type AttemptOutcome,
@@ -20,17 +19,6 @@ import {
   type OutboxState,
   type OutboxStore,
 } from './store.ts';
-
-/**
- * What the store needs of a `pg` `Pool` (or anything with the same `query`), so your own pool,
- * instrumented or shared, can be passed in.
- *
- * @group Outbox
- */
-export interface PgQueryable {
-  /** Runs one statement with `$1`-style parameters. */
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
-}
 
 /**
  * Options of {@link PostgresOutboxStore}: a `pool`, or a `connectionString` for a pool of its own.
@@ -59,38 +47,8 @@ export interface PostgresOutboxStoreOptions {
 }
 
 const DEFAULT_TABLE = 'idgov_webhook_outbox';
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
-// PostgreSQL cuts names to 63 bytes: the table's index names (`<table>_expiry`, the longest) must
-// fit whole, or two would be cut to one name and migrate() would skip the second.
+// The longest suffix of the table's index names, which must fit PostgreSQL's 63 bytes whole.
 const LONGEST_INDEX_SUFFIX = '_expiry';
-const MAX_NAME_BYTES = 63;
-
-function checkedTable(table: string): string {
-  if (!IDENTIFIER.test(table)) {
-    throw new ConfigurationError(
-      `table must be a lower-case SQL name, optionally schema.name (got "${table}"): letters, digits and _.`,
-    );
-  }
-  const bare = table.split('.').pop() ?? '';
-  const longest = MAX_NAME_BYTES - LONGEST_INDEX_SUFFIX.length;
-  if (bare.length > longest) {
-    throw new ConfigurationError(
-      `table name "${bare}" is ${bare.length} characters; at most ${longest} leave room for its index names (PostgreSQL cuts names to ${MAX_NAME_BYTES} bytes, which would make two indexes one): choose a shorter name.`,
-    );
-  }
-  return table;
-}
-
-/**
- * The checked name quoted for SQL, part by part: a reserved word (`user`, `order`) is then a table
- * name like any other. Lower-case only, so `"name"` and `name` mean the same table.
- */
-function quotedTable(table: string): string {
-  return checkedTable(table)
-    .split('.')
-    .map((part) => `"${part}"`)
-    .join('.');
-}
 
 /**
  * The SQL that creates the outbox table: run it yourself (a migration tool, a DBA), or let
@@ -99,7 +57,7 @@ function quotedTable(table: string): string {
  * @group Outbox
  */
 export function postgresOutboxSchema(table: string = DEFAULT_TABLE): string {
-  const name = quotedTable(table);
+  const name = quotedName(checkedTable(table, LONGEST_INDEX_SUFFIX));
   const bare = table.split('.').pop();
   return `-- Durable webhook outbox of @idgov/sdk. One row per event; times are Unix milliseconds.
 CREATE TABLE IF NOT EXISTS ${name} (
@@ -146,36 +104,28 @@ export class PostgresOutboxStore implements OutboxStore {
   readonly table: string;
   /** {@link PostgresOutboxStore.table}, quoted for SQL. */
   readonly #t: string;
-  readonly #pool: Promise<PgQueryable>;
-  readonly #ownsPool: boolean;
+  readonly #db: PostgresConnection;
 
   constructor(options: PostgresOutboxStoreOptions) {
-    this.table = checkedTable(options?.table ?? DEFAULT_TABLE);
-    this.#t = quotedTable(this.table);
-    if (options.pool) {
-      this.#pool = Promise.resolve(options.pool);
-      this.#ownsPool = false;
-    } else if (options.connectionString) {
-      const logger = createLogger(options.logger, options.logLevel);
-      this.#pool = openPool(options.connectionString, options.maxConnections ?? 4, logger);
-      this.#pool.catch(() => {}); // reported by the first query instead
-      this.#ownsPool = true;
-    } else {
-      throw new ConfigurationError('Pass pool (a pg.Pool) or connectionString.');
-    }
+    this.table = checkedTable(options?.table ?? DEFAULT_TABLE, LONGEST_INDEX_SUFFIX);
+    this.#t = quotedName(this.table);
+    this.#db = new PostgresConnection({
+      pool: options.pool,
+      connectionString: options.connectionString,
+      maxConnections: options.maxConnections ?? 4,
+      store: 'PostgresOutboxStore',
+      table: this.table,
+      schemaSql: 'postgresOutboxSchema()',
+      logger: createLogger(options.logger, options.logLevel),
+    });
   }
 
-  async #query<R = EventRow>(
+  #query<R = EventRow>(
     what: string,
     text: string,
     values: unknown[],
   ): Promise<{ rows: R[]; rowCount: number }> {
-    try {
-      const result = await (await this.#pool).query(text, values);
-      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
-    } catch (error) {
-      throw postgresError(error, what, this.table);
-    }
+    return this.#db.query<R>(what, text, values);
   }
 
   /**
@@ -231,7 +181,7 @@ export class PostgresOutboxStore implements OutboxStore {
       'recording an outcome',
       `UPDATE ${this.#t} SET state = $1, attempts = attempts + 1, last_attempt_at = $2,
          last_status = $3, last_body = $4, last_error = $5, next_attempt_at = $6, finished_at = $7,
-         lease_token = NULL, leased_at = NULL, lease_until = NULL
+         ${FREE_SQL}
        WHERE event_id = $8 AND (state = 'pending' OR ($1 = 'delivered' AND state = 'expired'))
          AND ($1 = 'delivered' OR lease_token = $9)`,
       [
@@ -253,7 +203,7 @@ export class PostgresOutboxStore implements OutboxStore {
     // SKIP LOCKED: rows another worker is expiring or claiming right now are its business.
     const { rowCount } = await this.#query(
       'expiring events',
-      `UPDATE ${this.#t} SET state = 'expired', finished_at = $2, lease_token = NULL, leased_at = NULL, lease_until = NULL
+      `UPDATE ${this.#t} SET state = 'expired', finished_at = $2, ${FREE_SQL}
        WHERE seq IN (SELECT seq FROM ${this.#t} WHERE listener = $1 AND state = 'pending' AND expires_at <= $2
                        AND ${notHeldSql('$2')} FOR UPDATE SKIP LOCKED)`,
       [listener, now],
@@ -264,7 +214,7 @@ export class PostgresOutboxStore implements OutboxStore {
   async release(eventId: string, leaseToken: string): Promise<void> {
     await this.#query(
       'releasing an event',
-      `UPDATE ${this.#t} SET lease_token = NULL, leased_at = NULL, lease_until = NULL
+      `UPDATE ${this.#t} SET ${FREE_SQL}
        WHERE event_id = $1 AND lease_token = $2`,
       [eventId, leaseToken],
     );
@@ -303,7 +253,7 @@ export class PostgresOutboxStore implements OutboxStore {
     const { rowCount } = await this.#query(
       'retrying an event',
       `UPDATE ${this.#t} SET state = 'pending', next_attempt_at = $2, finished_at = NULL,
-         lease_token = NULL, leased_at = NULL, lease_until = NULL
+         ${FREE_SQL}
        WHERE event_id = $1 AND state IN ('dead', 'pending') AND expires_at > $2`,
       [eventId, now],
     );
@@ -321,26 +271,8 @@ export class PostgresOutboxStore implements OutboxStore {
 
   /** Ends the pool the store opened from `connectionString`; a pool passed in is left to you. */
   async close(): Promise<void> {
-    if (this.#ownsPool) await ((await this.#pool) as PgQueryable & { end(): Promise<void> }).end();
+    await this.#db.close();
   }
 }
 
-async function openPool(connectionString: string, max: number, logger: Logger): Promise<PgQueryable> {
-  const pg = await importPeer(
-    'pg',
-    'PostgresOutboxStore',
-    () => import('pg'),
-    'npm install pg (or pass a pool of your own)',
-  );
-  const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
-  const pool = new Pool({ connectionString, max });
-  // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit
-  // 'error'; unheard, that event would end the process. The pool drops the connection and the next
-  // query opens another, or reports why it cannot.
-  pool.on('error', (error) => {
-    logger.warn(
-      `webhook outbox: an idle PostgreSQL connection failed (${error.message}); reconnecting on next use`,
-    );
-  });
-  return pool;
-}
+export type { PgQueryable };

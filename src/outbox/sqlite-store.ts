@@ -4,11 +4,10 @@
  *
  * @module outbox/sqlite
  */
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { ConfigurationError } from '../core/errors.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
-import { StoreError } from '../core/store-error.ts';
-import { dueSql, isDue, isHeld, notHeldSql } from './lease.ts';
+import { FREE_SQL, isHeld, notHeldSql } from '../stores/lease.ts';
+import { SqliteFile } from '../stores/sqlite-file.ts';
+import { dueSql, isDue } from './due.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem } from './rows.ts';
 import {
   type AttemptOutcome,
@@ -40,10 +39,6 @@ export interface SqliteOutboxStoreOptions {
 // Values SQLite would store in these columns only if something other than the outbox wrote them.
 const MALFORMED = `(typeof(body) <> 'text' OR typeof(enqueued_at) <> 'integer' OR typeof(expires_at) <> 'integer'
   OR typeof(next_attempt_at) <> 'integer' OR typeof(attempts) <> 'integer')`;
-// SQLite's primary result codes that pass: another connection holds the lock past busyTimeoutMs.
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
-
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS idgov_webhook_outbox (
   seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -68,37 +63,6 @@ CREATE INDEX IF NOT EXISTS idgov_webhook_outbox_queue ON idgov_webhook_outbox (l
 CREATE INDEX IF NOT EXISTS idgov_webhook_outbox_expiry ON idgov_webhook_outbox (listener, state, expires_at);
 `;
 
-// SQLite's primary result codes, as node:sqlite reports them in `errcode`.
-const SQLITE_READONLY = 8;
-const SQLITE_CANTOPEN = 14;
-
-/** A file that cannot be opened or written is the caller's setup, not a crash: say which and what to do. */
-function explained(error: unknown, path: string): unknown {
-  const code = (error as { errcode?: unknown } | null)?.errcode;
-  const why = (error as Error)?.message;
-  if (code === SQLITE_READONLY) {
-    return new ConfigurationError(
-      `The outbox file ${path} is read-only (${why}): give this process write access to it and to its directory (SQLite writes ${path}-wal and ${path}-shm beside it), or choose another path.`,
-      { cause: error },
-    );
-  }
-  if (code === SQLITE_CANTOPEN) {
-    return new ConfigurationError(
-      `Cannot open the outbox file ${path} (${why}): check that its directory exists and this process may write there.`,
-      { cause: error },
-    );
-  }
-  return error;
-}
-
-function openFile(path: string): DatabaseSync {
-  try {
-    return new DatabaseSync(path);
-  } catch (error) {
-    throw explained(error, path);
-  }
-}
-
 type Row = EventRow & { lease_token: string | null; leased_at: number | null; lease_until: number | null };
 
 /**
@@ -106,8 +70,8 @@ type Row = EventRow & { lease_token: string | null; leased_at: number | null; le
  *
  * Durability: the file is in WAL mode with `synchronous = FULL`, so every commit (and so every
  * resolved `enqueue`) is flushed to disk before it returns, and survives `kill -9` and power loss
- * alike. `NORMAL` would survive a killed process but could lose the last commits on power loss: too
- * weak for events that must not be missed, and the flush costs little next to an HTTP delivery.
+ * alike: `NORMAL` would be too weak for events that must not be missed, and the flush costs little
+ * next to an HTTP delivery.
  *
  * Several processes may open the same file at once (on a local disk, not a network share): each
  * claim is one `BEGIN IMMEDIATE` transaction, and a writer waits up to `busyTimeoutMs` for another.
@@ -118,101 +82,41 @@ type Row = EventRow & { lease_token: string | null; leased_at: number | null; le
  * @group Outbox
  */
 export class SqliteOutboxStore implements OutboxStore {
-  readonly #db: DatabaseSync;
-  readonly #path: string;
+  readonly #file: SqliteFile;
   readonly #logger: Logger;
-  readonly #statements = new Map<string, StatementSync>();
 
   constructor(options: SqliteOutboxStoreOptions) {
-    if (typeof options?.path !== 'string' || options.path === '') {
-      throw new ConfigurationError('path must name the SQLite file of the outbox, e.g. "outbox.db".');
-    }
-    const busy = options.busyTimeoutMs ?? 5_000;
-    if (!Number.isInteger(busy) || busy < 0) {
-      throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
-    }
-    this.#path = options.path;
-    this.#logger = createLogger(options.logger, options.logLevel);
-    this.#db = openFile(options.path);
-    try {
-      this.#db.exec(`PRAGMA busy_timeout = ${busy}`);
-      const mode = this.#db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string };
-      if (mode.journal_mode !== 'wal' && options.path !== ':memory:') {
-        throw new ConfigurationError(`Could not put ${options.path} in WAL mode (got ${mode.journal_mode}).`);
-      }
-      this.#db.exec('PRAGMA synchronous = FULL');
-      this.#db.exec(SCHEMA);
-    } catch (error) {
-      this.#db.close();
-      throw explained(error, options.path);
-    }
-  }
-
-  #sql(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  /** Runs `work` in one write transaction, taking the write lock first so two claimers cannot interleave. */
-  #write<T>(work: () => T): T {
-    try {
-      this.#db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      throw this.#failed(error, 'starting a write');
-    }
-    try {
-      const result = work();
-      this.#db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      throw this.#failed(error, 'writing');
-    }
-  }
-
-  /** A lock held by another connection past busyTimeoutMs, as a transient {@link StoreError}. */
-  #failed(error: unknown, what: string): unknown {
-    const code = (error as { errcode?: unknown } | null)?.errcode;
-    if (typeof code !== 'number' || ((code & 0xff) !== SQLITE_BUSY && (code & 0xff) !== SQLITE_LOCKED)) {
-      return explained(error, this.#path);
-    }
-    return new StoreError(
-      `SQLite ${what} ${this.#path} waited busyTimeoutMs for another connection's lock (${(error as Error).message}): the outbox tries again.`,
-      { cause: error, code: String(code), transient: true },
-    );
-  }
-
-  /** Runs one statement outside a transaction, with its failures explained. */
-  #run(sql: string, ...values: Array<string | number | null>): { changes: number | bigint } {
-    try {
-      return this.#sql(sql).run(...values);
-    } catch (error) {
-      throw this.#failed(error, 'writing');
-    }
+    this.#logger = createLogger(options?.logger, options?.logLevel);
+    this.#file = new SqliteFile({
+      path: options?.path,
+      busyTimeoutMs: options?.busyTimeoutMs,
+      holds: 'outbox',
+      schema: SCHEMA,
+    });
   }
 
   /** Marks a row that is not what the outbox wrote as dead, saying why; it is never sent. */
   #bury(row: Row, problem: string, now: number): void {
     const eventId = String(row.event_id);
     // By seq, the rowid: always an integer, whatever else of the row was damaged.
-    this.#sql(
-      `UPDATE idgov_webhook_outbox SET state = 'dead', finished_at = ?, last_error = ?,
-         lease_token = NULL, leased_at = NULL, lease_until = NULL WHERE seq = ?`,
-    ).run(now, `not sent: the stored row is not as the outbox wrote it (${problem})`, Number(row.seq));
+    this.#file
+      .sql(
+        `UPDATE idgov_webhook_outbox SET state = 'dead', finished_at = ?, last_error = ?,
+         ${FREE_SQL} WHERE seq = ?`,
+      )
+      .run(now, `not sent: the stored row is not as the outbox wrote it (${problem})`, Number(row.seq));
     this.#logger.warn(
-      `webhook outbox: event ${eventId} in ${this.#path} is not as the outbox wrote it (${problem}); marked dead, never sent`,
+      `webhook outbox: event ${eventId} in ${this.#file.path} is not as the outbox wrote it (${problem}); marked dead, never sent`,
     );
   }
 
   async add(event: NewOutboxEvent): Promise<OutboxEvent | undefined> {
-    const { changes } = this.#sql(
-      `INSERT INTO idgov_webhook_outbox (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
+    const { changes } = this.#file
+      .sql(
+        `INSERT INTO idgov_webhook_outbox (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
-    ).run(event.eventId, event.listener, event.body, event.enqueuedAt, event.expiresAt, event.enqueuedAt);
+      )
+      .run(event.eventId, event.listener, event.body, event.enqueuedAt, event.expiresAt, event.enqueuedAt);
     return changes === 0 ? this.get(event.eventId) : undefined;
   }
 
@@ -220,19 +124,19 @@ export class SqliteOutboxStore implements OutboxStore {
     const { listener, now, leaseMs, limit, ordered, leaseToken } = options;
     const exclude = JSON.stringify(options.exclude ?? []);
     const columns = `${EVENT_COLUMNS}, lease_token, leased_at, lease_until`;
-    return this.#write(() => {
+    return this.#file.write(() => {
       const claimed: ClaimedEvent[] = [];
-      const lease = this.#sql(
+      const lease = this.#file.sql(
         'UPDATE idgov_webhook_outbox SET lease_token = ?, leased_at = ?, lease_until = ? WHERE event_id = ?',
       );
       // Ordered: only the head may go, if it is due, free and not yet attempted by this drain; a
       // damaged head is buried and the next one looked at. Unordered: the oldest due, free events,
       // and any damaged ones (whose times may be text that no comparison finds due).
-      const head = this.#sql(
+      const head = this.#file.sql(
         `SELECT ${columns} FROM idgov_webhook_outbox
            WHERE listener = ? AND state = 'pending' AND (${MALFORMED} OR expires_at > ?) ORDER BY seq LIMIT 1`,
       );
-      const batch = this.#sql(
+      const batch = this.#file.sql(
         `SELECT ${columns} FROM idgov_webhook_outbox
            WHERE listener = ? AND state = 'pending' AND (${MALFORMED} OR (expires_at > ? AND ${dueSql('?', '?', '?')}
              AND ${notHeldSql('?', '?')} AND event_id NOT IN (SELECT value FROM json_each(?))))
@@ -270,10 +174,10 @@ export class SqliteOutboxStore implements OutboxStore {
     outcome: AttemptOutcome,
   ): Promise<boolean> {
     const answer = outcome.answer;
-    const { changes } = this.#run(
+    const { changes } = this.#file.run(
       `UPDATE idgov_webhook_outbox SET state = ?, attempts = attempts + 1, last_attempt_at = ?,
          last_status = ?, last_body = ?, last_error = ?, next_attempt_at = ?, finished_at = ?,
-         lease_token = NULL, leased_at = NULL, lease_until = NULL
+         ${FREE_SQL}
        WHERE event_id = ? AND (state = 'pending' OR (? = 'delivered' AND state = 'expired'))
          AND (? = 'delivered' OR lease_token = ?)`,
       outcome.state,
@@ -292,9 +196,8 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async expire(listener: string, now: number): Promise<number> {
-    const { changes } = this.#run(
-      `UPDATE idgov_webhook_outbox SET state = 'expired', finished_at = ?, lease_token = NULL, leased_at = NULL,
-         lease_until = NULL
+    const { changes } = this.#file.run(
+      `UPDATE idgov_webhook_outbox SET state = 'expired', finished_at = ?, ${FREE_SQL}
        WHERE listener = ? AND state = 'pending' AND expires_at <= ? AND ${notHeldSql('?', '?')}`,
       now,
       listener,
@@ -306,8 +209,8 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async release(eventId: string, leaseToken: string): Promise<void> {
-    this.#run(
-      `UPDATE idgov_webhook_outbox SET lease_token = NULL, leased_at = NULL, lease_until = NULL
+    this.#file.run(
+      `UPDATE idgov_webhook_outbox SET ${FREE_SQL}
        WHERE event_id = ? AND lease_token = ?`,
       eventId,
       leaseToken,
@@ -315,45 +218,49 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {
-    const row = this.#sql(`SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE event_id = ?`).get(
-      eventId,
-    );
+    const row = this.#file
+      .sql(`SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE event_id = ?`)
+      .get(eventId);
     return row ? eventFromRow(row as unknown as EventRow) : undefined;
   }
 
   async counts(listener: string): Promise<Record<OutboxState, number>> {
     const counts = Object.fromEntries(OUTBOX_STATES.map((s) => [s, 0])) as Record<OutboxState, number>;
-    const rows = this.#sql(
-      'SELECT state, count(*) AS n FROM idgov_webhook_outbox WHERE listener = ? GROUP BY state',
-    ).all(listener) as Array<{ state: OutboxState; n: number }>;
+    const rows = this.#file
+      .sql('SELECT state, count(*) AS n FROM idgov_webhook_outbox WHERE listener = ? GROUP BY state')
+      .all(listener) as Array<{ state: OutboxState; n: number }>;
     for (const { state, n } of rows) counts[state] = n;
     return counts;
   }
 
   async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
-    const rows = this.#sql(
-      `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ? ORDER BY seq LIMIT ?`,
-    ).all(listener, state, limit);
+    const rows = this.#file
+      .sql(
+        `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ? ORDER BY seq LIMIT ?`,
+      )
+      .all(listener, state, limit);
     return (rows as unknown as EventRow[]).map(eventFromRow);
   }
 
   async retry(eventId: string, now: number): Promise<boolean> {
-    const { changes } = this.#sql(
-      `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,
-         lease_token = NULL, leased_at = NULL, lease_until = NULL
+    const { changes } = this.#file
+      .sql(
+        `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,
+         ${FREE_SQL}
        WHERE event_id = ? AND state IN ('dead', 'pending') AND expires_at > ?`,
-    ).run(now, eventId, now);
+      )
+      .run(now, eventId, now);
     return changes > 0;
   }
 
   async purgeDelivered(listener: string, before: number): Promise<number> {
-    const { changes } = this.#sql(
-      `DELETE FROM idgov_webhook_outbox WHERE listener = ? AND state = 'delivered' AND finished_at < ?`,
-    ).run(listener, before);
+    const { changes } = this.#file
+      .sql(`DELETE FROM idgov_webhook_outbox WHERE listener = ? AND state = 'delivered' AND finished_at < ?`)
+      .run(listener, before);
     return Number(changes);
   }
 
   async close(): Promise<void> {
-    if (this.#db.isOpen) this.#db.close();
+    this.#file.close();
   }
 }

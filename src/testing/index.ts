@@ -3,6 +3,8 @@
  *
  * @module @idgov/sdk/testing
  */
+
+export type { FakeAnswer } from './fake-answers.ts';
 export {
   FakeData,
   type FakeDataOptions,
@@ -14,7 +16,6 @@ export {
   type WireRule,
   type WireTask,
 } from './fake-data.ts';
-export type { FakeAnswer } from './fake-answers.ts';
 export type {
   Delivery,
   FakeHmacListener,

@@ -15,15 +15,18 @@ const TRANSIENT_CLASSES = ['08', '53', '57'];
 const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03']);
 const SYSTEM_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)$/;
 
-/** The SDK's error for a failure of `what` (e.g. `claiming events`) on `table`. */
-export function postgresError(error: unknown, what: string, table: string): Error {
+/**
+ * The SDK's error for a failure of `what` (e.g. `claiming events`) on `table`; `schemaSql` names
+ * the function whose SQL creates the table (`postgresOutboxSchema()`).
+ */
+export function postgresError(error: unknown, what: string, table: string, schemaSql: string): Error {
   if (error instanceof ConfigurationError || error instanceof StoreError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const text = String((error as Error)?.message ?? error).slice(0, 300);
   const sqlState = typeof code === 'string' ? code : undefined;
   if (sqlState === '42P01') {
     return new ConfigurationError(
-      `PostgreSQL has no table ${table} (${text}): run store.migrate() once, or the SQL of postgresOutboxSchema(), before using the store.`,
+      `PostgreSQL has no table ${table} (${text}): run store.migrate() once, or the SQL of ${schemaSql}, before using the store.`,
       { cause: error },
     );
   }
@@ -40,7 +43,7 @@ export function postgresError(error: unknown, what: string, table: string): Erro
         SYSTEM_CODES.test(sqlState))) ||
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);
   const advice = transient
-    ? 'the server is unreachable or restarting: the outbox tries again'
+    ? 'the server is unreachable or restarting: try again (the outbox and the sync do)'
     : 'see the cause for the statement that failed';
   return new StoreError(
     `PostgreSQL failed ${what} on ${table}: ${text}${sqlState ? ` (${sqlState})` : ''}; ${advice}.`,

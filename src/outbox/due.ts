@@ -1,8 +1,7 @@
 /**
- * The lease rules of the outbox's claims, once: in JavaScript for the in-memory store, and as SQL
- * predicates for the SQLite and PostgreSQL stores, so that the three cannot disagree.
+ * When a pending outbox event may be attempted: once in JavaScript for the in-memory store, and as
+ * SQL for the SQLite and PostgreSQL stores.
  *
- * @internal
  * @module
  */
 import type { OutboxEvent } from './store.ts';
@@ -19,23 +18,9 @@ export function isDue(event: OutboxEvent, now: number, toleranceMs: number): boo
 }
 
 /**
- * Whether a lease holds at `now`: until `leaseUntil`, even for a worker whose clock is behind the
- * holder's. Only a lease taken more than its own length "in the future" is free: the clock jumped back.
- */
-export function isHeld(leasedAt: number | undefined, leaseUntil: number | undefined, now: number): boolean {
-  if (leasedAt === undefined || leaseUntil === undefined) return false;
-  return now < leaseUntil && leasedAt - now <= leaseUntil - leasedAt;
-}
-
-/**
  * SQL: the row is due at the time in placeholder `now` ({@link isDue}), with the lease length in
  * `leaseMs`. SQLite's `?` is one value per use, so `nowAgain` names the second use of the time.
  */
 export function dueSql(now: string, leaseMs: string, nowAgain: string = now): string {
   return `(next_attempt_at <= ${now} OR coalesce(last_attempt_at, enqueued_at) > ${nowAgain} + ${leaseMs})`;
-}
-
-/** SQL: no live lease holds the row at `now` (the negation of {@link isHeld}); placeholders as for {@link dueSql}. */
-export function notHeldSql(now: string, nowAgain: string = now): string {
-  return `(lease_until IS NULL OR lease_until <= ${now} OR leased_at - ${nowAgain} > lease_until - leased_at)`;
 }

@@ -1,0 +1,130 @@
+/**
+ * A PostgreSQL connection as the SDK's stores hold it: a pool of the caller's or one of their own
+ * (`pg`, an optional peer, loaded on first use), table names checked and quoted, and every failure
+ * as the SDK's error (postgres-errors.ts).
+ *
+ * @module
+ */
+import { ConfigurationError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import { importPeer } from '../core/optional-peer.ts';
+import { postgresError } from './postgres-errors.ts';
+
+/**
+ * What the store needs of a `pg` `Pool` (or anything with the same `query`), so your own pool,
+ * instrumented or shared, can be passed in.
+ *
+ * @group Outbox
+ */
+export interface PgQueryable {
+  /** Runs one statement with `$1`-style parameters. */
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
+// PostgreSQL cuts names to 63 bytes.
+const MAX_NAME_BYTES = 63;
+
+/**
+ * `table` checked as a lower-case SQL name, optionally `schema.name`, short enough that the names
+ * made from it (`<table><suffix>`, the longest suffix given) fit whole: cut, two index names could
+ * become one and a migration would skip the second.
+ */
+export function checkedTable(table: string, longestSuffix: string): string {
+  if (!IDENTIFIER.test(table)) {
+    throw new ConfigurationError(
+      `table must be a lower-case SQL name, optionally schema.name (got "${table}"): letters, digits and _.`,
+    );
+  }
+  const bare = table.split('.').pop() ?? '';
+  const longest = MAX_NAME_BYTES - longestSuffix.length;
+  if (bare.length > longest) {
+    throw new ConfigurationError(
+      `table name "${bare}" is ${bare.length} characters; at most ${longest} leave room for its index names (PostgreSQL cuts names to ${MAX_NAME_BYTES} bytes, which would make two indexes one): choose a shorter name.`,
+    );
+  }
+  return table;
+}
+
+/**
+ * A checked name quoted for SQL, part by part: a reserved word (`user`, `order`) is then a table
+ * name like any other. Lower-case only, so `"name"` and `name` mean the same table.
+ */
+export function quotedName(table: string): string {
+  return table
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
+}
+
+/** How a store connects: a pool of the caller's, or a connection string for one of its own. */
+export interface PostgresConnectionOptions {
+  readonly pool?: PgQueryable | undefined;
+  readonly connectionString?: string | undefined;
+  /** Most connections of a pool the store opens. */
+  readonly maxConnections: number;
+  /** The store's class, for messages (`PostgresOutboxStore`). */
+  readonly store: string;
+  /** The checked table, for messages. */
+  readonly table: string;
+  /** The function whose SQL creates the store's tables, for messages (`postgresOutboxSchema()`). */
+  readonly schemaSql: string;
+  /** Where a pool the store opened reports a connection lost while idle. */
+  readonly logger: Logger;
+}
+
+/** One store's PostgreSQL connection. */
+export class PostgresConnection {
+  readonly #pool: Promise<PgQueryable>;
+  readonly #ownsPool: boolean;
+  readonly #options: PostgresConnectionOptions;
+
+  constructor(options: PostgresConnectionOptions) {
+    this.#options = options;
+    if (options.pool) {
+      this.#pool = Promise.resolve(options.pool);
+      this.#ownsPool = false;
+    } else if (options.connectionString) {
+      this.#pool = openPool(options);
+      this.#pool.catch(() => {}); // reported by the first query instead
+      this.#ownsPool = true;
+    } else {
+      throw new ConfigurationError('Pass pool (a pg.Pool) or connectionString.');
+    }
+  }
+
+  /** Runs one statement; `what` says what it does, for the error should it fail. */
+  async query<R>(what: string, text: string, values: unknown[]): Promise<{ rows: R[]; rowCount: number }> {
+    try {
+      const result = await (await this.#pool).query(text, values);
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+    } catch (error) {
+      throw postgresError(error, what, this.#options.table, this.#options.schemaSql);
+    }
+  }
+
+  /** Ends the pool opened from `connectionString`; a pool passed in is left to its owner. */
+  async close(): Promise<void> {
+    if (this.#ownsPool) await ((await this.#pool) as PgQueryable & { end(): Promise<void> }).end();
+  }
+}
+
+async function openPool(options: PostgresConnectionOptions): Promise<PgQueryable> {
+  const pg = await importPeer(
+    'pg',
+    options.store,
+    () => import('pg'),
+    'npm install pg (or pass a pool of your own)',
+  );
+  const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
+  const pool = new Pool({ connectionString: options.connectionString, max: options.maxConnections });
+  // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit
+  // 'error'; unheard, that event would end the process. The pool drops the connection and the next
+  // query opens another, or reports why it cannot.
+  pool.on('error', (error) => {
+    options.logger.warn(
+      `${options.store}: an idle PostgreSQL connection failed (${error.message}); reconnecting on next use`,
+    );
+  });
+  return pool;
+}

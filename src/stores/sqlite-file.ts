@@ -1,0 +1,152 @@
+/**
+ * One SQLite file through `node:sqlite` (Node 22.5+, no native dependency), as the SDK's stores
+ * keep it: WAL mode with `synchronous = FULL`, prepared statements cached, one write transaction
+ * at a time per connection, and SQLite's failures turned into the SDK's errors.
+ *
+ * @module
+ */
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { ConfigurationError } from '../core/errors.ts';
+import { StoreError } from '../core/store-error.ts';
+import { wholeNumberProblem } from '../internal/numbers.ts';
+
+// SQLite's primary result codes, as node:sqlite reports them in `errcode` (extended codes carry
+// them in the low byte).
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+const SQLITE_READONLY = 8;
+const SQLITE_CANTOPEN = 14;
+
+/** Options of {@link SqliteFile}. */
+export interface SqliteFileOptions {
+  /** The database file; created if missing. */
+  readonly path: string;
+  /** How long to wait for another connection's write lock, in ms. Default 5,000. */
+  readonly busyTimeoutMs?: number | undefined;
+  /** What the file holds, for messages: `outbox`, `task copy`. */
+  readonly holds: string;
+  /** `CREATE ... IF NOT EXISTS` statements, run on open. */
+  readonly schema: string;
+}
+
+/**
+ * An open SQLite file. Durability: every commit is flushed to disk before it returns, and survives
+ * `kill -9` and power loss alike (`NORMAL` would survive a killed process but could lose the last
+ * commits on power loss). Several processes may open one file (on a local disk, not a network
+ * share): a writer waits up to `busyTimeoutMs` for another.
+ */
+export class SqliteFile {
+  /** The file's path. */
+  readonly path: string;
+  readonly #db: DatabaseSync;
+  readonly #holds: string;
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(options: SqliteFileOptions) {
+    this.#holds = options.holds;
+    if (typeof options?.path !== 'string' || options.path === '') {
+      throw new ConfigurationError(
+        `path must name the SQLite file of the ${options.holds}, e.g. "${options.holds.replace(' ', '-')}.db".`,
+      );
+    }
+    const busy = options.busyTimeoutMs ?? 5_000;
+    if (wholeNumberProblem(busy, 0)) {
+      throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
+    }
+    this.path = options.path;
+    try {
+      this.#db = new DatabaseSync(options.path);
+    } catch (error) {
+      throw this.#explained(error);
+    }
+    try {
+      this.#db.exec(`PRAGMA busy_timeout = ${busy}`);
+      const mode = this.#db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string };
+      if (mode.journal_mode !== 'wal' && options.path !== ':memory:') {
+        throw new ConfigurationError(`Could not put ${options.path} in WAL mode (got ${mode.journal_mode}).`);
+      }
+      this.#db.exec('PRAGMA synchronous = FULL');
+      this.#db.exec(options.schema);
+    } catch (error) {
+      this.#db.close();
+      throw this.#explained(error);
+    }
+  }
+
+  /** The prepared statement for `sql`, prepared once. */
+  sql(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `work` in one write transaction, taking the write lock first so two writers cannot interleave. */
+  write<T>(work: () => T): T {
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw this.failed(error, 'starting a write');
+    }
+    try {
+      const result = work();
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw this.failed(error, 'writing');
+    }
+  }
+
+  /** Runs one statement outside a transaction, with its failures explained. */
+  run(sql: string, ...values: Array<string | number | null>): { changes: number | bigint } {
+    try {
+      return this.sql(sql).run(...values);
+    } catch (error) {
+      throw this.failed(error, 'writing');
+    }
+  }
+
+  /**
+   * The SDK's error for a failure while `what`: a lock held by another connection past
+   * busyTimeoutMs is a transient {@link StoreError}; a file that cannot be opened or written, a
+   * {@link ConfigurationError}.
+   */
+  failed(error: unknown, what: string): unknown {
+    const code = (error as { errcode?: unknown } | null)?.errcode;
+    if (typeof code !== 'number' || ((code & 0xff) !== SQLITE_BUSY && (code & 0xff) !== SQLITE_LOCKED)) {
+      return this.#explained(error);
+    }
+    return new StoreError(
+      `SQLite ${what} ${this.path} waited busyTimeoutMs for another connection's lock (${(error as Error).message}): try again, or raise busyTimeoutMs.`,
+      { cause: error, code: String(code), transient: true },
+    );
+  }
+
+  /** Closes the file; a second call does nothing. */
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  /** A file that cannot be opened or written is the caller's setup, not a crash: say which and what to do. */
+  #explained(error: unknown): unknown {
+    const code = (error as { errcode?: unknown } | null)?.errcode;
+    const why = (error as Error)?.message;
+    const path = this.path ?? '';
+    if (code === SQLITE_READONLY) {
+      return new ConfigurationError(
+        `The ${this.#holds} file ${path} is read-only (${why}): give this process write access to it and to its directory (SQLite writes ${path}-wal and ${path}-shm beside it), or choose another path.`,
+        { cause: error },
+      );
+    }
+    if (code === SQLITE_CANTOPEN) {
+      return new ConfigurationError(
+        `Cannot open the ${this.#holds} file ${path} (${why}): check that its directory exists and this process may write there.`,
+        { cause: error },
+      );
+    }
+    return error;
+  }
+}
