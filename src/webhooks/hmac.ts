@@ -60,15 +60,9 @@ export async function hmacSignature(
   body: Uint8Array,
   native = nativeCrypto(), // null forces Web Crypto (tests of the browser path)
 ) {
-  if (native) {
-    return native
-      .createHmac('sha256', key.secret)
-      .update(`${timestamp}.${eventId}.`)
-      .update(body)
-      .digest('base64url');
-  }
-  key.webCryptoKey ??= importHmacKey(key.secret);
   const input = signatureInput(timestamp, eventId, body);
+  if (native) return native.createHmac('sha256', key.secret).update(input).digest('base64url');
+  key.webCryptoKey ??= importHmacKey(key.secret);
   const mac = await crypto.subtle.sign('HMAC', await key.webCryptoKey, input);
   return (await base64url()).encode(new Uint8Array(mac));
 }

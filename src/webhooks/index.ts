@@ -8,6 +8,7 @@
 export type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
 export { isEventId, newEventId } from './event-id.ts';
 export { type EventIdStore, MemoryEventIdStore } from './event-store.ts';
+export type { InboundWebhookRequest } from './inbound-request.ts';
 export type { JwtAlgorithm, PrivateKeyInput } from './key-inspect.ts';
 export { exportWebhookPrivateKey, generateWebhookKeyPair, type WebhookKeyPair } from './key-pair.ts';
 export {
@@ -28,7 +29,6 @@ export type {
 } from './sender-options.ts';
 export type { HmacAuth, JwtAuth } from './signers.ts';
 export {
-  type InboundWebhookRequest,
   type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookVerdict,

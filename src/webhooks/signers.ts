@@ -1,7 +1,8 @@
 import type { CryptoKey } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
-import { withoutTrailingSlash } from '../internal/url.ts';
-import { bodyHash, hmacSignature } from './hmac.ts';
+import { wholeNumberProblem } from '../internal/numbers.ts';
+import { boundClaims } from './bound-claims.ts';
+import { hmacSignature } from './hmac.ts';
 import { inferAlgorithm, type JwtAlgorithm, type PrivateKeyInput } from './key-inspect.ts';
 import { DEFAULT_JWT_LIFETIME_SECONDS, MAX_SENDER_JWT_LIFETIME_SECONDS, WebhookHeader } from './limits.ts';
 
@@ -102,12 +103,12 @@ export function jwtSigner(auth: JwtAuth, audience: string, defaultSubject: strin
     );
   }
   const lifetime = auth.expiresIn ?? DEFAULT_JWT_LIFETIME_SECONDS;
-  if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_SENDER_JWT_LIFETIME_SECONDS) {
+  if (wholeNumberProblem(lifetime, 1, MAX_SENDER_JWT_LIFETIME_SECONDS)) {
     throw new ConfigurationError(
       `jwt.expiresIn must be a whole number of seconds from 1 to ${MAX_SENDER_JWT_LIFETIME_SECONDS} (got ${lifetime}): the listener refuses an exp more than 600 s past its clock, and its clock may be behind.`,
     );
   }
-  const subject = withoutTrailingSlash(auth.subject ?? defaultSubject);
+  const subject = auth.subject ?? defaultSubject;
   let loaded: Promise<{ jwt: typeof import('./jwt.ts'); key: CryptoKey }> | undefined;
   const load = () => {
     loaded ??= import('./jwt.ts').then(async (jwt) => {
@@ -134,13 +135,9 @@ export function jwtSigner(auth: JwtAuth, audience: string, defaultSubject: strin
     async sign(body, eventId, timestamp) {
       const { jwt, key } = await load();
       const token = await jwt.signJwt(key, alg, auth.kid, {
-        sub: subject,
-        aud: audience,
+        ...(await boundClaims({ baseUrl: subject, url: audience, eventId, body })),
         iat: timestamp,
         exp: timestamp + lifetime,
-        jti: eventId,
-        htm: 'POST',
-        htb_s256: await bodyHash(body),
       });
       return { [WebhookHeader.AUTHORIZATION]: `Bearer ${token}` };
     },

@@ -1,38 +1,23 @@
 import type { JSONWebKeySet } from 'jose';
 import { ConfigurationError } from '../core/errors.ts';
-import { withoutTrailingSlash } from '../internal/url.ts';
+import { boundClaims } from './bound-claims.ts';
 import { checkCidrs, inCidr } from './cidr.ts';
 import { isUuidV4 } from './event-id.ts';
 import type { EventIdStore } from './event-store.ts';
-import { bodyHash, hmacVerify, importHmacKey } from './hmac.ts';
+import { hmacVerify, importHmacKey } from './hmac.ts';
+import {
+  audiences,
+  header,
+  type InboundWebhookRequest,
+  isJsonContentType,
+  listenerIdOf,
+} from './inbound-request.ts';
 import {
   DEFAULT_MAX_BODY_BYTES,
-  LISTENER_PATH,
   MAX_JWT_LIFETIME_SECONDS,
   TIMESTAMP_TOLERANCE_SECONDS,
   WebhookHeader,
 } from './limits.ts';
-
-/**
- * An inbound webhook request as the listener sees it.
- *
- * @group Webhooks
- */
-export interface InboundWebhookRequest {
-  /** HTTP method. */
-  readonly method: string;
-  /** The full request URL (the JWT `aud` must equal it). */
-  readonly url: string;
-  /**
-   * Request headers: a `Headers`, or a record such as Node's `request.headers` (a repeated header's
-   * values, given as an array, are joined with ", " as `Headers` joins them).
-   */
-  readonly headers: Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
-  /** The raw body, exactly as received: text or bytes. */
-  readonly body: string | Uint8Array<ArrayBuffer>;
-  /** The source address, for the CIDR allow list. */
-  readonly remoteAddress?: string | undefined;
-}
 
 /**
  * How the listener is configured. Give exactly one of `hmacSecret` or `jwks`, as the listener's
@@ -83,67 +68,12 @@ const bad = (status: WebhookVerdict['status'], reason: string, eventId?: string)
   eventId,
 });
 
-// Headers trims a value's surrounding whitespace (HTTP's optional whitespace) and joins repeated
-// values with ", "; a plain record is read alike, so both forms get the same answer.
-function header(headers: InboundWebhookRequest['headers'], name: string): string | undefined {
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  const lower = name.toLowerCase();
-  const values: string[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== lower || value === undefined) continue;
-    for (const one of typeof value === 'string' ? [value] : value) values.push(one.trim());
-  }
-  return values.length ? values.join(', ') : undefined;
-}
-
 // HMAC-SHA256 is 32 bytes: 43 characters of base64url without padding. Anything else (padding,
 // spaces, standard base64) is refused before decoding, since decoders are lenient about all three.
 // The 43rd character carries 4 bits and 2 unused ones, which decoders ignore: only the canonical
 // character (unused bits zero, as every encoder writes) is accepted, so one signature has one
 // spelling, as for a service that compares the encoded strings.
 const HMAC_SIGNATURE = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
-
-/**
- * The media type must be exactly `application/json` (case-insensitive, as media types are); the only
- * parameter allowed is `charset=utf-8`, since the body is UTF-8. `application/json-patch+json`,
- * `text/json` or `application/json; charset=latin1` are refused.
- */
-function isJsonContentType(value: string): boolean {
-  const [type = '', ...parameters] = value.split(';');
-  if (type.trim().toLowerCase() !== 'application/json') return false;
-  return parameters.every((parameter) => {
-    const [name = '', setting = ''] = parameter.split('=');
-    return (
-      name.trim().toLowerCase() === 'charset' &&
-      setting
-        .trim()
-        .replace(/^"(.*)"$/, '$1')
-        .toLowerCase() === 'utf-8'
-    );
-  });
-}
-
-/** The listener ID of a listener URL, percent-decoded: `/incoming/l1` and `/incoming/%6C1` are one listener. */
-function listenerIdOf(url: string): string {
-  const raw = new URL(url).pathname.split(LISTENER_PATH)[1] ?? '';
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-/**
- * The URLs `aud` may name for this request: the URL as requested, and the listener's own URL with its
- * ID decoded (a request to `/incoming/%6C1` is for listener `l1`, whose URL the sender was given).
- */
-function audiences(url: string): string[] {
-  const parsed = new URL(url);
-  const at = parsed.pathname.indexOf(LISTENER_PATH);
-  if (at < 0) return [url];
-  const canonical = `${parsed.origin}${parsed.pathname.slice(0, at)}${LISTENER_PATH}${listenerIdOf(url)}`;
-  return canonical === url ? [url] : [url, canonical];
-}
 
 /** Refuses a listener configuration that could never verify anything, before any request is judged. */
 function checkOptions(options: VerifyWebhookOptions): void {
@@ -185,11 +115,7 @@ async function checkJwt(
     return `JWT verification failed: ${(error as Error).message}`;
   }
   const expected: Record<string, unknown> = {
-    sub: withoutTrailingSlash(baseUrl),
-    aud: request.url,
-    jti: eventId,
-    htm: 'POST',
-    htb_s256: await bodyHash(body),
+    ...(await boundClaims({ baseUrl, url: request.url, eventId, body })),
   };
   const accepted = audiences(request.url);
   for (const [claim, value] of Object.entries(expected)) {
