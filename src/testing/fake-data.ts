@@ -1,35 +1,9 @@
-import type { z } from 'zod/mini';
-import type { AppEntitlementSchema } from '../../schemas/app-entitlement.ts';
-import type { FindingTransformationRuleSchema } from '../../schemas/finding-rule.ts';
 import { KNOWN_TASK_TYPE_KINDS } from '../../schemas/request-values.ts';
-import type { TaskSchema } from '../../schemas/task.ts';
+import { fakeTaskType } from './fake-task-types.ts';
 import { SeededRandom } from './random.ts';
+import type { FakeTaskVariant, WireEntitlement, WireRule, WireTask } from './wire-types.ts';
 
-/**
- * A task as the service sends it (wire form: no `kind` discriminators).
- *
- * @group Testing kit
- */
-export type WireTask = z.input<typeof TaskSchema>;
-/**
- * A finding transformation rule as the service sends it.
- *
- * @group Testing kit
- */
-export type WireRule = z.input<typeof FindingTransformationRuleSchema>;
-/**
- * An app entitlement as the service sends it.
- *
- * @group Testing kit
- */
-export type WireEntitlement = z.input<typeof AppEntitlementSchema>;
-
-/**
- * The task type variants the builders make.
- *
- * @group Testing kit
- */
-export type FakeTaskVariant = 'grant' | 'revoke' | 'certify' | 'offboarding' | 'action' | 'finding';
+export type { FakeTaskVariant, WireEntitlement, WireRule, WireTask } from './wire-types.ts';
 
 /**
  * What {@link FakeData.task} takes: any task field, plus which variant to build when `type` is not given.
@@ -79,113 +53,6 @@ export class FakeData {
     this.#now = options.now ?? Date.now();
   }
 
-  #typeOf(
-    variant: FakeTaskVariant,
-    appId: string,
-    userId: string,
-    n: number,
-    createdAt: number,
-  ): NonNullable<WireTask['type']> {
-    const r = this.#random;
-    const entitlement = `ent-${appId.slice(4)}-${r.int(20)}`;
-    const common = {
-      appId,
-      appEntitlementId: entitlement,
-      appUserId: `au-${userId}`,
-      identityUserId: userId,
-    };
-    switch (variant) {
-      case 'grant':
-        return {
-          grant: {
-            ...common,
-            grantDuration: `${3600 * (1 + r.int(72))}s`,
-            outcome: 'GRANT_OUTCOME_UNSPECIFIED',
-            outcomeTime: null,
-            source: {
-              requestId: `req-${n}`,
-              conversationId: '',
-              externalUrl: '',
-              integrationId: '',
-              isExtension: r.next() < 0.2,
-            },
-          },
-        };
-      case 'revoke':
-        return {
-          revoke: {
-            ...common,
-            outcome: r.pick(['REVOKE_OUTCOME_UNSPECIFIED', 'REVOKE_OUTCOME_REVOKED']),
-            outcomeTime: null,
-            resource: { appId, appResourceTypeId: 'repository', id: `res-${r.int(50)}` },
-            source:
-              r.next() < 0.5
-                ? { review: { accessReviewId: `ar-${r.int(5)}`, certTicketId: `t-${r.int(900)}` } }
-                : {
-                    nonUsage: { expiresAt: new Date(createdAt + 30 * DAY_MS).toISOString(), lastLogin: null },
-                  },
-          },
-        };
-      case 'certify':
-        return {
-          certify: {
-            ...common,
-            accessReviewId: `ar-${r.int(5)}`,
-            accessReviewSelection: `sel-${r.int(100)}`,
-            outcome: 'CERTIFY_OUTCOME_UNSPECIFIED',
-            outcomeTime: null,
-            resource: null,
-          },
-        };
-      case 'offboarding':
-        return {
-          offboarding: {
-            subjectUserId: userId,
-            outcome: 'OFFBOARDING_OUTCOME_IN_PROGRESS',
-            outcomeTime: null,
-          },
-        };
-      case 'finding':
-        return {
-          finding: {
-            findingId: `fnd-${n}`,
-            findingType: 'FINDING_TYPE_UNUSED_SECRET',
-            outcome: 'FINDING_TASK_OUTCOME_UNSPECIFIED',
-          },
-        };
-      case 'action':
-        return {
-          action: {
-            actionId: `act-${r.int(10)}`,
-            displayName: 'Create repository',
-            type: 'TYPE_RESOURCE_ACTION',
-            outcome: 'ACTION_OUTCOME_UNSPECIFIED',
-            outcomeTime: null,
-            formValues: { name: `repo-${n}`, visibility: 'private' },
-            createdAppEntitlementIds: [],
-            actionInstance: {
-              displayName: 'Create repository',
-              connectorResourceActionRef: {
-                appId,
-                connectorId: `conn-${appId}`,
-                resourceTypeId: 'repository',
-                connectorActionName: 'create',
-                connectorActionDisplayName: 'Create',
-              },
-            },
-            scopeRole: {
-              appId,
-              roleResourceId: 'role-admin',
-              roleResourceTypeId: 'role',
-              scopeResourceId: `res-${r.int(50)}`,
-              scopeResourceTypeId: 'repository',
-              grantDuration: null,
-            },
-          },
-        };
-    }
-  }
-
   /** A realistic task (2 to 4 KB of JSON, with a policy, form and annotations); `overrides` win. */
   task(overrides: FakeTaskInput = {}): WireTask {
     const r = this.#random;
@@ -210,7 +77,7 @@ export class FakeData {
         'TASK_ORIGIN_AUTOMATION',
         'TASK_ORIGIN_ACCESS_REVIEW',
       ]),
-      type: this.#typeOf(variant, appId, userId, n, created),
+      type: fakeTaskType(this.#random, variant, appId, userId, n, created),
       actions: [
         'TASK_ACTION_TYPE_APPROVE',
         'TASK_ACTION_TYPE_DENY',
