@@ -1,3 +1,4 @@
+import { Awaitable } from './awaitable.ts';
 /**
  * What a successful answer was, besides its body: for logging, support tickets and rate budgets.
  *
@@ -49,12 +50,13 @@ export function responseInfo(answer: {
  *
  * @group Client
  */
-export class APIPromise<T> implements PromiseLike<T> {
+export class APIPromise<T> extends Awaitable<T> {
   readonly #result: Promise<WithResponse<T>>;
   #data: Promise<T> | undefined;
 
   /** @internal Made by the client; users get one from a call. */
   constructor(result: Promise<WithResponse<T>>) {
+    super();
     this.#result = result;
   }
 
@@ -73,27 +75,9 @@ export class APIPromise<T> implements PromiseLike<T> {
     return 'APIPromise';
   }
 
-  #unwrapped(): Promise<T> {
+  /** @internal */
+  protected settled(): Promise<T> {
     this.#data ??= this.#result.then(({ data }) => data);
     return this.#data;
-  }
-
-  /** Resolves with the data, like a `Promise`. */
-  // biome-ignore lint/suspicious/noThenProperty: an APIPromise is awaitable by design.
-  then<A = T, B = never>(
-    onFulfilled?: ((data: T) => A | PromiseLike<A>) | null,
-    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
-  ): Promise<A | B> {
-    return this.#unwrapped().then(onFulfilled, onRejected);
-  }
-
-  /** Handles a failure, like `Promise.prototype.catch`. */
-  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<T | B> {
-    return this.#unwrapped().catch(onRejected);
-  }
-
-  /** Runs `onFinally` once the call settles, like `Promise.prototype.finally`. */
-  finally(onFinally?: (() => void) | null): Promise<T> {
-    return this.#unwrapped().finally(onFinally);
   }
 }

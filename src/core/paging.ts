@@ -1,4 +1,5 @@
 import type { WithResponse } from './api-promise.ts';
+import { Awaitable } from './awaitable.ts';
 import {
   DEFAULT_MAX_EMPTY_PAGES,
   emptyPageDelay,
@@ -68,7 +69,7 @@ export interface PagingOptions {
  *
  * @group Task search
  */
-export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, AsyncIterable<Item> {
+export class PagePromise<P extends Page<Item>, Item> extends Awaitable<P> implements AsyncIterable<Item> {
   readonly #define: () => PageSource<P>;
   readonly #signal: AbortSignal | undefined;
   readonly #prefetch: boolean;
@@ -82,6 +83,7 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
    * the listing is first used; what it throws rejects the PagePromise.
    */
   constructor(define: () => PageSource<P>, signal: AbortSignal | undefined, options: PagingOptions) {
+    super();
     this.#define = define;
     this.#signal = signal;
     this.#prefetch = options.prefetch ?? false;
@@ -108,27 +110,9 @@ export class PagePromise<P extends Page<Item>, Item> implements PromiseLike<P>, 
     return this.#first;
   }
 
-  #firstPage(): Promise<P> {
+  /** @internal The first page, fetched once and shared with a later iteration. */
+  protected settled(): Promise<P> {
     return this.#firstAnswer().then(({ data }) => data);
-  }
-
-  /** Resolves with the first page (fetched once, shared with a later iteration). */
-  // biome-ignore lint/suspicious/noThenProperty: a PagePromise is awaitable by design.
-  then<A = P, B = never>(
-    onFulfilled?: ((page: P) => A | PromiseLike<A>) | null,
-    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
-  ): Promise<A | B> {
-    return this.#firstPage().then(onFulfilled, onRejected);
-  }
-
-  /** Handles a failure of the first page, like `Promise.prototype.catch`. */
-  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<P | B> {
-    return this.#firstPage().catch(onRejected);
-  }
-
-  /** Runs `onFinally` once the first page settles, like `Promise.prototype.finally`. */
-  finally(onFinally?: (() => void) | null): Promise<P> {
-    return this.#firstPage().finally(onFinally);
   }
 
   /** The first page with its answer's status, headers and request ID (fetched once, like `await`). */

@@ -12,7 +12,7 @@ import type { DrainOptions, DrainSummary, EnqueueOptions, OutboxAttempt, OutboxR
 import type { OutboxEvent, OutboxState } from './store.ts';
 
 /**
- * A durable outbox in front of a {@link WebhookSender}: {@link WebhookOutbox.enqueue} stores the
+ * A durable outbox in front of a {@link "@idgov/sdk/webhooks".WebhookSender | WebhookSender}: {@link WebhookOutbox.enqueue} stores the
  * event (its ID, serialised body and listener) and resolves once the store committed it; delivery
  * ({@link WebhookOutbox.drain}, or {@link WebhookOutbox.start} in the background) sends it with the
  * same event ID on every attempt, across restarts, so the listener runs the automation once: 200 and
