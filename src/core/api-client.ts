@@ -65,7 +65,7 @@ export interface ListCall<S extends z.core.$ZodType> {
 /**
  * What a resource uses of the client core: its logger, sending calls and building listings.
  * Resources take this rather than {@link APIClient}, whose constructor names the transport and the
- * authenticator, which the published declarations then had to name too.
+ * authenticator, so that the published declarations need not name them.
  *
  * @internal
  */

@@ -6,8 +6,8 @@ const NONE: unique symbol = Symbol('none');
  * Iterates the items of pages, skipping `null`s, as `for await (const item of listing)` does.
  *
  * Hand-written rather than an async generator: an item already on the page is answered with a
- * settled promise, where a generator nested in another costs several promise ticks per `yield`.
- * Measured on 100-item pages, the generator took 0.15-0.2 ms a page, more than checking the page.
+ * settled promise, where a generator nested in another costs several promise ticks per `yield`
+ * (more, a page, than checking the page: CONTRIBUTING, Benchmarks).
  * It keeps a generator's contract: calls to `next` made before the previous one settled are
  * answered in order, an error ends the iteration, and `return` closes the pages (aborting a
  * prefetched request).
@@ -42,7 +42,7 @@ export class ItemIterator<P extends Page<Item>, Item> implements AsyncGenerator<
       if (item !== NONE) return { value: item, done: false };
       if (this.#done) return { value: undefined, done: true };
       // Let go of the finished page before waiting, so that it need not outlive the reading and
-      // parsing of the next one (a broad page is about 0.9 MB of objects).
+      // parsing of the next one.
       this.#list = [];
       let result: IteratorResult<P, void>;
       try {

@@ -173,8 +173,8 @@ export class PagePromise<P extends Page<Item>, Item> extends Awaitable<P> implem
   async *pagesWithResponse(): AsyncGenerator<WithResponse<P>, void, undefined> {
     // Aborts a prefetched request (or its wait) when the loop ends before it is used. Without
     // prefetch nothing is in flight when the loop ends (a generator runs one step at a time), so each
-    // request gets the caller's signal alone: a combined one cost every request an `AbortSignal.any`
-    // in ky and one more signal for fetch to follow, 12-13 µs a request (and more collection work).
+    // request gets the caller's signal alone: a combined one would cost every request an
+    // `AbortSignal.any` in ky and one more signal for fetch to follow (CONTRIBUTING, Benchmarks).
     const stop = new AbortController();
     let signal = this.#signal;
     if (this.#prefetch) signal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
@@ -185,9 +185,8 @@ export class PagePromise<P extends Page<Item>, Item> extends Awaitable<P> implem
     try {
       // Outside the loop, and cleared before each wait: until V8 optimizes this code (in the first
       // thousand or so pages of a process), a suspended generator keeps what its variables held, so
-      // a page the caller was done with (a broad one is about 0.9 MB of objects) lived on while the
-      // next was fetched, and the young-generation collector, which runs in that wait, copied it:
-      // clearing them cut its copying by 40% over 1,000 broad pages (--trace-gc-nvp, new_space_survived).
+      // a page the caller was done with would live on while the next is fetched, and the
+      // young-generation collector, which runs in that wait, would copy it (CONTRIBUTING, Benchmarks).
       let answer: WithResponse<P> | undefined;
       let page: P | undefined;
       while (next) {

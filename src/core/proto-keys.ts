@@ -7,8 +7,7 @@
  */
 
 // Every spelling of the key, plain or with `\u` escapes, contains `_proto` or `\u`. Both start with a
-// character rare in JSON text, which V8 finds with memchr: searching for `proto` instead took a broad
-// page 0.1 ms, four times as long.
+// character rare in JSON text, which V8 finds with memchr: far faster than searching for `proto`.
 const HINTS = ['_proto', '\\u'] as const;
 /** Characters a hint can reach into the next piece of a text split in pieces. */
 const HINT_OVERLAP = 5;

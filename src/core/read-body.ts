@@ -59,7 +59,7 @@ export async function readChunks(
  * Decodes an answer the caller uses chunk by chunk as it arrives, as UTF-8 with a BOM dropped (as
  * `Response.text()` does), and scans each piece for a `__proto__` hint, so that the whole text need
  * not be searched again. Copying the chunks into one buffer to decode it would put a second copy of
- * each answer (550 KB for a broad page) outside the heap, which the collector must account for.
+ * each answer outside the heap, which the collector must account for.
  */
 export class TextCollector implements ChunkCollector {
   readonly #decoder = new TextDecoder();

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FakeAnswer } from './fake-answers.ts';
 
-// The only module of the SDK that uses `node:` APIs: a real HTTP server for the testing kit.
+// A real HTTP server for the testing kit: one of the few modules that use `node:` APIs (the
+// others: the CLI, and the SQLite and PostgreSQL stores), loaded only by FakeTenant.listen().
 
 async function toRequest(message: IncomingMessage, origin: string): Promise<Request> {
   const chunks: Buffer[] = [];
