@@ -90,8 +90,8 @@ export { IdGovClient } from './client.ts';
 export type { ClientOptions } from './client-options.ts';
 export type { RequestOptions } from './core/api-client.ts';
 export type { APIPromise, ResponseInfo, WithResponse } from './core/api-promise.ts';
-export type { Awaitable } from './core/awaitable.ts';
 export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth.ts';
+export type { Awaitable } from './core/awaitable.ts';
 export {
   AbortError,
   ConfigurationError,

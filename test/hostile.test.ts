@@ -32,6 +32,16 @@ describe('hostile answers give a typed error with the raw body, never a crash, h
     expect(error.rawBody).toBe('{"list":[{"task":{"id":"t-1"');
   });
 
+  it('a body of the wrong shape: the message says so once, prefixed once, with the field', async () => {
+    const error = await searchError('{"list":5}');
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.message).toMatch(
+      /^@idgov\/sdk: The task search response does not match the API: list: expected array, received integer\./,
+    );
+    expect(error.message.match(/@idgov\/sdk: /g)).toHaveLength(1);
+    expect(error.rawBody).toBe('{"list":5}');
+  });
+
   it('an HTML page with status 200', async () => {
     const html = '<!doctype html><title>Sign in</title><p>Please log in';
     const error = await searchError(html, { headers: { 'content-type': 'text/html' } });

@@ -176,13 +176,10 @@ export class APIClient implements ClientCore {
     }
     // A body the service got wrong may echo the token it was sent: the raw body an error keeps must not.
     const unsent = (text: string) => tokens.reduce((out, token) => out.replaceAll(token, '[redacted]'), text);
-    let parsed: z.output<S>;
-    try {
-      parsed = parseResponse(call.schema, response.text, call.what, response.protoFree);
-    } catch (error) {
-      if (!(error instanceof ResponseValidationError)) throw error;
-      throw new ResponseValidationError(error.message, error.path, error.issues, unsent(error.rawBody));
-    }
+    const parsed = parseResponse(call.schema, response.text, call.what, response.protoFree, {
+      rawBody: unsent,
+      note: 'see error.rawBody',
+    });
     const problem = call.check?.(parsed);
     if (problem)
       throw new ResponseValidationError(

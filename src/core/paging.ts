@@ -1,3 +1,4 @@
+import { wholeNumberProblem } from '../internal/numbers.ts';
 import type { WithResponse } from './api-promise.ts';
 import { Awaitable } from './awaitable.ts';
 import {
@@ -128,7 +129,7 @@ export class PagePromise<P extends Page<Item>, Item> extends Awaitable<P> implem
    */
   async toArray(options: { readonly limit?: number | undefined } = {}): Promise<Item[]> {
     const { limit } = options;
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+    if (wholeNumberProblem(limit, 1)) {
       throw new RequestValidationError(
         `limit must be a whole number from 1 (got ${String(limit)}); leave it out for every item.`,
         'limit',

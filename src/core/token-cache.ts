@@ -197,17 +197,8 @@ export class TokenCache {
  * (`{"access_token":"at_SEC`) or a key spelt with a JSON escape would slip past any redaction.
  */
 function parseTokenResponse(text: string): TokenResponse {
-  try {
-    return parseResponse(TokenResponseSchema, text, 'token endpoint');
-  } catch (error) {
-    if (!(error instanceof ResponseValidationError)) throw error;
-    throw new ResponseValidationError(
-      error.message
-        .replace(/^@idgov\/sdk: /, '')
-        .replace('see error.rawBody', 'the body is not kept, as it may hold a token'),
-      error.path,
-      error.issues,
-      `[redacted: token endpoint answer of ${text.length} characters]`,
-    );
-  }
+  return parseResponse(TokenResponseSchema, text, 'token endpoint', false, {
+    rawBody: () => `[redacted: token endpoint answer of ${text.length} characters]`,
+    note: 'the body is not kept, as it may hold a token',
+  });
 }

@@ -75,6 +75,19 @@ export function parseRequest<S extends z.core.$ZodType>(
 }
 
 /**
+ * What a {@link ResponseValidationError} keeps of the body (all of it, unless a caller redacts),
+ * and where its message sends the reader for it.
+ */
+export interface KeptBody {
+  /** The body as the error keeps it. */
+  readonly rawBody: (text: string) => string;
+  /** The end of the message: where the body is (`see error.rawBody`), or why it is not kept. */
+  readonly note: string;
+}
+
+const KEEP_ALL: KeptBody = { rawBody: (text) => text, note: 'see error.rawBody' };
+
+/**
  * Validates a response body. Throws {@link ResponseValidationError} keeping the raw body, e.g.
  * when the service sends `nextPageToken: 5` or an HTML page with status 200. `protoFree` says the
  * reader already found that no `__proto__` key can be spelt in the body (proto-keys.ts).
@@ -86,6 +99,7 @@ export function parseResponse<S extends z.core.$ZodType>(
   rawBody: string,
   what: string,
   protoFree = false,
+  kept: KeptBody = KEEP_ALL,
 ): z.output<S> {
   let json: unknown;
   try {
@@ -94,13 +108,13 @@ export function parseResponse<S extends z.core.$ZodType>(
     const start = rawBody.trimStart().slice(0, 1);
     const guess = start === '<' ? 'an HTML page (a proxy or gateway error?)' : 'not JSON (truncated?)';
     throw new ResponseValidationError(
-      `The ${what} response is ${guess}; see error.rawBody.`,
+      `The ${what} response is ${guess}; ${kept.note}.`,
       '',
       [{ path: '', message: 'body is not JSON' }],
-      rawBody,
+      kept.rawBody(rawBody),
     );
   }
-  return checkResponse(schema, json, what, rawBody);
+  return checkResponse(schema, json, what, rawBody, kept);
 }
 
 /**
@@ -115,15 +129,16 @@ export function checkResponse<S extends z.core.$ZodType>(
   json: unknown,
   what: string,
   rawBody: string | (() => string),
+  kept: KeptBody = KEEP_ALL,
 ): z.output<S> {
   if (inPlaceCheck(schema)?.(json)) return json as z.output<S>;
   const result = (schema as unknown as z.ZodMiniType).safeParse(json);
   if (result.success) return result.data as z.output<S>;
   const issues = toIssues(result.error, json);
   throw new ResponseValidationError(
-    `The ${what} response does not match the API: ${describe(issues)}. If the service changed, upgrade @idgov/sdk; see error.rawBody.`,
+    `The ${what} response does not match the API: ${describe(issues)}. If the service changed, upgrade @idgov/sdk; ${kept.note}.`,
     issues[0]?.path ?? '',
     issues,
-    typeof rawBody === 'string' ? rawBody : rawBody(),
+    kept.rawBody(typeof rawBody === 'string' ? rawBody : rawBody()),
   );
 }

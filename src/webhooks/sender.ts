@@ -2,6 +2,7 @@ import type { AttemptReport } from '../core/attempt-report.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { HttpTransport } from '../core/transport.ts';
+import { wholeNumberProblem } from '../internal/numbers.ts';
 import { serializeBody } from './body.ts';
 import { eventIdOrNew } from './event-id.ts';
 import { WebhookHeader } from './limits.ts';
@@ -98,7 +99,7 @@ export class WebhookSender {
     await this.#signer.ready();
     const eventId = eventIdOrNew(options.eventId);
     const timestamp = options.timestamp ?? now();
-    if (!Number.isInteger(timestamp) || timestamp < 0) {
+    if (wholeNumberProblem(timestamp, 0)) {
       throw new ConfigurationError(`timestamp must be whole Unix seconds (got ${timestamp}).`);
     }
     return { headers: await this.#headers(body.bytes, eventId, timestamp), body: body.text, eventId };
