@@ -99,7 +99,7 @@ function goodToken(response: ServerResponse): void {
 
 const emptyLastPage = { list: [], nextPageToken: '' };
 
-describe('redirects are never followed; the secret stays home (issue 14.1)', () => {
+describe('redirects are never followed; the secret stays home', () => {
   for (const status of [307, 308, 301, 302, 303]) {
     it(`a ${status} from the token endpoint to another origin`, async () => {
       const elsewhere = await serve((_request, response) => goodToken(response));
@@ -147,7 +147,7 @@ describe('redirects are never followed; the secret stays home (issue 14.1)', () 
   });
 });
 
-describe('tokens that cannot be sent in a header are refused unsent (issue 14.2)', () => {
+describe('tokens that cannot be sent in a header are refused unsent', () => {
   for (const [name, bad] of [
     ['CR LF', `${TOKEN}\r\nX-Injected: 1`],
     ['LF', `${TOKEN}\nX`],
@@ -191,7 +191,7 @@ describe('tokens that cannot be sent in a header are refused unsent (issue 14.2)
   });
 });
 
-describe('token endpoint answers that fail to parse keep no part of the body (issue 14.3)', () => {
+describe('token endpoint answers that fail to parse keep no part of the body', () => {
   for (const [name, body] of [
     ['truncated', `{"access_token":"${TOKEN}`],
     ['a key spelt with a JSON escape', `{"acc\\u0065ss_token":"${TOKEN}","token_type":5}`],
@@ -207,7 +207,7 @@ describe('token endpoint answers that fail to parse keep no part of the body (is
   }
 });
 
-describe('base URLs (issue 14.4)', () => {
+describe('base URLs', () => {
   it.each([
     ['https://tenant.test/?q=1', /remove the query "\?q=1"/],
     ['https://tenant.test/?', /remove the query "\?"/],
@@ -226,7 +226,7 @@ describe('base URLs (issue 14.4)', () => {
   });
 });
 
-describe('paging against hostile servers (issue 14.5, 14.6): no item lost or repeated, no endless paging', () => {
+describe('paging against hostile servers: no item lost or repeated, no endless paging', () => {
   /** A search endpoint that answers `page(n, body)` for the n-th search request (1-based). */
   async function searchServer(page: (n: number, body: Record<string, unknown>) => unknown) {
     let n = 0;
@@ -331,7 +331,7 @@ describe('paging against hostile servers (issue 14.5, 14.6): no item lost or rep
   }, 30_000);
 });
 
-describe('pacing of empty pages (issue 14.5), on fake timers', () => {
+describe('pacing of empty pages, on fake timers', () => {
   /** A listing of endless empty pages; records the (fake) time of each page request. */
   function endlessEmpty(options: PagingOptions, signal?: AbortSignal) {
     const requested: number[] = [];
@@ -410,7 +410,7 @@ describe('pacing of empty pages (issue 14.5), on fake timers', () => {
   });
 });
 
-describe('a caller that aborts while the shared token request runs (issue 14.7)', () => {
+describe('a caller that aborts while the shared token request runs', () => {
   it('aborts the token request once no caller waits for it', async () => {
     let tokenRequestClosed!: () => void;
     const closed = new Promise<void>((resolve) => {
@@ -476,7 +476,7 @@ describe('a caller that aborts while the shared token request runs (issue 14.7)'
   });
 });
 
-describe('answers larger than maxResponseBytes (issue 14.8)', () => {
+describe('answers larger than maxResponseBytes', () => {
   const FIFTY_MB = 50 * 1024 * 1024;
 
   /** Streams a 50 MB JSON answer in 1 MiB chunks, with or without a Content-Length. */
@@ -550,7 +550,7 @@ describe('answers larger than maxResponseBytes (issue 14.8)', () => {
   });
 });
 
-describe('rate-limit headers without Retry-After (issue 14.9)', () => {
+describe('rate-limit headers without Retry-After', () => {
   const inAnHour = () => String(Math.floor(Date.now() / 1000) + 3600);
   for (const [header, value] of [
     ['RateLimit-Reset', () => '3600'],
@@ -584,7 +584,7 @@ describe('rate-limit headers without Retry-After (issue 14.9)', () => {
   });
 });
 
-describe('timeouts (issue 14.10): every call ends within its timeout', () => {
+describe('timeouts: every call ends within its timeout', () => {
   it.each([0, -1, 2 ** 31, 1.5])('refuses timeout %s at construction', (timeout) => {
     expect(() => client('https://tenant.test', { timeout })).toThrow(/timeout must be a positive integer/);
   });
