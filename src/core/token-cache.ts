@@ -1,5 +1,4 @@
 import { type TokenResponse, TokenResponseSchema } from '../../schemas/token.ts';
-import { ResponseValidationError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { AuthenticationError } from './status-errors.ts';
 import type { HttpTransport } from './transport.ts';

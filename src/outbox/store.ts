@@ -1,6 +1,6 @@
 /**
  * The contract between {@link WebhookOutbox} and where its events live. Three stores implement it:
- * in memory, SQLite and PostgreSQL; `test/outbox-stores.test.ts` runs the same checks on each.
+ * in memory, SQLite and PostgreSQL; `test/outbox/outbox-stores.test.ts` runs the same checks on each.
  * Times are Unix milliseconds from the outbox's clock; stores never read a clock of their own.
  *
  * @module

@@ -15,7 +15,7 @@ export type FakeTaskInput = Partial<WireTask> & { variant?: FakeTaskVariant };
 const VARIANTS: readonly FakeTaskVariant[] = KNOWN_TASK_TYPE_KINDS;
 const APPS = ['app-github', 'app-okta', 'app-aws', 'app-salesforce', 'app-slack'];
 const USERS = ['user-ada', 'user-grace', 'user-alan', 'user-edsger', 'user-barbara', 'user-ken'];
-const DAY_MS = 24 * 60 * 60 * 1000;
+const _DAY_MS = 24 * 60 * 60 * 1000;
 /** How far back generated tasks are dated. */
 const SPAN_DAYS = 90;
 

@@ -1,0 +1,387 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError } from '../../src/index.ts';
+import { MemoryOutboxStore, type OutboxStore } from '../../src/outbox/index.ts';
+import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-outbox-stores-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const pg = await postgresForTests();
+afterAll(() => pg?.stop());
+
+let n = 0;
+const L = 'https://tenant.test/api/v1/webhooks/incoming/lst-1';
+const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+const DAY = 24 * 60 * 60_000;
+const add = (store: OutboxStore, i: number, at = 1_000, listener = L) =>
+  store.add({ eventId: id(i), listener, body: `{"n":${i}}`, enqueuedAt: at, expiresAt: at + DAY });
+const claim = (
+  store: OutboxStore,
+  now: number,
+  extra: { ordered?: boolean; limit?: number; token?: string } = {},
+) =>
+  store.claim({
+    listener: L,
+    now,
+    leaseMs: 60_000,
+    limit: extra.limit ?? 10,
+    ordered: extra.ordered ?? false,
+    leaseToken: extra.token ?? crypto.randomUUID(),
+  });
+const retryAt = (nextAttemptAt: number) => ({
+  state: 'pending' as const,
+  answer: { status: 503 },
+  nextAttemptAt,
+});
+
+const stores: Array<[string, () => Promise<OutboxStore>]> = [
+  ['memory', async () => new MemoryOutboxStore()],
+  ['sqlite', async () => new SqliteOutboxStore({ path: join(dir, `store-${++n}.db`) })],
+];
+if (pg) {
+  const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+  stores.push([
+    'postgres',
+    async () => {
+      const store = new PostgresOutboxStore({
+        connectionString: pg.url,
+        table: `${pg.schema}.contract_${++n}`,
+      });
+      await store.migrate();
+      return store;
+    },
+  ]);
+} else {
+  it.skip(`PostgreSQL store contract: ${NO_POSTGRES}`, () => {});
+}
+
+describe.each(stores)('%s store contract', (_name, open) => {
+  it('adds once per event ID and hands back the stored event for a repeat', async () => {
+    const store = await open();
+    expect(await add(store, 1)).toBeUndefined();
+    const again = await store.add({
+      eventId: id(1),
+      listener: L,
+      body: '{"other":1}',
+      enqueuedAt: 5,
+      expiresAt: 9,
+    });
+    expect(again).toMatchObject({ eventId: id(1), body: '{"n":1}', state: 'pending', attempts: 0 });
+    expect(await store.counts(L)).toEqual({ pending: 1, delivered: 0, dead: 0, expired: 0 });
+    await store.close();
+  });
+
+  it('claims in enqueue order; ordered claims only the head, and nothing while the head is held or waiting', async () => {
+    const store = await open();
+    for (const i of [1, 2, 3]) await add(store, i);
+    await add(store, 4, 1_000, 'https://tenant.test/api/v1/webhooks/incoming/other');
+    const [head, ...rest] = await claim(store, 2_000, { ordered: true });
+    expect(head?.eventId).toBe(id(1));
+    expect(rest).toEqual([]);
+    expect(await claim(store, 2_000, { ordered: true })).toEqual([]); // held
+    expect(await store.complete(id(1), head?.leaseToken ?? '', 2_100, retryAt(10_000))).toBe(true);
+    expect(await claim(store, 5_000, { ordered: true })).toEqual([]); // waiting to retry
+    expect((await claim(store, 10_000, { ordered: true })).map((e) => e.eventId)).toEqual([id(1)]);
+    const unordered = await claim(store, 10_000, { limit: 5 });
+    expect(unordered.map((e) => e.eventId)).toEqual([id(2), id(3)]); // id(1) is held, id(4) is another listener's
+    await store.close();
+  });
+
+  it("hands a lapsed lease on; the old holder's outcome is refused, except delivered", async () => {
+    const store = await open();
+    await add(store, 1);
+    await add(store, 2);
+    const a = await claim(store, 2_000, { limit: 2, token: 'worker-a' });
+    expect(a).toHaveLength(2);
+    expect(await claim(store, 30_000)).toEqual([]);
+    const b = await claim(store, 62_001, { limit: 2, token: 'worker-b' }); // a's lease ran out
+    expect(b.map((e) => e.leaseToken)).toEqual(['worker-b', 'worker-b']);
+    expect(await store.complete(id(1), 'worker-a', 62_500, retryAt(99_000))).toBe(false);
+    expect(
+      await store.complete(id(2), 'worker-a', 62_500, { state: 'delivered', answer: { status: 200 } }),
+    ).toBe(true);
+    expect(
+      await store.complete(id(2), 'worker-b', 62_600, { state: 'delivered', answer: { status: 409 } }),
+    ).toBe(false);
+    expect(
+      await store.complete(id(1), 'worker-b', 62_700, { state: 'delivered', answer: { status: 409 } }),
+    ).toBe(true);
+    expect(await store.get(id(2))).toMatchObject({
+      state: 'delivered',
+      attempts: 1,
+      lastAnswer: { status: 200 },
+    });
+    expect(await store.counts(L)).toMatchObject({ pending: 0, delivered: 2 });
+    await store.close();
+  });
+
+  it('holds a lease and a retry wait for a worker whose clock is a little behind (leaseMs 60 s)', async () => {
+    const store = await open();
+    await add(store, 1);
+    await add(store, 2);
+    expect(await claim(store, 50_000, { ordered: true, token: 'a' })).toHaveLength(1);
+    expect(await claim(store, 49_999, { ordered: true })).toEqual([]);
+    expect((await claim(store, 49_999)).map((e) => e.eventId)).toEqual([id(2)]); // not id(1)
+    await store.complete(id(1), 'a', 50_000, retryAt(60_000));
+    expect(await claim(store, 49_999, { ordered: true })).toEqual([]); // not before its retry
+    expect(await claim(store, 60_000, { ordered: true })).toHaveLength(1);
+    await store.close();
+  });
+
+  it('treats a lease or an attempt more than a lease length "in the future" as a clock that went back', async () => {
+    const store = await open();
+    await add(store, 1);
+    const [first] = await claim(store, 200_000, { token: 't1' });
+    await store.complete(id(1), 't1', 200_000, retryAt(210_000));
+    expect(await claim(store, 140_000, { token: 't2' })).toEqual([]); // 60 s back: within the tolerance
+    expect((await claim(store, 139_999, { token: 't2' })).map((e) => e.eventId)).toEqual([id(1)]);
+    expect(await claim(store, 79_999, { token: 't3' })).toEqual([]); // t2's lease holds
+    expect((await claim(store, 79_998, { token: 't4' })).map((e) => e.leaseToken)).toEqual(['t4']);
+    expect(first?.eventId).toBe(id(1));
+    await store.close();
+  });
+
+  it('expires pending events past their window instead of claiming them', async () => {
+    const store = await open();
+    await add(store, 1);
+    await add(store, 2, 2_000);
+    expect((await claim(store, 1_000 + DAY, { ordered: true })).map((e) => e.eventId)).toEqual([id(2)]);
+    expect(await store.expire(L, 1_000 + DAY)).toBe(1);
+    expect(await store.get(id(1))).toMatchObject({ state: 'expired', finishedAt: 1_000 + DAY });
+    expect(await store.retry(id(1), 1_000 + DAY)).toBe(false);
+    await store.close();
+  });
+
+  it('releases a claim without counting an attempt', async () => {
+    const store = await open();
+    await add(store, 1);
+    const [event] = await claim(store, 2_000, { token: 't1' });
+    await store.release(id(1), 'other-token');
+    expect(await claim(store, 2_000)).toEqual([]);
+    await store.release(id(1), event?.leaseToken ?? '');
+    expect(await claim(store, 2_000)).toHaveLength(1);
+    expect((await store.get(id(1)))?.attempts).toBe(0);
+    await store.close();
+  });
+
+  it('keeps dead letters with their answer, retries them within the window, purges old deliveries', async () => {
+    const store = await open();
+    for (const i of [1, 2, 3]) await add(store, i);
+    const claimed = await claim(store, 2_000);
+    const token = (i: number) => claimed.find((e) => e.eventId === id(i))?.leaseToken ?? '';
+    await store.complete(id(1), token(1), 2_100, {
+      state: 'dead',
+      answer: { status: 401, body: '{"message":"no"}' },
+    });
+    await store.complete(id(2), token(2), 2_200, { state: 'delivered', answer: { status: 200 } });
+    await store.complete(id(3), token(3), 9_000, { state: 'delivered', answer: { status: 409 } });
+    const dead = await store.list(L, 'dead', 10);
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({
+      eventId: id(1),
+      attempts: 1,
+      lastAnswer: { status: 401, body: '{"message":"no"}' },
+    });
+    expect(await store.retry(id(2), 3_000)).toBe(false); // delivered
+    expect(await store.retry(id(1), 3_000)).toBe(true);
+    expect(await store.get(id(1))).toMatchObject({ state: 'pending', nextAttemptAt: 3_000 });
+    expect(await store.purgeDelivered(L, 5_000)).toBe(1);
+    expect(await store.get(id(2))).toBeUndefined();
+    expect(await store.counts(L)).toEqual({ pending: 1, delivered: 1, dead: 0, expired: 0 });
+    await store.close();
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL store details', () => {
+  it('works on a pool passed in, which close() leaves open; migrate() may run twice', async () => {
+    const { default: Pg } = await import('pg');
+    const { PostgresOutboxStore, postgresOutboxSchema } = await import('../../src/outbox/postgres-store.ts');
+    const pool = new Pg.Pool({ connectionString: pg?.url });
+    const table = `${pg?.schema}.webhook_outbox`;
+    const store = new PostgresOutboxStore({ pool, table });
+    await Promise.all([store.migrate(), store.migrate()]);
+    await add(store, 1);
+    await store.close();
+    const { rows } = await pool.query(`SELECT event_id FROM ${table}`);
+    expect(rows).toEqual([{ event_id: id(1) }]);
+    expect(postgresOutboxSchema('partner.webhook_outbox')).toMatch(
+      /CREATE TABLE IF NOT EXISTS "partner"\."webhook_outbox"/,
+    );
+    expect(() => postgresOutboxSchema('x; DROP TABLE y')).toThrow(/lower-case SQL name/);
+    await pool.end();
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL store, reserved words', () => {
+  it('takes a reserved word (user, order) as the table name', async () => {
+    const { default: Pg } = await import('pg');
+    const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+    // Unqualified names land in the test's schema.
+    const pool = new Pg.Pool({ connectionString: pg?.url, options: `-c search_path=${pg?.schema}` });
+    for (const table of ['user', 'order']) {
+      const store = new PostgresOutboxStore({ pool, table });
+      await store.migrate();
+      await add(store, 1);
+      expect((await claim(store, 2_000)).map((e) => e.eventId)).toEqual([id(1)]);
+      expect(await store.counts(L)).toMatchObject({ pending: 1 });
+    }
+    await pool.end();
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL store, connections ended by the server', () => {
+  it('survives idle connections terminated (a restart): logs a warning, and the next query reconnects', async () => {
+    const { default: Pg } = await import('pg');
+    const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+    const app = `idgov_test_${crypto.randomUUID().slice(0, 8)}`;
+    const url = new URL(pg?.url ?? '');
+    url.searchParams.set('application_name', app);
+    const warnings: string[] = [];
+    const logger = { error() {}, warn: (m: string) => warnings.push(m), info() {}, debug() {} };
+    const store = new PostgresOutboxStore({
+      connectionString: url.href,
+      table: `${pg?.schema}.restart_${++n}`,
+      logger,
+      logLevel: 'warn',
+    });
+    await store.migrate();
+    await add(store, 1);
+    const admin = new Pg.Client({ connectionString: pg?.url });
+    await admin.connect();
+    const { rowCount } = await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+      [app],
+    );
+    await admin.end();
+    expect(rowCount).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(warnings).toHaveLength(rowCount ?? 0));
+    expect(warnings[0]).toMatch(/idle PostgreSQL connection failed \(terminating connection/);
+    expect(await store.counts(L)).toMatchObject({ pending: 1 });
+    await store.close();
+  });
+});
+
+it('PostgreSQL store without the pg package says to install it (or to pass a pool)', async () => {
+  vi.resetModules();
+  vi.doMock('pg', () => {
+    throw new Error("Cannot find package 'pg'");
+  });
+  try {
+    const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+    const store = new PostgresOutboxStore({ connectionString: 'postgres://127.0.0.1:1/none' });
+    await expect(store.counts(L)).rejects.toThrow(
+      /needs the pg package.*: npm install pg \(or pass a pool of your own\)/,
+    );
+  } finally {
+    vi.doUnmock('pg');
+    vi.resetModules();
+  }
+});
+
+describe('SQLite store on a file it cannot write', () => {
+  const readOnlyFile = () => {
+    const path = join(dir, `read-only-${++n}.db`);
+    const db = new DatabaseSync(path);
+    db.exec('CREATE TABLE other (a)'); // a database, not yet an outbox: opening it must write
+    db.close();
+    return path;
+  };
+
+  it('says the file is read-only and how to fix it, with a ConfigurationError', () => {
+    const path = `file:${readOnlyFile()}?mode=ro`;
+    const open = () => new SqliteOutboxStore({ path });
+    expect(open).toThrow(ConfigurationError);
+    expect(open).toThrow(`The outbox file ${path} is read-only`);
+    expect(open).toThrow(/give this process write access to it and to its directory/);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('(a file with mode 0444, when not root)', () => {
+    const path = readOnlyFile();
+    chmodSync(path, 0o444);
+    expect(() => new SqliteOutboxStore({ path })).toThrow(/is read-only .* write access/);
+  });
+
+  it('says when the directory does not exist', () => {
+    const path = join(dir, 'missing', 'outbox.db');
+    expect(() => new SqliteOutboxStore({ path })).toThrow(ConfigurationError);
+    expect(() => new SqliteOutboxStore({ path })).toThrow(/Cannot open the outbox file .* directory exists/);
+  });
+});
+
+/** Two connections to one SQL store, as two worker processes have. */
+const pairs: Array<[string, () => Promise<[OutboxStore, OutboxStore]>]> = [
+  [
+    'sqlite',
+    async () => {
+      const path = join(dir, `pair-${++n}.db`);
+      return [new SqliteOutboxStore({ path }), new SqliteOutboxStore({ path })];
+    },
+  ],
+];
+if (pg) {
+  const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+  pairs.push([
+    'postgres',
+    async () => {
+      const table = `${pg.schema}.pair_${++n}`;
+      const one = new PostgresOutboxStore({ connectionString: pg.url, table });
+      await one.migrate();
+      return [one, new PostgresOutboxStore({ connectionString: pg.url, table })];
+    },
+  ]);
+}
+
+describe.each(pairs)('%s: two workers racing for ordered claims', (_name, open) => {
+  it('hand out the events strictly in enqueue order, one at a time', async () => {
+    const [one, two] = await open();
+    for (let i = 1; i <= 30; i++) await add(i % 2 ? one : two, i);
+    const order: string[] = [];
+    let inFlight = 0;
+    const work = async (store: OutboxStore) => {
+      for (let idle = 0; idle < 200 && order.length < 30; ) {
+        const [event] = await claim(store, 2_000, { ordered: true, limit: 1 });
+        if (!event) {
+          idle += 1;
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
+        inFlight += 1;
+        expect(inFlight).toBe(1);
+        order.push(event.eventId);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight -= 1;
+        await store.complete(event.eventId, event.leaseToken, 2_000, {
+          state: 'delivered',
+          answer: { status: 200 },
+        });
+      }
+    };
+    await Promise.all([work(one), work(two), work(one), work(two)]);
+    expect(order).toEqual(Array.from({ length: 30 }, (_, i) => id(i + 1)));
+    await one.close();
+    await two.close();
+  });
+});
+
+describe('SQLite file shared by two connections (two processes)', () => {
+  it('never claims one event twice while its lease holds, and sees events the other added', async () => {
+    const path = join(dir, 'shared.db');
+    const one = new SqliteOutboxStore({ path });
+    const two = new SqliteOutboxStore({ path });
+    for (let i = 1; i <= 20; i++) await add(i % 2 ? one : two, i);
+    const seen: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      for (const store of [one, two])
+        seen.push(...(await claim(store, 2_000, { limit: 3 })).map((e) => e.eventId));
+    }
+    expect(seen).toHaveLength(20);
+    expect(new Set(seen).size).toBe(20);
+    await one.close();
+    await two.close();
+  });
+});

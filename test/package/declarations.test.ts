@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+it('emits small declarations for code that uses the SDK: types are named, not expanded', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'idgov-dts-'));
+  try {
+    await promisify(execFile)(
+      join(root, 'node_modules/.bin/tsc'),
+      ['-p', join(root, 'test/fixtures/declaration-consumer'), '--outDir', out, '--rootDir', root],
+      { cwd: root },
+    );
+    const emitted = readFileSync(join(out, 'test/fixtures/declaration-consumer/consumer.d.ts'), 'utf8');
+    expect(emitted).toContain('import("@idgov/sdk").TaskView');
+    expect(emitted).toContain('import("@idgov/sdk").App |');
+    // A task's type is named, not spelt out variant by variant.
+    expect(emitted).toContain('firstTaskType(): Promise<import("@idgov/sdk").TaskType | null | undefined>');
+    expect(emitted.length).toBeLessThan(1_000);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}, 60_000);
+
+it('reports a mistaken task type filter as the mistake, never naming internals', async () => {
+  const result = await promisify(execFile)(
+    join(root, 'node_modules/.bin/tsc'),
+    ['-p', join(root, 'test/fixtures/type-errors')],
+    { cwd: root },
+  ).then(
+    () => ({ stdout: '' }),
+    (error: { stdout: string }) => error,
+  );
+  const lines = result.stdout.split('\n');
+  expect(lines.find((l) => l.includes('mistakes.ts(6'))).toContain(
+    "Object literal may only specify known properties, and 'grnt' does not exist in type 'TaskTypeFilter'.",
+  );
+  expect(result.stdout).toContain(
+    `Type '{}' is not assignable to type '"a task type filter holds exactly one variant"'.`,
+  );
+  expect(result.stdout).not.toMatch(/unlistedVariant|\$kind/);
+}, 60_000);
