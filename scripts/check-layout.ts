@@ -93,4 +93,6 @@ if (cycles.length > 0) {
   process.exit(1);
 }
 if (long.length > 0) process.exit(1);
-console.log(`No import circles among ${files.length} files of src/ and schemas/; no file of src/ over ${MAX_LINES} lines.`);
+console.log(
+  `No import circles among ${files.length} files of src/ and schemas/; no file of src/ over ${MAX_LINES} lines.`,
+);

@@ -1,6 +1,8 @@
 import type { Credentials } from './core/auth.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, maxEmptyPagesProblem } from './core/empty-pages.ts';
 import { ConfigurationError } from './core/errors.ts';
+import type { ClientEvents } from './core/events.ts';
+import type { HookHandlers } from './core/hooks.ts';
 import type { PagingOptions } from './core/paging.ts';
 import {
   type ResolvedTransportOptions,
@@ -33,6 +35,12 @@ export interface ClientOptions extends TransportOptions {
    * see {@link PagingOptions.maxEmptyPages}, which overrides it per call. A whole number from 1. Default 100.
    */
   readonly maxEmptyPages?: number | undefined;
+  /**
+   * Handlers told of every request, answer, retry, token and page of this client (more can be
+   * added with `client.hooks.on()`); see the observability guide. A handler that throws is logged
+   * and ignored.
+   */
+  readonly hooks?: HookHandlers<ClientEvents> | undefined;
 }
 
 function credentialsFromEnv(): Credentials | undefined {
@@ -56,7 +64,7 @@ export interface ResolvedClientOptions {
   /** The tenant origin. */
   readonly baseUrl: string;
   readonly credentials: Credentials;
-  readonly transport: ResolvedTransportOptions;
+  readonly transport: ResolvedTransportOptions<ClientEvents>;
   readonly maxEmptyPages: number;
 }
 
@@ -81,7 +89,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   }
   const badBaseUrl = baseUrlProblem(rawBaseUrl, 'baseUrl');
   if (badBaseUrl) throw new ConfigurationError(badBaseUrl);
-  const transport = resolveTransportOptions(options, {
+  const transport = resolveTransportOptions<ClientEvents>(options, {
     maxRetries: DEFAULT_MAX_RETRIES,
     userAgent: `idgov-sdk-js/${VERSION}`,
   });

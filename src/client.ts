@@ -1,6 +1,8 @@
 import { type ClientOptions, resolveClientOptions } from './client-options.ts';
 import { APIClient } from './core/api-client.ts';
 import { createAuthenticator } from './core/auth.ts';
+import type { ClientEvents } from './core/events.ts';
+import type { Hooks } from './core/hooks.ts';
 import { HttpTransport } from './core/transport.ts';
 import { AppEntitlements } from './resources/app-entitlements.ts';
 import { FindingRules } from './resources/finding-rules.ts';
@@ -29,6 +31,11 @@ export class IdGovClient {
   readonly appEntitlements: AppEntitlements;
   /** The tenant base URL, without a trailing slash. */
   readonly baseUrl: string;
+  /**
+   * Typed hooks: `client.hooks.on('retry', (event) => ...)` is told of every retry from now on
+   * (also `request`, `response`, `requestEnd`, `token`, `page`); see the observability guide.
+   */
+  readonly hooks: Hooks<ClientEvents>;
   readonly #describeAuth: string;
 
   constructor(options: ClientOptions = {}) {
@@ -36,9 +43,18 @@ export class IdGovClient {
     this.baseUrl = resolved.baseUrl;
     const http = new HttpTransport(resolved.transport);
     const { logger } = http;
-    const auth = createAuthenticator(resolved.credentials, `${this.baseUrl}/auth/v1/token`, http, logger);
+    this.hooks = resolved.transport.hooks;
+    const auth = createAuthenticator(
+      resolved.credentials,
+      `${this.baseUrl}/auth/v1/token`,
+      http,
+      logger,
+      this.hooks,
+    );
     this.#describeAuth = auth.describe();
-    const api = new APIClient(this.baseUrl, auth, http, logger, { maxEmptyPages: resolved.maxEmptyPages });
+    const api = new APIClient(this.baseUrl, auth, http, logger, this.hooks, {
+      maxEmptyPages: resolved.maxEmptyPages,
+    });
     this.tasks = new TaskSearch(api);
     this.findingRules = new FindingRules(api);
     this.appEntitlements = new AppEntitlements(api);

@@ -97,6 +97,7 @@ export {
   ConfigurationError,
   ConnectionError,
   IdGovError,
+  type IdGovErrorOptions,
   PaginationError,
   type RequestSummary,
   RequestValidationError,
@@ -105,6 +106,18 @@ export {
   TimeoutError,
   type ValidationIssue,
 } from './core/errors.ts';
+export type {
+  ClientEvents,
+  PageEvent,
+  RequestEndEvent,
+  RequestEvent,
+  RequestIdentity,
+  ResponseEvent,
+  RetryEvent,
+  TokenEvent,
+  TransportEvents,
+} from './core/events.ts';
+export type { HookHandlers, Hooks } from './core/hooks.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
 export type { Page } from './core/page.ts';
 export type { PagePromise, PagingOptions } from './core/paging.ts';

@@ -3,6 +3,8 @@ import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
 import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './cursor.ts';
 import { ResponseValidationError } from './errors.ts';
+import type { ClientEvents } from './events.ts';
+import type { HookHandlers, Hooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
 import { notAPage, type Page } from './page.ts';
 import { PagePromise, type PagingOptions } from './paging.ts';
@@ -23,6 +25,8 @@ export interface RequestOptions extends CallOptions {
    * `User-Agent` given here is sent before the SDK's (`my-app/1.2 idgov-sdk-js/...`), not instead of it.
    */
   readonly headers?: Record<string, string> | undefined;
+  /** Handlers told of this call's requests, answers, retries and pages, after the client's own. */
+  readonly hooks?: HookHandlers<ClientEvents> | undefined;
 }
 
 /** One request to the API. */
@@ -110,6 +114,7 @@ export class APIClient implements ClientCore {
   readonly #auth: Authenticator;
   readonly #http: HttpTransport;
   readonly #logger: Logger;
+  readonly #hooks: Hooks<ClientEvents>;
   readonly #paging: PagingOptions;
 
   constructor(
@@ -117,12 +122,14 @@ export class APIClient implements ClientCore {
     auth: Authenticator,
     http: HttpTransport,
     logger: Logger,
+    hooks: Hooks<ClientEvents>,
     paging: PagingOptions = {},
   ) {
     this.#baseUrl = baseUrl;
     this.#auth = auth;
     this.#http = http;
     this.#logger = logger;
+    this.#hooks = hooks;
     this.#paging = paging;
   }
 
@@ -156,6 +163,9 @@ export class APIClient implements ClientCore {
         signal: options.signal,
         timeout: options.timeout,
         maxRetries: options.maxRetries,
+        hooks: options.hooks,
+        // A read: the API's only POST is a search, which changes nothing.
+        idempotent: true,
         errorContext: { secrets: () => tokens },
         beforeAttempt: async (headers) => {
           sent = ''; // stays empty if getting the token fails: that 401 is the token endpoint's, not ours to retry
@@ -179,6 +189,7 @@ export class APIClient implements ClientCore {
     const parsed = parseResponse(call.schema, response.text, call.what, response.protoFree, {
       rawBody: unsent,
       note: 'see error.rawBody',
+      requestId: response.requestId,
     });
     const problem = call.check?.(parsed);
     if (problem)
@@ -187,6 +198,7 @@ export class APIClient implements ClientCore {
         '',
         [],
         unsent(response.text),
+        response.requestId,
       );
     return { data: parsed, response: responseInfo(response) };
   }
@@ -210,6 +222,9 @@ export class APIClient implements ClientCore {
         const call = define();
         const size = this.#pageSize(call.pageSize);
         const request = { query: call.query ?? {}, body: call.body };
+        // Progress of this listing, for the `page` hook.
+        let pages = 0;
+        let itemsSoFar = 0;
         return {
           startToken: call.pageToken,
           fetchPage: async (token, signal) => {
@@ -233,6 +248,24 @@ export class APIClient implements ClientCore {
               );
             }
             call.onPage?.(answer.data);
+            pages += 1;
+            itemsSoFar += count;
+            const page = pages;
+            const { response } = answer;
+            this.#hooks.emit(
+              'page',
+              () => ({
+                what: call.what,
+                page,
+                items: count,
+                itemsSoFar,
+                bytes: response.bytes,
+                more: Boolean((answer.data as Page<unknown>).nextPageToken),
+                requestId: response.requestId,
+                durationMs: response.durationMs,
+              }),
+              options.hooks,
+            );
             return answer;
           },
         };

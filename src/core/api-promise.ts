@@ -13,6 +13,10 @@ export interface ResponseInfo {
   readonly requestId: string | undefined;
   /** Attempts made, 1 when the first one succeeded. */
   readonly attempts: number;
+  /** Bytes of the answer's body. */
+  readonly bytes: number;
+  /** From the first attempt to the answer's last byte, retries and waits included, in ms. */
+  readonly durationMs: number;
 }
 
 /**
@@ -29,14 +33,9 @@ export interface WithResponse<T> {
 }
 
 /** The {@link ResponseInfo} of an answer. */
-export function responseInfo(answer: {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly attempts: number;
-}): ResponseInfo {
-  const { status, headers, attempts } = answer;
-  const requestId = headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
-  return { status, headers, requestId, attempts };
+export function responseInfo(answer: ResponseInfo): ResponseInfo {
+  const { status, headers, requestId, attempts, bytes, durationMs } = answer;
+  return { status, headers, requestId, attempts, bytes, durationMs };
 }
 
 /**

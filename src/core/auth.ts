@@ -1,4 +1,6 @@
 import { ConfigurationError } from './errors.ts';
+import type { TokenEvent } from './events.ts';
+import type { Hooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
 import { type ClientCredentials, TokenCache, unsendableToken } from './token-cache.ts';
 import type { HttpTransport } from './transport.ts';
@@ -75,6 +77,7 @@ export function createAuthenticator(
   tokenUrl: string,
   http: HttpTransport,
   logger: Logger,
+  hooks: Hooks<{ readonly token: TokenEvent }>,
 ): Authenticator {
   if (typeof credentials === 'function') {
     let forceRefresh = false;
@@ -105,7 +108,7 @@ export function createAuthenticator(
   if (clientSecret !== clientSecret.trim()) {
     throw new ConfigurationError('credentials.clientSecret has surrounding whitespace: trim it.');
   }
-  const cache = new TokenCache({ clientId, clientSecret }, tokenUrl, http, logger);
+  const cache = new TokenCache({ clientId, clientSecret }, tokenUrl, http, logger, hooks);
   return {
     token: (signal) => cache.token(signal),
     refused(refused) {

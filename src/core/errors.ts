@@ -22,14 +22,32 @@ export interface ValidationIssue {
 }
 
 /**
+ * What an {@link IdGovError} may be built with besides its message.
+ *
+ * @group Errors
+ */
+export interface IdGovErrorOptions {
+  /** The error this one explains. */
+  readonly cause?: unknown;
+  /** The service's request ID of the answer the error is about. */
+  readonly requestId?: string | undefined;
+}
+
+/**
  * Base class of every error thrown by this SDK.
  *
  * @group Errors
  */
 export class IdGovError extends Error {
   override name = 'IdGovError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(PREFIX + message, options);
+  /**
+   * The service's request ID (`x-request-id` or `request-id`) of the answer this error is about,
+   * to quote to its support; undefined when there was no answer, or it carried none.
+   */
+  readonly requestId: string | undefined;
+  constructor(message: string, options?: IdGovErrorOptions) {
+    super(PREFIX + message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.requestId = options?.requestId;
   }
 
   /**
@@ -94,8 +112,14 @@ export class ResponseValidationError extends IdGovError {
   readonly issues: readonly ValidationIssue[];
   /** The body as received, with the token sent (and a token endpoint's whole answer) redacted. */
   readonly rawBody: string;
-  constructor(message: string, path: string, issues: readonly ValidationIssue[], rawBody: string) {
-    super(message);
+  constructor(
+    message: string,
+    path: string,
+    issues: readonly ValidationIssue[],
+    rawBody: string,
+    requestId?: string | undefined,
+  ) {
+    super(message, { requestId });
     this.path = path;
     this.issues = issues;
     this.rawBody = rawBody;
@@ -125,8 +149,8 @@ export class ResponseTooLargeError extends IdGovError {
   readonly request: RequestSummary;
   /** The status of that answer: a 200 too large to read was still accepted. */
   readonly status: number | undefined;
-  constructor(message: string, limit: number, request: RequestSummary, status?: number) {
-    super(message);
+  constructor(message: string, limit: number, request: RequestSummary, status?: number, requestId?: string) {
+    super(message, { requestId });
     this.limit = limit;
     this.request = request;
     this.status = status;
@@ -140,6 +164,15 @@ export class ResponseTooLargeError extends IdGovError {
  */
 export class ConnectionError extends IdGovError {
   override name = 'ConnectionError';
+  /**
+   * The system's error code, when the runtime gave one: `ECONNREFUSED`, `ECONNRESET`, `ENOTFOUND`,
+   * `ETIMEDOUT`, `CERT_HAS_EXPIRED`... (also in the message).
+   */
+  readonly code: string | undefined;
+  constructor(message: string, options?: IdGovErrorOptions & { readonly code?: string | undefined }) {
+    super(message, options);
+    this.code = options?.code;
+  }
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { AttemptReport } from './attempt-report.ts';
+import type { TransportEvents } from './events.ts';
+import type { HookHandlers } from './hooks.ts';
 import type { ErrorContext } from './status-errors.ts';
 import type { CallOptions } from './transport-options.ts';
 
@@ -18,6 +20,12 @@ export interface HttpRequest extends CallOptions {
   readonly beforeAttempt?: ((headers: Headers, attempt: number) => void | Promise<void>) | undefined;
   /** Told of every attempt as it ends: its status or why it got none, and how long it took. */
   readonly onAttempt?: ((report: AttemptReport) => void) | undefined;
+  /** The call's own hooks, told after the component's. */
+  readonly hooks?: HookHandlers<TransportEvents> | undefined;
+  /** Whether sending it twice is harmless; default: for GET. Told to the `request` hook. */
+  readonly idempotent?: boolean | undefined;
+  /** The webhook event ID of a delivery, which its events name. */
+  readonly eventId?: string | undefined;
   /** Non-2xx statuses that are answers, not errors (a webhook's 409 "already delivered"). */
   readonly acceptStatuses?: readonly number[] | undefined;
   /**
@@ -44,4 +52,10 @@ export interface HttpResponse {
   readonly protoFree?: boolean | undefined;
   /** Attempts made, 1 when the first one succeeded. */
   readonly attempts: number;
+  /** The service's request ID of the answer, when it sent one. */
+  readonly requestId: string | undefined;
+  /** Bytes of the body read (0 with `statusOnly`). */
+  readonly bytes: number;
+  /** From the first attempt to the last byte, retries and waits included, in ms. */
+  readonly durationMs: number;
 }

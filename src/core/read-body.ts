@@ -6,6 +6,7 @@
  * @module
  */
 import { ProtoHintScan } from './proto-keys.ts';
+import { requestIdOf } from './request-id.ts';
 import { BrokenAnswerError } from './retry.ts';
 
 /** An answer's text, and whether its reader found that it can spell no `__proto__` key. */
@@ -20,8 +21,8 @@ export interface ChunkCollector {
 }
 
 /**
- * Reads the whole body into `collector`, counting bytes: past `limit` it stops reading and returns
- * false, so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared Content-Length
+ * Reads the whole body into `collector`, counting bytes, and returns how many: past `limit` it
+ * stops reading and returns undefined, so a hostile 50 MB answer costs at most `limit` bytes of memory. A declared Content-Length
  * over the limit stops it before reading at all. A body that breaks off is a {@link BrokenAnswerError}
  * (retried as a connection that broke); an abort (ky's timeout, the caller's `signal`) stays one.
  */
@@ -30,28 +31,31 @@ export async function readChunks(
   limit: number,
   collector: ChunkCollector,
   signal: AbortSignal,
-): Promise<boolean> {
+): Promise<number | undefined> {
   if (Number(response.headers.get('content-length')) > limit) {
     response.body?.cancel().catch(() => {});
-    return false;
+    return undefined;
   }
-  if (!response.body) return true;
+  if (!response.body) return 0;
   const reader = response.body.getReader();
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return true;
+      if (done) return size;
       size += value.byteLength;
       if (size > limit) {
         reader.cancel().catch(() => {});
-        return false;
+        return undefined;
       }
       collector.add(value);
     }
   } catch (error) {
     if (signal.aborted) throw error;
-    throw new BrokenAnswerError('the connection broke while reading the answer', { cause: error });
+    throw new BrokenAnswerError('the connection broke while reading the answer', {
+      cause: error,
+      requestId: requestIdOf(response.headers),
+    });
   }
 }
 

@@ -1,5 +1,4 @@
-import { type HTTPError, isHTTPError, type RetryOptions } from 'ky';
-import { ResponseTooLargeError } from './errors.ts';
+import { type HTTPError, isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from 'ky';
 
 /**
  * The connection broke after an answer's headers arrived, while its body was read: retried like a
@@ -7,6 +6,12 @@ import { ResponseTooLargeError } from './errors.ts';
  */
 export class BrokenAnswerError extends Error {
   override name = 'BrokenAnswerError';
+  /** The request ID of the answer that broke off. */
+  readonly requestId: string | undefined;
+  constructor(message: string, options: { readonly cause: unknown; readonly requestId: string | undefined }) {
+    super(message, { cause: options.cause });
+    this.requestId = options.requestId;
+  }
 }
 
 /** The longest `Retry-After` the SDK sleeps; a longer one is raised as the error instead. */
@@ -18,9 +23,6 @@ const MAX_DELAY_MS = 8_000;
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
-
-// 408, 429 and 500..599: ky needs the list to read Retry-After for them.
-const RETRYABLE_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
 
 /**
  * Delay before retry number `attempt` (1-based), before jitter: 0.5 s, 1 s, 2 s, 4 s, then 8 s.
@@ -66,18 +68,34 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
   return undefined;
 }
 
+/** A retry the policy decided on: why, and how long to wait first. */
+export interface RetryPlan {
+  /** `status` (408, 429, 5xx), `timeout` or `network` (a failed or broken connection). */
+  readonly reason: 'status' | 'timeout' | 'network';
+  /** The status retried, for `reason: 'status'`. */
+  readonly status?: number | undefined;
+  /** The wait before the next attempt: the service's Retry-After, else the backoff with jitter. */
+  readonly delayMs: number;
+}
+
 /**
- * ky's `shouldRetry`: `false` refuses a retry, `true` forces one (with the backoff), `undefined`
- * lets ky's own checks decide (they honour Retry-After, which `true` would make ky ignore).
+ * The retry policy, whole: whether the failure of retry number `retry` (1-based) is retried, and
+ * after how long; undefined when it is not. ky asks it and waits what it says, so that the wait is
+ * known (and reported) before it starts.
  */
-export function refuseRetry(error: unknown): boolean | undefined {
-  if (error instanceof BrokenAnswerError) return true;
-  // Asking again would fetch the same too-large answer.
-  if (error instanceof ResponseTooLargeError) return false;
-  if (!isHTTPError(error)) return undefined; // timeouts and network errors: ky retries them
-  if (!isRetryableStatus(error.response.status)) return false;
-  // ky would clamp an over-long wait (Retry-After or a rate-limit reset) and retry early, against the server's wish: stop instead.
-  return (retryAfterMs(error.response.headers) ?? 0) > RETRY_AFTER_CAP_MS ? false : undefined;
+export function planRetry(error: unknown, retry: number): RetryPlan | undefined {
+  const backoff = () => withJitter(backoffDelay(retry));
+  if (error instanceof BrokenAnswerError) return { reason: 'network', delayMs: backoff() };
+  if (isTimeoutError(error)) return { reason: 'timeout', delayMs: backoff() };
+  if (isNetworkError(error)) return { reason: 'network', delayMs: backoff() };
+  // Anything else (a too-large answer, which asking again would fetch again; a bug) is not retried.
+  if (!isHTTPError(error)) return undefined;
+  const { status, headers } = error.response;
+  if (!isRetryableStatus(status)) return undefined;
+  const asked = retryAfterMs(headers);
+  // An over-long wait is the service's wish too: stop and say so rather than retry early.
+  if (asked !== undefined && asked > RETRY_AFTER_CAP_MS) return undefined;
+  return { reason: 'status', status, delayMs: asked ?? backoff() };
 }
 
 /** Whether the final error was a retryable status refused only because its Retry-After exceeds the cap. */
@@ -86,17 +104,25 @@ export function exceededRetryAfterCap(error: HTTPError): number | undefined {
   return wait !== undefined && wait > RETRY_AFTER_CAP_MS ? wait : undefined;
 }
 
-/** ky's retry options for `limit` retries, with the policy above. POST is included: callers opt in per request. */
-export function retryOptions(limit: number): RetryOptions {
+/**
+ * ky's retry options for `limit` retries, with {@link planRetry} as the whole policy: `onPlan` is
+ * told of each retry before its wait. POST is included: callers opt in per request.
+ */
+export function retryOptions(limit: number, onPlan: (plan: RetryPlan, retry: number) => void): RetryOptions {
+  let planned = 0;
   return {
     limit,
     methods: ['get', 'post'],
-    statusCodes: RETRYABLE_STATUSES,
-    afterStatusCodes: RETRYABLE_STATUSES,
-    maxRetryAfter: RETRY_AFTER_CAP_MS,
     retryOnTimeout: true,
-    delay: backoffDelay,
-    jitter: withJitter,
-    shouldRetry: ({ error }) => refuseRetry(error),
+    // ky waits delay(jitter(...)): both hand back the planned wait unchanged.
+    delay: () => planned,
+    jitter: (delay) => delay,
+    shouldRetry: ({ error, retryCount }) => {
+      const plan = planRetry(error, retryCount);
+      if (!plan) return false;
+      planned = plan.delayMs;
+      onPlan(plan, retryCount);
+      return true;
+    },
   };
 }

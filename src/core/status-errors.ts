@@ -5,6 +5,7 @@
  * @module
  */
 import { IdGovError, type RequestSummary } from './errors.ts';
+import { requestIdOf } from './request-id.ts';
 
 /**
  * Fields of every {@link APIError}.
@@ -35,17 +36,14 @@ export class APIError extends IdGovError {
   readonly headers: Headers;
   /** The body: parsed JSON, or text when it was not JSON. */
   readonly body: unknown;
-  /** The service's request id (`x-request-id` or `request-id`), to quote to its support. */
-  readonly requestId: string | undefined;
   /** The request that failed. */
   readonly request: RequestSummary;
   constructor(message: string, init: APIErrorInit) {
-    super(message);
+    super(message, { requestId: requestIdOf(init.headers) });
     this.status = init.status;
     this.headers = init.headers;
     this.body = init.body;
     this.request = init.request;
-    this.requestId = init.headers.get('x-request-id') ?? init.headers.get('request-id') ?? undefined;
   }
 }
 

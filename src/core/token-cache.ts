@@ -1,4 +1,6 @@
 import { type TokenResponse, TokenResponseSchema } from '../../schemas/token.ts';
+import type { TokenEvent } from './events.ts';
+import type { Hooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
 import { AuthenticationError } from './status-errors.ts';
 import type { HttpTransport } from './transport.ts';
@@ -88,14 +90,24 @@ export class TokenCache {
   readonly #tokenUrl: string;
   readonly #http: HttpTransport;
   readonly #logger: Logger;
+  readonly #hooks: Hooks<{ readonly token: TokenEvent }>;
   #token: CachedToken | undefined;
   #inflight: Flight | undefined;
+  // Why the next token is fetched, for the `token` hook.
+  #reason: TokenEvent['reason'] = 'first';
 
-  constructor(credentials: ClientCredentials, tokenUrl: string, http: HttpTransport, logger: Logger) {
+  constructor(
+    credentials: ClientCredentials,
+    tokenUrl: string,
+    http: HttpTransport,
+    logger: Logger,
+    hooks: Hooks<{ readonly token: TokenEvent }>,
+  ) {
     this.#credentials = credentials;
     this.#tokenUrl = tokenUrl;
     this.#http = http;
     this.#logger = logger;
+    this.#hooks = hooks;
   }
 
   /** A token fit to send now. */
@@ -116,7 +128,9 @@ export class TokenCache {
 
   /** Drops `refused` after the API answered 401 to it; a newer token is kept. */
   invalidate(refused: string): void {
-    if (this.#token?.value === refused) this.#token = undefined;
+    if (this.#token?.value !== refused) return;
+    this.#token = undefined;
+    this.#reason = 'refused';
   }
 
   #refresh(): Flight {
@@ -141,6 +155,7 @@ export class TokenCache {
       client_secret: this.#credentials.clientSecret,
     });
     const started = Date.now();
+    const reason = this.#reason;
     // The flight's own signal, not a caller's: the request is shared, so one caller's abort must not fail the others.
     const response = await this.#http.send({
       method: 'POST',
@@ -165,7 +180,13 @@ export class TokenCache {
     }
     const token = { value: parsed.access_token, ...lifetimes(parsed, started) };
     this.#token = token;
+    this.#reason = 'expiring';
     this.#logger.info('obtained an access token', { expiresIn: parsed.expires_in ?? null });
+    this.#hooks.emit('token', () => ({
+      reason,
+      expiresInSeconds: parsed.expires_in ?? undefined,
+      durationMs: Date.now() - started,
+    }));
     return token.value;
   }
 

@@ -56,7 +56,7 @@ export function translate(
     const code = errorCode(error.cause);
     return new ConnectionError(
       `${host} answered ${what.method} ${what.path}, but the connection broke while reading the answer${code ? ` (${code})` : ''}, after ${tries}. Check the network or a proxy between you and the service.`,
-      { cause: error.cause },
+      { cause: error.cause, code, requestId: error.requestId },
     );
   }
   // NetworkError carries the socket-level cause (ECONNREFUSED, reset); never the request, whose headers hold tokens.
@@ -70,6 +70,6 @@ export function translate(
       .slice(0, 200);
   return new ConnectionError(
     `Could not reach ${host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
-    { cause },
+    { cause, code },
   );
 }

@@ -1,5 +1,7 @@
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { ConfigurationError, RequestValidationError } from './errors.ts';
+import type { TransportEvents } from './events.ts';
+import { type HookHandlers, Hooks } from './hooks.ts';
 import { createLogger, type Logger, type LogLevel } from './logger.ts';
 
 /**
@@ -45,9 +47,11 @@ export interface TransportOptions {
 
 /**
  * {@link TransportOptions} as the transport uses them: every default applied and checked, the
- * logger built, the `User-Agent` composed.
+ * logger and hooks built, the `User-Agent` composed.
  */
-export interface ResolvedTransportOptions {
+export interface ResolvedTransportOptions<Events extends TransportEvents = TransportEvents> {
+  /** The component's hooks. */
+  readonly hooks: Hooks<Events>;
   /** `fetch` to use; the global one when undefined. */
   readonly fetch: typeof globalThis.fetch | undefined;
   /** Per-attempt timeout in ms. */
@@ -123,20 +127,22 @@ function withProduct(product: unknown, sdk: string): string {
  * {@link ConfigurationError} naming it and the fix), the logger built, the `User-Agent` composed.
  * `defaults` are what differs between the components that send (the client, the webhook sender).
  */
-export function resolveTransportOptions(
-  options: TransportOptions,
+export function resolveTransportOptions<Events extends TransportEvents>(
+  options: TransportOptions & { readonly hooks?: HookHandlers<Events> | undefined },
   defaults: { readonly maxRetries: number; readonly userAgent: string },
-): ResolvedTransportOptions {
+): ResolvedTransportOptions<Events> {
   for (const name of ['timeout', 'maxRetries', 'maxResponseBytes'] as const) {
     const problem = limitProblem(name, options[name]);
     if (problem) throw new ConfigurationError(problem);
   }
+  const logger = createLogger(options.logger, options.logLevel);
   return {
+    hooks: new Hooks<Events>(logger, options.hooks),
     fetch: options.fetch,
     timeout: options.timeout ?? DEFAULT_TIMEOUT_MS,
     maxRetries: options.maxRetries ?? defaults.maxRetries,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     userAgent: withProduct(options.userAgent, defaults.userAgent),
-    logger: createLogger(options.logger, options.logLevel),
+    logger,
   };
 }

@@ -6,12 +6,15 @@
  *
  * @module
  */
-import ky, { isHTTPError } from 'ky';
+import ky from 'ky';
 import { AttemptRecorder } from './attempt-report.ts';
-import { type RequestSummary, RequestValidationError } from './errors.ts';
+import { type IdGovError, type RequestSummary, RequestValidationError } from './errors.ts';
+import type { RequestIdentity, TransportEvents } from './events.ts';
+import type { Hooks } from './hooks.ts';
 import type { HttpRequest, HttpResponse } from './http-request.ts';
 import type { Logger } from './logger.ts';
-import { retryOptions } from './retry.ts';
+import { type RetryPlan, retryOptions } from './retry.ts';
+import { APIError } from './status-errors.ts';
 import { translate } from './transport-errors.ts';
 import {
   checkCallOptions,
@@ -61,6 +64,7 @@ function headersFor(request: HttpRequest, userAgent: string): Headers {
  */
 export class HttpTransport {
   readonly #settings: ResolvedTransportOptions;
+  #requests = 0;
 
   constructor(settings: ResolvedTransportOptions) {
     this.#settings = settings;
@@ -71,25 +75,68 @@ export class HttpTransport {
     return this.#settings.logger;
   }
 
+  /** The component's hooks: every request, answer, retry and end is told to them. */
+  get hooks(): Hooks<TransportEvents> {
+    return this.#settings.hooks;
+  }
+
   /** Sends `request`, retrying as configured, and reads the body. Throws an {@link IdGovError}. */
   async send(request: HttpRequest): Promise<HttpResponse> {
     checkCallOptions(request);
     const settings = this.#settings;
-    const { logger } = settings;
+    const { logger, hooks } = settings;
     const timeout = request.timeout ?? settings.timeout;
+    const maxRetries = request.maxRetries ?? settings.maxRetries;
     const what = summary(request.url, request.method);
-    const attempts = new AttemptRecorder(
-      { method: request.method, path: what.path, signal: request.signal },
-      request.onAttempt,
-      logger,
-    );
+    this.#requests += 1;
+    const identity: RequestIdentity = {
+      requestNumber: this.#requests,
+      method: request.method,
+      url: what.url ?? '',
+      path: what.path,
+      ...(request.eventId === undefined ? {} : { eventId: request.eventId }),
+    };
+    const callHooks = request.hooks;
+    const attempts = new AttemptRecorder({
+      identity,
+      report: request.onAttempt,
+      hooks,
+      callHooks,
+      maxAttempts: maxRetries + 1,
+      idempotent: request.idempotent ?? request.method === 'GET',
+      signal: request.signal,
+    });
     let count = 0;
     const prepare = async (headers: Headers) => {
       count += 1;
       await request.beforeAttempt?.(headers, count);
       attempts.begin();
     };
-    const started = Date.now();
+    const onRetry = (plan: RetryPlan, retry: number) => {
+      const reason = plan.status === undefined ? plan.reason : `status ${plan.status}`;
+      logger.info(`retrying ${what.method} ${what.path} after ${reason}`, {
+        retry,
+        waitMs: Math.round(plan.delayMs),
+      });
+      hooks.emit(
+        'retry',
+        () => ({ ...identity, attempt: retry, maxAttempts: maxRetries + 1, ...plan }),
+        callHooks,
+      );
+    };
+    const started = performance.now();
+    const end = (outcome: { status?: number | undefined; error?: IdGovError }) =>
+      hooks.emit(
+        'requestEnd',
+        () => ({
+          ...identity,
+          attempts: count,
+          durationMs: performance.now() - started,
+          ...outcome,
+          requestId: outcome.error ? outcome.error.requestId : attempts.requestId,
+        }),
+        callHooks,
+      );
     try {
       const response = await instance(request.url, {
         method: request.method,
@@ -107,28 +154,34 @@ export class HttpTransport {
         // and any redirect would make us accept answers from a host the user did not configure.
         redirect: 'manual',
         throwHttpErrors: (status) => !request.acceptStatuses?.includes(status),
-        retry: retryOptions(request.maxRetries ?? settings.maxRetries),
+        retry: retryOptions(maxRetries, onRetry),
         hooks: {
           beforeRequest: [({ request: r }) => prepare(r.headers)],
-          beforeRetry: [
-            ({ request: r, error, retryCount }) => {
-              const reason = isHTTPError(error) ? `status ${error.response.status}` : error.name;
-              logger.info(`retrying ${what.method} ${what.path} after ${reason}`, { retry: retryCount });
-              return prepare(r.headers);
-            },
-          ],
+          beforeRetry: [({ request: r }) => prepare(r.headers)],
         },
       });
       const { text, protoFree } = takeDecodedBody(response);
       logger.debug(`${what.method} ${what.path} ${response.status}`, {
-        ms: Date.now() - started,
+        ms: Math.round(performance.now() - started),
         attempts: count,
       });
-      return { status: response.status, headers: response.headers, text, protoFree, attempts: count };
-    } catch (error) {
-      throw translate(error, request, what, count, timeout);
-    } finally {
       attempts.end();
+      end({ status: response.status });
+      return {
+        status: response.status,
+        headers: response.headers,
+        text,
+        protoFree,
+        attempts: count,
+        requestId: attempts.requestId,
+        bytes: attempts.bytes,
+        durationMs: performance.now() - started,
+      };
+    } catch (thrown) {
+      attempts.end();
+      const error = translate(thrown, request, what, count, timeout);
+      end({ status: error instanceof APIError ? error.status : undefined, error });
+      throw error;
     }
   }
 }

@@ -83,6 +83,8 @@ export interface KeptBody {
   readonly rawBody: (text: string) => string;
   /** The end of the message: where the body is (`see error.rawBody`), or why it is not kept. */
   readonly note: string;
+  /** The answer's request ID, which the error carries. */
+  readonly requestId?: string | undefined;
 }
 
 const KEEP_ALL: KeptBody = { rawBody: (text) => text, note: 'see error.rawBody' };
@@ -112,6 +114,7 @@ export function parseResponse<S extends z.core.$ZodType>(
       '',
       [{ path: '', message: 'body is not JSON' }],
       kept.rawBody(rawBody),
+      kept.requestId,
     );
   }
   return checkResponse(schema, json, what, rawBody, kept);
@@ -140,5 +143,6 @@ export function checkResponse<S extends z.core.$ZodType>(
     issues[0]?.path ?? '',
     issues,
     kept.rawBody(typeof rawBody === 'string' ? rawBody : rawBody()),
+    kept.requestId,
   );
 }

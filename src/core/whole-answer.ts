@@ -8,6 +8,7 @@ import type { AttemptRecorder } from './attempt-report.ts';
 import { type RequestSummary, ResponseTooLargeError } from './errors.ts';
 import type { HttpRequest } from './http-request.ts';
 import { BytesCollector, type DecodedBody, readChunks, TextCollector } from './read-body.ts';
+import { requestIdOf } from './request-id.ts';
 
 // The text of an answer the caller uses, decoded where it was read (fetchWhole) and found by the
 // Response that stands for it: no second copy into a Response body and no second decode.
@@ -46,11 +47,11 @@ export function fetchWhole(sending: Sending): typeof globalThis.fetch {
   return async (input, init) => {
     const attempt = attempts.current;
     try {
-      const answer = await fetchAndRead(sending, input as Request, init, (status) =>
-        attempts.answered(attempt, status),
+      const { response, bytes } = await fetchAndRead(sending, input as Request, init, (answer) =>
+        attempts.answered(attempt, answer),
       );
-      attempts.settle(attempt);
-      return answer;
+      attempts.settle(attempt, undefined, bytes);
+      return response;
     } catch (error) {
       attempts.settle(attempt, { attemptSignal: (input as Request).signal });
       throw error;
@@ -63,8 +64,8 @@ async function fetchAndRead(
   { fetch, request, limit, what }: Sending,
   built: Request,
   init: RequestInit | undefined,
-  answered: (status: number) => void,
-): Promise<Response> {
+  answered: (answer: Response) => void,
+): Promise<{ response: Response; bytes: number }> {
   // ky hands over the Request it built: its signal (this attempt's timeout and the caller's abort)
   // and headers (the token its hooks set); `init` holds only options ky does not know. The headers
   // go as this attempt's snapshot: the Headers object stays ky's, which clones and changes it.
@@ -81,38 +82,41 @@ async function fetchAndRead(
   // A custom fetch gets a Request, which its author may expect (and which, logged, shows no token
   // form with the client secret); the global fetch takes the URL and init without one being built.
   const response = await (fetch ? fetch(new Request(url, sent)) : globalThis.fetch(url, sent));
-  answered(response.status);
+  answered(response);
   // A browser's refused redirect: status 0 and no body, which a new Response cannot have.
-  if (response.type === 'opaqueredirect') return response;
+  if (response.type === 'opaqueredirect') return { response, bytes: 0 };
   const used = response.ok || (request.acceptStatuses?.includes(response.status) ?? false);
   const answer = { status: response.status, statusText: response.statusText, headers: response.headers };
   if (used && request.statusOnly) {
     response.body?.cancel().catch(() => {});
-    return new Response(null, answer);
+    return { response: new Response(null, answer), bytes: 0 };
   }
   if (used) {
     const collector = new TextCollector();
-    if (!(await readChunks(response, limit, collector, signal))) {
+    const read = await readChunks(response, limit, collector, signal);
+    if (read === undefined) {
       throw new ResponseTooLargeError(
         `The answer to ${what.method} ${what.path} is larger than maxResponseBytes (${limit} bytes); stopped reading. Raise maxResponseBytes only if the service really sends answers this large.`,
         limit,
         what,
         response.status,
+        requestIdOf(response.headers),
       );
     }
     const body = collector.finish();
-    if (body.text === '' || NULL_BODY_STATUSES.has(response.status)) return new Response(null, answer);
+    if (body.text === '' || NULL_BODY_STATUSES.has(response.status)) {
+      return { response: new Response(null, answer), bytes: read };
+    }
     const decoded = new Response(null, answer);
     decodedBodies.set(decoded, body);
-    return decoded;
+    return { response: decoded, bytes: read };
   }
   const collector = new BytesCollector();
   // Past ky's 10 MiB an error's body is dropped: the status error stands alone.
-  const bytes = (await readChunks(response, MAX_ERROR_BODY_BYTES, collector, signal))
-    ? collector.finish()
-    : undefined;
+  const read = await readChunks(response, MAX_ERROR_BODY_BYTES, collector, signal);
+  const bytes = read === undefined ? undefined : collector.finish();
   const empty = !bytes?.byteLength || NULL_BODY_STATUSES.has(response.status);
-  return new Response(empty ? null : bytes, answer);
+  return { response: new Response(empty ? null : bytes, answer), bytes: read ?? MAX_ERROR_BODY_BYTES };
 }
 
 /**

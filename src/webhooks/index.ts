@@ -6,6 +6,15 @@
 
 // jose's key types, so that typing a key needs no import from jose.
 export type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
+export type {
+  RequestEndEvent,
+  RequestEvent,
+  RequestIdentity,
+  ResponseEvent,
+  RetryEvent,
+  TransportEvents,
+} from '../core/events.ts';
+export type { HookHandlers, Hooks } from '../core/hooks.ts';
 export { isEventId, newEventId } from './event-id.ts';
 export { type EventIdStore, MemoryEventIdStore } from './event-store.ts';
 export type { InboundWebhookRequest } from './inbound-request.ts';

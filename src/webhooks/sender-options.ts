@@ -1,4 +1,6 @@
 import { ConfigurationError } from '../core/errors.ts';
+import type { TransportEvents } from '../core/events.ts';
+import type { HookHandlers } from '../core/hooks.ts';
 import {
   type CallOptions,
   type ResolvedTransportOptions,
@@ -28,6 +30,11 @@ export interface WebhookSenderCommonOptions extends TransportOptions {
   readonly listenerId?: string | undefined;
   /** Largest body in bytes of UTF-8. Default 65,536 (the service's 64 KB); some services apply 64,000. */
   readonly maxBodyBytes?: number | undefined;
+  /**
+   * Handlers told of every attempt, answer, retry and end of this sender's deliveries (each names
+   * its event ID); more can be added with `sender.hooks.on()`. A handler that throws is logged and ignored.
+   */
+  readonly hooks?: HookHandlers<TransportEvents> | undefined;
 }
 
 /**
@@ -64,6 +71,8 @@ export interface SendOptions extends CallOptions {
    * and `Authorization` cannot be overridden; a `User-Agent` goes before the SDK's.
    */
   readonly headers?: Record<string, string> | undefined;
+  /** Handlers told of this delivery's attempts, answers and retries, after the sender's own. */
+  readonly hooks?: HookHandlers<TransportEvents> | undefined;
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { AttemptReport } from '../core/attempt-report.ts';
 import { ConfigurationError } from '../core/errors.ts';
+import type { TransportEvents } from '../core/events.ts';
+import type { Hooks } from '../core/hooks.ts';
 import type { Logger } from '../core/logger.ts';
 import { HttpTransport } from '../core/transport.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
@@ -48,6 +50,11 @@ export class WebhookSender {
   readonly url: string;
   /** The tenant base URL (the JWT `sub` by default). */
   readonly baseUrl: string;
+  /**
+   * Typed hooks: `sender.hooks.on('retry', (event) => ...)` is told of every retry of every
+   * delivery from now on (also `request`, `response`, `requestEnd`); each event names its event ID.
+   */
+  readonly hooks: Hooks<TransportEvents>;
   readonly #signer: Signer;
   readonly #maxBodyBytes: number;
   readonly #http: HttpTransport;
@@ -63,6 +70,7 @@ export class WebhookSender {
     } = resolved);
     this.#http = new HttpTransport(resolved.transport);
     this.#logger = this.#http.logger;
+    this.hooks = resolved.transport.hooks;
   }
 
   /**
@@ -136,6 +144,10 @@ export class WebhookSender {
       timeout: options.timeout,
       maxRetries: options.maxRetries,
       acceptStatuses: [409],
+      eventId,
+      // The listener runs an event ID once: a second delivery is answered 409.
+      idempotent: true,
+      hooks: options.hooks,
       // The status is the verdict: a 200 with an oversized or broken body is still delivered.
       statusOnly: true,
       // A listener that echoes the request (its signature, the JWT, the secret) must not put them in an error.

@@ -335,7 +335,14 @@ describe('pacing of empty pages, on fake timers', () => {
   /** A listing of endless empty pages; records the (fake) time of each page request. */
   function endlessEmpty(options: PagingOptions, signal?: AbortSignal) {
     const requested: number[] = [];
-    const response = { status: 200, headers: new Headers(), requestId: undefined, attempts: 1 };
+    const response = {
+      status: 200,
+      headers: new Headers(),
+      requestId: undefined,
+      attempts: 1,
+      bytes: 0,
+      durationMs: 0,
+    };
     const listing = new PagePromise<Page<never>, never>(
       () => ({
         startToken: undefined,

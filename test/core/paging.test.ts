@@ -515,7 +515,14 @@ describe('app entitlements', () => {
 // through the next fetch): a careless caller must see what the `for await` it replaced gave.
 describe('pages() ends every call as `for await (const { data } of pagesWithResponse()) yield data` does', () => {
   type P = Page<string>;
-  const response = { status: 200, headers: new Headers(), requestId: undefined, attempts: 1 };
+  const response = {
+    status: 200,
+    headers: new Headers(),
+    requestId: undefined,
+    attempts: 1,
+    bytes: 0,
+    durationMs: 0,
+  };
   /** A listing of pages ['a'], [], ['c'] (page 3 fails with `failing`); logs requests and the close. */
   const listing = (log: string[], prefetch: boolean, failing: boolean) =>
     new PagePromise<P, string>(
