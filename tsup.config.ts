@@ -12,6 +12,7 @@ const shared: Options = {
     outbox: 'src/outbox/index.ts',
     'outbox-sqlite': 'src/outbox/sqlite-store.ts',
     'outbox-postgres': 'src/outbox/postgres-store.ts',
+    otel: 'src/otel/index.ts',
   },
   // tsup strips `node:` by default, but `node:sqlite` (the outbox's SQLite store) exists only with it.
   removeNodeProtocol: false,

@@ -31,8 +31,17 @@ export const serve = (tasks: number, latencyMs = 0) =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function viewsPerSecondSdk(served: Served, prefetch: boolean, broad = false): Promise<number> {
-  const client = new IdGovClient({ baseUrl: served.baseUrl, credentials: served });
+// A no-op handler for every client event: what observing a client costs at the least.
+const noop = () => {};
+const EVERY_HOOK = { request: noop, response: noop, retry: noop, requestEnd: noop, token: noop, page: noop };
+
+async function viewsPerSecondSdk(
+  served: Served,
+  prefetch: boolean,
+  broad = false,
+  hooks: typeof EVERY_HOOK | undefined = undefined,
+): Promise<number> {
+  const client = new IdGovClient({ baseUrl: served.baseUrl, credentials: served, hooks });
   const started = performance.now();
   let views = 0;
   const request = broad ? { pageSize: 100, expandMask: { paths: ['*' as const] } } : { pageSize: 100 };
@@ -106,6 +115,22 @@ export async function pagingBenchmarks(): Promise<Result[]> {
       reference: ahead.reference,
       unit: 'views/s',
       ratio: ahead.subject / ahead.reference,
+      goal: '(informative)',
+      met: true,
+    });
+    // What hooks cost when set: the SDK with a handler for every event, against the SDK with none.
+    const hooked = await interleaved(
+      rounds,
+      () => viewsPerSecondSdk(served, false, false, EVERY_HOOK),
+      () => viewsPerSecondSdk(served, false),
+      { warmUp: true, primed: true },
+    );
+    results.push({
+      name: 'paging: the same with a no-op handler for every hook, against no hooks',
+      value: hooked.subject,
+      reference: hooked.reference,
+      unit: 'views/s',
+      ratio: hooked.subject / hooked.reference,
       goal: '(informative)',
       met: true,
     });

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs the SDK as `npm publish` would from a fresh checkout (a clean clone of HEAD, where only the
 # prepack build makes dist/), checks that the tarball holds every file package.json points at, and
-# installs it into fresh consumer projects without the optional peers (msw, pg): publint, attw, an
+# installs it into fresh consumer projects without the optional peers (msw, pg, @opentelemetry/api): publint, attw, an
 # ESM import, a CJS require, a strict type-check under Node-only libs, DOM libs and skipLibCheck on
 # and off, a paging run against the loopback fake tenant, "install msw" when msw is missing, and
 # browser and server bundles.
@@ -40,7 +40,7 @@ npx attw "$work/sdk.tgz" --profile node16
 mkdir "$work/consumer" && cd "$work/consumer"
 echo '{ "name": "consumer", "private": true, "type": "module" }' > package.json
 npm install --no-audit --no-fund --prefer-offline "$work/sdk.tgz" > /dev/null
-for peer in msw pg; do
+for peer in msw pg @opentelemetry/api; do
   if [ -e "node_modules/$peer" ]; then echo "the consumer got $peer, an optional peer, without asking" >&2; exit 1; fi
 done
 cp "$root"/scripts/consumer/* .

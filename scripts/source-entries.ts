@@ -18,4 +18,5 @@ export const sourceEntries: Readonly<Record<string, string>> = {
   '@idgov/sdk/outbox': 'src/outbox/index.ts',
   '@idgov/sdk/outbox/sqlite': 'src/outbox/sqlite-store.ts',
   '@idgov/sdk/outbox/postgres': 'src/outbox/postgres-store.ts',
+  '@idgov/sdk/otel': 'src/otel/index.ts',
 };

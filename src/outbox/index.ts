@@ -6,12 +6,21 @@
  * @module outbox
  */
 
+export type { HookHandlers, Hooks } from '../core/hooks.ts';
 export { StoreError } from '../core/store-error.ts';
 export { MemoryOutboxStore } from './memory-store.ts';
 export type { WebhookOutboxOptions } from './options.ts';
 export { WebhookOutbox } from './outbox.ts';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './outcome.ts';
-export type { DrainOptions, DrainSummary, EnqueueOptions, OutboxAttempt, OutboxReceipt } from './reports.ts';
+export type {
+  DrainOptions,
+  DrainProgress,
+  DrainSummary,
+  EnqueueOptions,
+  OutboxAttempt,
+  OutboxEvents,
+  OutboxReceipt,
+} from './reports.ts';
 export type {
   AttemptOutcome,
   ClaimedEvent,

@@ -4,12 +4,13 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors.ts';
+import { type HookHandlers, Hooks } from '../core/hooks.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { EVENT_RETENTION_MS } from '../webhooks/limits.ts';
 import type { WebhookSender } from '../webhooks/sender.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './outcome.ts';
-import type { OutboxAttempt } from './reports.ts';
+import type { OutboxAttempt, OutboxEvents } from './reports.ts';
 import type { OutboxStore } from './store.ts';
 
 /**
@@ -50,6 +51,11 @@ export interface WebhookOutboxOptions {
   readonly pollIntervalMs?: number | undefined;
   /** Called after every attempt, for logs and metrics. An exception it throws is logged and ignored. */
   readonly onAttempt?: ((report: OutboxAttempt) => void) | undefined;
+  /**
+   * Handlers told of every attempt and of each drain's progress (more can be added with
+   * `outbox.hooks.on()`); a handler that throws is logged and ignored.
+   */
+  readonly hooks?: HookHandlers<OutboxEvents> | undefined;
   /** The clock, in Unix ms. Default `Date.now`. */
   readonly now?: (() => number) | undefined;
   /** Where log lines go. Default: every level to `console.error` (stderr). */
@@ -71,6 +77,7 @@ export interface ResolvedOutboxOptions {
   readonly onAttempt: ((report: OutboxAttempt) => void) | undefined;
   readonly now: () => number;
   readonly logger: Logger;
+  readonly hooks: Hooks<OutboxEvents>;
 }
 
 /** Margin kept before the end of the service's idempotency window, for clock skew between us and it. */
@@ -108,6 +115,7 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
       `expireAfterMs must be at most 7 days, the service's idempotency window (got ${expireAfterMs}): past it a resend could run the automation twice.`,
     );
   }
+  const logger = createLogger(options.logger, options.logLevel);
   const attemptTimeoutMs = positiveInteger(options.attemptTimeoutMs, 'attemptTimeoutMs', 30_000);
   const leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 5 * 60_000);
   if (leaseMs <= 2 * attemptTimeoutMs) {
@@ -126,6 +134,7 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
     pollIntervalMs: positiveInteger(options.pollIntervalMs, 'pollIntervalMs', 1_000),
     onAttempt: options.onAttempt,
     now: options.now ?? Date.now,
-    logger: createLogger(options.logger, options.logLevel),
+    logger,
+    hooks: new Hooks<OutboxEvents>(logger, options.hooks),
   };
 }

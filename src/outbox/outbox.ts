@@ -1,4 +1,5 @@
 import { ConfigurationError, RequestValidationError } from '../core/errors.ts';
+import type { Hooks } from '../core/hooks.ts';
 import { wait } from '../internal/wait.ts';
 import { eventIdOrNew } from '../webhooks/event-id.ts';
 import { attemptEvent } from './attempt.ts';
@@ -8,7 +9,14 @@ import {
   resolveOutboxOptions,
   type WebhookOutboxOptions,
 } from './options.ts';
-import type { DrainOptions, DrainSummary, EnqueueOptions, OutboxAttempt, OutboxReceipt } from './reports.ts';
+import type {
+  DrainOptions,
+  DrainSummary,
+  EnqueueOptions,
+  OutboxAttempt,
+  OutboxEvents,
+  OutboxReceipt,
+} from './reports.ts';
 import type { OutboxEvent, OutboxState } from './store.ts';
 
 /**
@@ -34,6 +42,11 @@ import type { OutboxEvent, OutboxState } from './store.ts';
 export class WebhookOutbox {
   /** The listener URL this outbox delivers to. */
   readonly listener: string;
+  /**
+   * Typed hooks: `outbox.hooks.on('attempt', (report) => ...)` is told of every attempt from now
+   * on, `'drain'` of each drain's progress.
+   */
+  readonly hooks: Hooks<OutboxEvents>;
   readonly #options: ResolvedOutboxOptions;
   #running: { controller: AbortController; loop: Promise<void> } | undefined;
   #wake: (() => void) | undefined;
@@ -43,6 +56,7 @@ export class WebhookOutbox {
   constructor(options: WebhookOutboxOptions) {
     this.#options = resolveOutboxOptions(options);
     this.listener = this.#options.sender.url;
+    this.hooks = this.#options.hooks;
   }
 
   /**
@@ -113,8 +127,14 @@ export class WebhookOutbox {
         else if (report.outcome === 'retry') summary.retried += 1;
         else summary[report.outcome] += 1;
       }
+      this.#progress(summary, false);
     }
+    this.#progress(summary, true);
     return summary;
+  }
+
+  #progress(summary: DrainSummary, done: boolean): void {
+    this.#options.hooks.emit('drain', () => ({ ...summary, listener: this.listener, done }));
   }
 
   /**
@@ -166,6 +186,7 @@ export class WebhookOutbox {
     } catch (error) {
       this.#options.logger.error(`onAttempt threw: ${(error as Error)?.message ?? error}`);
     }
+    this.#options.hooks.emit('attempt', () => report);
     return report;
   }
 

@@ -39,7 +39,7 @@ export interface PostgresOutboxStoreOptions {
   readonly table?: string | undefined;
   /**
    * Where the store's own pool reports a connection it lost while idle (a database restart), at
-   * `warn`; the pool opens a new one for the next query. Default `console`.
+   * `warn`; the pool opens a new one for the next query. Default: every level to `console.error` (stderr).
    */
   readonly logger?: Logger | undefined;
   /** What is logged. Default: `IDGOV_LOG`, else `warn`. */

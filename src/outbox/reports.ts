@@ -87,3 +87,28 @@ export interface DrainOptions {
   /** Stops the drain; an attempt in flight is abandoned and its event left due. */
   readonly signal?: AbortSignal | undefined;
 }
+
+/**
+ * How far a {@link WebhookOutbox.drain} has got, told to the `drain` hook after each round of
+ * claims and once at its end: the summary so far.
+ *
+ * @group Outbox
+ */
+export interface DrainProgress extends Readonly<DrainSummary> {
+  /** The listener drained. */
+  readonly listener: string;
+  /** True once the drain is over (nothing due is left, or it was stopped). */
+  readonly done: boolean;
+}
+
+/**
+ * The events a {@link WebhookOutbox} tells its hooks.
+ *
+ * @group Outbox
+ */
+export interface OutboxEvents {
+  /** An attempt ended (delivered, retry, dead, expired or released). */
+  readonly attempt: OutboxAttempt;
+  /** A drain made progress, or ended. */
+  readonly drain: DrainProgress;
+}

@@ -30,7 +30,7 @@ export interface SqliteOutboxStoreOptions {
   readonly path: string;
   /** How long to wait for another process's write to finish, in ms. Default 5,000. */
   readonly busyTimeoutMs?: number | undefined;
-  /** Where a row found damaged (and so marked dead) is reported, at `warn`. Default `console`. */
+  /** Where a row found damaged (and so marked dead) is reported, at `warn`. Default: every level to `console.error` (stderr). */
   readonly logger?: Logger | undefined;
   /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
   readonly logLevel?: LogLevel | undefined;

@@ -148,10 +148,19 @@ export class FakeTenant {
     return this.#listeners.add(options);
   }
 
-  /** Answers one request. The msw handlers and the loopback server both call this. */
+  /**
+   * Answers one request. The msw handlers and the loopback server both call this. Every answer
+   * carries an `x-request-id` (`fake-req-1`, `fake-req-2`...), as the service's do.
+   */
   async handle(request: Request, context: { remoteAddress?: string | undefined } = {}): Promise<FakeAnswer> {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
     this.stats.requests += 1;
+    const answer = await this.#answer(request, context);
+    if (answer !== 'drop') answer.headers.set('x-request-id', `fake-req-${this.stats.requests}`);
+    return answer;
+  }
+
+  async #answer(request: Request, context: { remoteAddress?: string | undefined }): Promise<FakeAnswer> {
     const fault = this.#faults.next();
     if (fault === 'serverError') return problem(503, 'injected fault: service unavailable');
     if (fault === 'rateLimit') {
