@@ -13,6 +13,8 @@ const shared: Options = {
     'outbox-sqlite': 'src/outbox/sqlite-store.ts',
     'outbox-postgres': 'src/outbox/postgres-store.ts',
     otel: 'src/otel/index.ts',
+    sync: 'src/sync/index.ts',
+    'sync-sqlite': 'src/sync/sqlite-store.ts',
   },
   // tsup strips `node:` by default, but `node:sqlite` (the outbox's SQLite store) exists only with it.
   removeNodeProtocol: false,

@@ -19,4 +19,6 @@ export const sourceEntries: Readonly<Record<string, string>> = {
   '@idgov/sdk/outbox/sqlite': 'src/outbox/sqlite-store.ts',
   '@idgov/sdk/outbox/postgres': 'src/outbox/postgres-store.ts',
   '@idgov/sdk/otel': 'src/otel/index.ts',
+  '@idgov/sdk/sync': 'src/sync/index.ts',
+  '@idgov/sdk/sync/sqlite': 'src/sync/sqlite-store.ts',
 };

@@ -18,6 +18,7 @@ const USERS = ['user-ada', 'user-grace', 'user-alan', 'user-edsger', 'user-barba
 const _DAY_MS = 24 * 60 * 60 * 1000;
 /** How far back generated tasks are dated. */
 const SPAN_DAYS = 90;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Options of {@link FakeData}.
@@ -139,6 +140,41 @@ export class FakeData {
   /** `count` tasks cycling through every variant. */
   tasks(count: number, overrides: FakeTaskInput = {}): WireTask[] {
     return Array.from({ length: count }, () => this.task(overrides));
+  }
+
+  /**
+   * `count` tasks as a real tenant's history looks, in creation order: most of them recent, a
+   * few bursts of many tasks created at one instant (an access review opening its certifications),
+   * and about a third still open, the others closed, one in twenty deleted.
+   */
+  history(count: number): WireTask[] {
+    const r = this.#random;
+    const span = SPAN_DAYS * DAY_MS;
+    const times: number[] = [];
+    // One task in five belongs to a burst of 50 to 1,000 tasks at one instant.
+    while (times.length < count) {
+      // Most tasks are recent: the age is skewed towards zero (the square of a uniform draw).
+      const age = Math.floor(r.next() ** 2 * span) + 1;
+      const at = this.#now - age;
+      const burst = r.next() < 0.002 ? 50 + r.int(951) : 1;
+      for (let i = 0; i < burst && times.length < count; i++) times.push(at);
+    }
+    times.sort((a, b) => a - b);
+    return times.map((created) => {
+      const roll = r.next();
+      const state = roll < 0.35 ? 'TASK_STATE_OPEN' : 'TASK_STATE_CLOSED';
+      const createdAt = new Date(created).toISOString();
+      const closedAt =
+        state === 'TASK_STATE_CLOSED' ? Math.min(this.#now, created + r.int(DAY_MS * 7)) : created;
+      const deletedAt =
+        r.next() < 0.05 ? new Date(Math.min(this.#now, closedAt + r.int(DAY_MS))).toISOString() : null;
+      return this.task({
+        createdAt,
+        updatedAt: new Date(closedAt).toISOString(),
+        state,
+        deletedAt,
+      });
+    });
   }
 
   /** A finding transformation rule; `overrides` win. */

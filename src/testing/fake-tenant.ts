@@ -35,6 +35,11 @@ export interface FakeTenantOptions {
   readonly seed?: number | undefined;
   /** Stored tasks, or how many realistic ones to generate (dated over the 90 days before `now()`). Default 0. */
   readonly tasks?: readonly WireTask[] | number | undefined;
+  /**
+   * How many tasks of a realistic history to generate instead ({@link FakeData.history}): mostly
+   * recent, some in bursts created at one instant, a third open, the rest closed, some deleted.
+   */
+  readonly history?: number | undefined;
   /** Stored finding transformation rules. */
   readonly rules?: readonly WireRule[] | undefined;
   /** Stored entitlements by app ID. */
@@ -115,7 +120,11 @@ export class FakeTenant {
     this.baseUrl = (options.baseUrl ?? 'https://fake-tenant.test').replace(/\/+$/, '');
     this.data = new FakeData(options.seed ?? 1, { now: this.#now() });
     this.tasks =
-      typeof options.tasks === 'number' ? this.data.tasks(options.tasks) : [...(options.tasks ?? [])];
+      options.history !== undefined
+        ? this.data.history(options.history)
+        : typeof options.tasks === 'number'
+          ? this.data.tasks(options.tasks)
+          : [...(options.tasks ?? [])];
     for (const rule of options.rules ?? []) this.rules.set(rule.id ?? '', rule);
     for (const [app, list] of Object.entries(options.entitlements ?? {}))
       this.entitlements.set(app, [...list]);
@@ -219,6 +228,44 @@ export class FakeTenant {
     );
     this.baseUrl = server.url;
     return server;
+  }
+
+  /**
+   * Creates `count` open tasks now, as users of the tenant would while your code runs (a sync, an
+   * export); returns them.
+   */
+  createTasks(count: number): WireTask[] {
+    const now = new Date(this.#now()).toISOString();
+    const created = this.data.tasks(count, { createdAt: now, updatedAt: now });
+    this.tasks.push(...created);
+    return created;
+  }
+
+  /** Closes up to `count` open tasks (the oldest first) now; returns them. */
+  closeTasks(count: number): WireTask[] {
+    return this.#change(count, (task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt, {
+      state: 'TASK_STATE_CLOSED',
+    });
+  }
+
+  /** Deletes up to `count` tasks not deleted yet (the oldest first, of those `where` picks) now; returns them. */
+  deleteTasks(count: number, where: (task: WireTask) => boolean = () => true): WireTask[] {
+    return this.#change(count, (task) => !task.deletedAt && where(task), {
+      deletedAt: new Date(this.#now()).toISOString(),
+    });
+  }
+
+  #change(count: number, eligible: (task: WireTask) => boolean, change: Partial<WireTask>): WireTask[] {
+    const now = new Date(this.#now()).toISOString();
+    const changed: WireTask[] = [];
+    for (let i = 0; i < this.tasks.length && changed.length < count; i++) {
+      const task = this.tasks[i] as WireTask;
+      if (!eligible(task)) continue;
+      const updated = { ...task, ...change, updatedAt: now };
+      this.tasks[i] = updated;
+      changed.push(updated);
+    }
+    return changed;
   }
 
   /** The listener with `id`. */

@@ -1,0 +1,80 @@
+/**
+ * What a task sync tells its hooks and returns.
+ *
+ * @module
+ */
+
+/**
+ * What a run did, as {@link TaskSync.run} returns it.
+ *
+ * @group Task sync
+ */
+export interface SyncSummary {
+  /** `full` (every task) or `incremental` (tasks created since the last run, and open ones refreshed). */
+  readonly kind: 'full' | 'incremental';
+  /** True when the run resumed one a previous process left unfinished. */
+  readonly resumed: boolean;
+  /** True when the run finished; false when it was stopped (`signal`), to be resumed by the next run. */
+  readonly complete: boolean;
+  /** Pages fetched by this call. */
+  readonly pages: number;
+  /** Tasks the copy did not hold before. */
+  readonly tasksNew: number;
+  /** Tasks whose JSON changed. */
+  readonly tasksChanged: number;
+  /** Tasks newly marked deleted (by the service, or vanished from it). */
+  readonly tasksDeleted: number;
+  /** Windows of creation time paged (after splits). */
+  readonly windows: number;
+  /** How long the call took, in ms. */
+  readonly durationMs: number;
+}
+
+/**
+ * Progress of a run, told to the `progress` hook after every committed page.
+ *
+ * @group Task sync
+ */
+export interface SyncProgress {
+  /** Pages committed by this call. */
+  readonly pages: number;
+  /** Tasks committed by this call (new, changed or the same). */
+  readonly tasks: number;
+  /** Windows finished, and known to be left (free or being paged). */
+  readonly windowsDone: number;
+  readonly windowsLeft: number;
+  /** Share of the run's creation-time range covered so far, from 0 to 1 (its refresh of open tasks aside). */
+  readonly covered: number;
+  /** Tasks a second, over this call. */
+  readonly tasksPerSecond: number;
+  /** Estimated time left, in ms, from the share covered so far; undefined until there is one. */
+  readonly etaMs: number | undefined;
+}
+
+/**
+ * A window's life, told to the `window` hook: claimed by a cursor, split in two, or done.
+ *
+ * @group Task sync
+ */
+export interface SyncWindowEvent {
+  readonly event: 'claimed' | 'split' | 'done';
+  /** The window's ID in the store (for `split`, the window that was halved is not named). */
+  readonly window: number | undefined;
+  /** Its creation-time range, ISO 8601. */
+  readonly from: string | undefined;
+  readonly to: string | undefined;
+}
+
+/**
+ * The events a {@link TaskSync} tells its hooks.
+ *
+ * @group Task sync
+ */
+export interface SyncEvents {
+  /** A page was committed, or the refresh of open tasks moved on. */
+  readonly progress: SyncProgress;
+  /** A window was claimed, split or finished. */
+  readonly window: SyncWindowEvent;
+  /** A run ended (complete or stopped). */
+  readonly runEnd: SyncSummary;
+}

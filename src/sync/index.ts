@@ -1,0 +1,21 @@
+/**
+ * A complete, current copy of a tenant's tasks, resumable after any crash: {@link TaskSync} over a
+ * client and a store (`SqliteSyncStore` from `@idgov/sdk/sync/sqlite`). See the task sync guide for
+ * the copy's tables and what each kind of run guarantees.
+ *
+ * @module @idgov/sdk/sync
+ */
+export type { HookHandlers, Hooks } from '../core/hooks.ts';
+export type { SyncEvents, SyncProgress, SyncSummary, SyncWindowEvent } from './events.ts';
+export type { SyncFilter, TaskSyncOptions } from './options.ts';
+export type {
+  CommitCounts,
+  CopyIdentity,
+  CopyState,
+  ExpandedRow,
+  SyncRun,
+  SyncStore,
+  SyncWindow,
+  TaskRow,
+} from './store.ts';
+export { TaskSync } from './sync.ts';

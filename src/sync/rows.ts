@@ -1,0 +1,40 @@
+import type { TaskView } from '../../schemas/task-search.ts';
+import type { ExpandedRow, TaskRow } from './store.ts';
+
+// The in-place checks add `$kind` to every "exactly one variant" object; the copy keeps the JSON as
+// the service sent it.
+const asSent = (key: string, value: unknown) => (key === '$kind' ? undefined : value);
+
+/** A time as the copy keeps it: ISO 8601 UTC with milliseconds, so that text order is time order. */
+export function copyTime(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** The copy's row of a view's task; undefined for a view without a task or an ID. */
+export function taskRow(view: TaskView | null | undefined): TaskRow | undefined {
+  const task = view?.task;
+  if (!task?.id) return undefined;
+  return {
+    id: task.id,
+    state: task.state ?? undefined,
+    createdAt: copyTime(task.createdAt),
+    updatedAt: copyTime(task.updatedAt),
+    deletedAt: copyTime(task.deletedAt),
+    json: JSON.stringify(task, asSent),
+  };
+}
+
+/** The copy's rows of a page's expanded objects: each by its `@type` and `id`. */
+export function expandedRows(expanded: readonly unknown[] | null | undefined): ExpandedRow[] {
+  const rows: ExpandedRow[] = [];
+  for (const entry of expanded ?? []) {
+    const object = entry as Record<string, unknown> | null;
+    const type = object?.['@type'];
+    const id = object?.id;
+    if (typeof type === 'string' && typeof id === 'string')
+      rows.push({ type, id, json: JSON.stringify(object) });
+  }
+  return rows;
+}

@@ -1,0 +1,50 @@
+import { DatabaseSync } from 'node:sqlite';
+import type { WireTask } from '../../src/testing/index.ts';
+
+/** What a copy row says of a task: enough to tell whether the copy equals the tenant. */
+export interface CopiedTask {
+  readonly id: string;
+  readonly state: string | null;
+  readonly deleted: boolean;
+}
+
+/** The copy's tasks, by ID, read with plain SQL as a user would. */
+export function copiedTasks(path: string): Map<string, CopiedTask> {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const rows = db.prepare('SELECT id, state, deleted_at FROM idgov_tasks').all() as Array<{
+      id: string;
+      state: string | null;
+      deleted_at: string | null;
+    }>;
+    return new Map(
+      rows.map((row) => [row.id, { id: row.id, state: row.state, deleted: row.deleted_at !== null }]),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** The tenant's tasks as the copy should hold them. */
+export function expectedTasks(tasks: readonly WireTask[]): Map<string, CopiedTask> {
+  return new Map(
+    tasks.map((task) => [
+      task.id as string,
+      { id: task.id as string, state: task.state ?? null, deleted: Boolean(task.deletedAt) },
+    ]),
+  );
+}
+
+/** The IDs whose copy differs from the tenant (missing, extra, or another state or deletion), at most 10. */
+export function differences(copy: Map<string, CopiedTask>, tenant: Map<string, CopiedTask>): string[] {
+  const out: string[] = [];
+  for (const [id, want] of tenant) {
+    const got = copy.get(id);
+    if (!got) out.push(`missing ${id}`);
+    else if (got.state !== want.state || got.deleted !== want.deleted)
+      out.push(`${id}: ${got.state}/${got.deleted} instead of ${want.state}/${want.deleted}`);
+    if (out.length >= 10) return out;
+  }
+  for (const id of copy.keys()) if (!tenant.has(id) && out.length < 10) out.push(`extra ${id}`);
+  return out;
+}

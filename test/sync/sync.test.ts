@@ -1,0 +1,235 @@
+/**
+ * The task sync against the fake tenant on loopback, into a real SQLite file: the copy equals the
+ * tenant after a full run and after incremental runs, whatever the tenant did meanwhile; a stopped
+ * run resumes; bad setups are refused with what to do.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigurationError, IdGovClient } from '../../src/index.ts';
+import { type SyncProgress, TaskSync } from '../../src/sync/index.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
+import { FakeTenant } from '../../src/testing/index.ts';
+import { caught } from '../helpers/caught.ts';
+import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dbPath = () => join(dir, `${crypto.randomUUID()}.db`);
+
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const one of opened.splice(0)) await one.close();
+});
+
+function syncOf(
+  tenant: FakeTenant,
+  path: string,
+  options: { concurrency?: number; onProgress?: (p: SyncProgress) => void } = {},
+) {
+  const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' });
+  const sync = new TaskSync({
+    client,
+    store: new SqliteSyncStore({ path }),
+    concurrency: options.concurrency ?? 4,
+    logLevel: 'error',
+    hooks: options.onProgress ? { progress: options.onProgress } : undefined,
+  });
+  opened.push(sync);
+  return sync;
+}
+
+describe('a full run', () => {
+  const tenant = new FakeTenant({ history: 3_000, seed: 11 });
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+  });
+  afterAll(() => close());
+
+  it('copies every task, closed and deleted ones too, in windows split where the tasks are', async () => {
+    const path = dbPath();
+    const windows: string[] = [];
+    const progress: SyncProgress[] = [];
+    const sync = syncOf(tenant, path, { concurrency: 6, onProgress: (p) => progress.push(p) });
+    sync.hooks.on('window', (event) => windows.push(event.event));
+    const pagesBefore = tenant.stats.searchPages;
+    const summary = await sync.run();
+    expect(summary).toMatchObject({ kind: 'full', complete: true, resumed: false, tasksNew: 3_000 });
+    expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    expect(tenant.tasks.some((task) => task.deletedAt)).toBe(true);
+    expect(tenant.tasks.some((task) => task.state === 'TASK_STATE_CLOSED')).toBe(true);
+    // A window a cursor to start with, and more split off where the tasks are (most are recent).
+    expect(windows.filter((event) => event === 'split').length).toBeGreaterThanOrEqual(1);
+    expect(summary.windows).toBeGreaterThan(6);
+    const pages = tenant.stats.searchPages - pagesBefore;
+    expect(summary.pages).toBe(pages - 1); // the search for the earliest task is not a window's page
+    expect(pages).toBeLessThanOrEqual(Math.ceil((3_000 / 100) * 2.5) + 5);
+    expect(progress.at(-1)?.covered).toBeGreaterThan(0.99);
+    expect(progress.every((p, i) => i === 0 || p.pages >= (progress[i - 1]?.pages ?? 0))).toBe(true);
+  });
+
+  it('keeps each task as the service sent it, and the documented columns', async () => {
+    const path = dbPath();
+    await syncOf(tenant, path).run();
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(path, { readOnly: true });
+    try {
+      const task = tenant.tasks.find((t) => t.deletedAt);
+      const row = db.prepare('SELECT * FROM idgov_tasks WHERE id = ?').get(task?.id ?? '') as Record<
+        string,
+        unknown
+      >;
+      expect(JSON.parse(String(row.task))).toEqual(JSON.parse(JSON.stringify(task)));
+      expect(row).toMatchObject({
+        state: task?.state,
+        created_at: new Date(String(task?.createdAt)).toISOString(),
+        deleted_at: new Date(String(task?.deletedAt)).toISOString(),
+      });
+      expect(String(row.synced_at)).toMatch(/^\d{4}-\d\d-\d\dT/);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('incremental runs', () => {
+  it('make the copy equal again after the tenant closes, creates and deletes tasks, in few pages', async () => {
+    const tenant = new FakeTenant({ history: 2_000, seed: 12 });
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      await syncOf(tenant, path).run();
+      const openInCopy = [...copiedTasks(path).values()].filter(
+        (task) => task.state === 'TASK_STATE_OPEN' && !task.deleted,
+      ).length;
+      tenant.closeTasks(150);
+      const created = tenant.createTasks(230);
+      tenant.deleteTasks(40, (task) => task.state === 'TASK_STATE_OPEN');
+      const before = tenant.stats.searchPages;
+      const summary = await syncOf(tenant, path).run();
+      expect(summary).toMatchObject({ kind: 'incremental', complete: true, tasksNew: created.length });
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      // The issue's budget: (new tasks + open tasks) / 100 pages, plus a tenth.
+      const budget = ((created.length + openInCopy) / 100) * 1.1;
+      expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(Math.ceil(budget));
+    } finally {
+      await close();
+    }
+  });
+
+  it('cannot see a closed task deleted later; a full run can, and marks the tasks that vanished', async () => {
+    const tenant = new FakeTenant({ history: 300, seed: 16 });
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      await syncOf(tenant, path).run();
+      const [closedThenDeleted] = tenant.deleteTasks(1, (task) => task.state === 'TASK_STATE_CLOSED');
+      await syncOf(tenant, path).run();
+      expect(copiedTasks(path).get(closedThenDeleted?.id as string)?.deleted).toBe(false);
+      const full = await syncOf(tenant, path).run({ full: true });
+      expect(full.kind).toBe('full');
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a full run marks tasks that vanished from the service', async () => {
+    const tenant = new FakeTenant({ history: 300, seed: 13 });
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      await syncOf(tenant, path).run();
+      const gone = tenant.tasks.splice(10, 5);
+      const summary = await syncOf(tenant, path).run({ full: true });
+      expect(summary).toMatchObject({ kind: 'full', tasksDeleted: 5 });
+      const copy = copiedTasks(path);
+      for (const task of gone) expect(copy.get(task.id as string)?.deleted).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('stopping and resuming', () => {
+  it('a run stopped by its signal keeps what it committed, and the next run resumes it', async () => {
+    const tenant = new FakeTenant({ history: 2_000, seed: 14, latencyMs: 5 });
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      const controller = new AbortController();
+      const first = syncOf(tenant, path, {
+        concurrency: 3,
+        onProgress: (p) => {
+          if (p.pages >= 6) controller.abort();
+        },
+      });
+      const stopped = await first.run({ signal: controller.signal });
+      expect(stopped.complete).toBe(false);
+      const partial = copiedTasks(path).size;
+      expect(partial).toBeGreaterThan(0);
+      expect(partial).toBeLessThan(2_000);
+      await first.close();
+      const resumed = await syncOf(tenant, path).run();
+      expect(resumed).toMatchObject({ kind: 'full', resumed: true, complete: true });
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('bad setups', () => {
+  const tenant = new FakeTenant({ history: 50, seed: 15 });
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+  });
+  afterAll(() => close());
+
+  it('a copy of another tenant or filter is refused, naming both', async () => {
+    const path = dbPath();
+    const first = syncOf(tenant, path);
+    await first.run();
+    await first.close();
+    const other = new TaskSync({
+      client: new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' }),
+      store: new SqliteSyncStore({ path }),
+      filter: { applicationIds: ['app-okta'] },
+    });
+    opened.push(other);
+    const error = await caught(other.run());
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toContain('with the filter {}');
+    expect(error.message).toContain('with the filter {"applicationIds":["app-okta"]}');
+    expect(error.message).toMatch(/Use another file/);
+  });
+
+  it('a second sync of one SQLite copy at once is refused, saying which process holds it', async () => {
+    const path = dbPath();
+    const a = syncOf(tenant, path);
+    const b = syncOf(tenant, path);
+    const slow = new AbortController();
+    const running = a.run({ signal: slow.signal });
+    // b opens while a holds the copy: the same process counts as another holder only through another store.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const error = await caught(b.run());
+    slow.abort();
+    await running;
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toMatch(/Another sync \(process \d+ on .+\) is running on/);
+  });
+
+  it('refuses a filter on fields that change, saying to filter the copy', () => {
+    expect(
+      () =>
+        new TaskSync({
+          client: new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client }),
+          store: new SqliteSyncStore({ path: dbPath() }),
+          filter: { taskStates: ['TASK_STATE_OPEN'] } as never,
+        }),
+    ).toThrow(/filter\.taskStates cannot filter a sync.*Filter the copy/);
+  });
+});
