@@ -1,0 +1,85 @@
+/**
+ * Which tenant and filter a SQLite task copy holds, and which sync holds it now: one at a time,
+ * so that two processes never page into one file.
+ *
+ * @module
+ */
+import { hostname } from 'node:os';
+import { ConfigurationError } from '../core/errors.ts';
+import type { SqliteFile } from '../stores/sqlite-file.ts';
+import { SYNC_SCHEMA_VERSION } from './sqlite-schema.ts';
+import type { CopyIdentity } from './store.ts';
+
+interface Owner {
+  readonly pid: number;
+  readonly host: string;
+  readonly since: string;
+  /** Which store object of the process holds it: two in one process are two holders. */
+  readonly holder: string;
+}
+
+/** Whether process `pid` of this machine still runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+function meta(file: SqliteFile, key: string): string | undefined {
+  const row = file.sql('SELECT value FROM idgov_sync_meta WHERE key = ?').get(key) as
+    | { value: string }
+    | undefined;
+  return row?.value;
+}
+
+function setMeta(file: SqliteFile, key: string, value: string): void {
+  file
+    .sql(
+      'INSERT INTO idgov_sync_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    )
+    .run(key, value);
+}
+
+/**
+ * Takes the copy for `holder` (a store object), inside the caller's write: checks the schema
+ * version, that the copy is of `identity`'s tenant and filter, and that no other live sync holds it.
+ */
+export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: string): void {
+  const version = Number(meta(file, 'schema_version') ?? SYNC_SCHEMA_VERSION);
+  if (version > SYNC_SCHEMA_VERSION) {
+    throw new ConfigurationError(
+      `${file.path} holds a task copy of schema version ${version}, newer than this SDK's ${SYNC_SCHEMA_VERSION}: upgrade @idgov/sdk.`,
+    );
+  }
+  const baseUrl = meta(file, 'base_url');
+  const filter = meta(file, 'filter');
+  if (baseUrl !== undefined && (baseUrl !== identity.baseUrl || filter !== identity.filter)) {
+    throw new ConfigurationError(
+      `${file.path} holds a copy of ${baseUrl} with the filter ${filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another file for it, or delete this one to start over.`,
+    );
+  }
+  const owner = meta(file, 'owner');
+  if (owner !== undefined) {
+    const held = JSON.parse(owner) as Owner;
+    if (held.holder !== holder && (held.host !== hostname() || alive(held.pid))) {
+      throw new ConfigurationError(
+        `Another sync (process ${held.pid} on ${held.host}, since ${held.since}) is running on ${file.path}: one process syncs a SQLite copy at a time. Wait for it, or stop it; if it no longer runs, delete the row 'owner' of idgov_sync_meta.`,
+      );
+    }
+  }
+  setMeta(file, 'schema_version', String(SYNC_SCHEMA_VERSION));
+  setMeta(file, 'base_url', identity.baseUrl);
+  setMeta(file, 'filter', identity.filter);
+  const me: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), holder };
+  setMeta(file, 'owner', JSON.stringify(me));
+}
+
+/** Lets the copy go, if `holder` holds it. */
+export function releaseCopy(file: SqliteFile, holder: string): void {
+  file
+    .sql("DELETE FROM idgov_sync_meta WHERE key = 'owner' AND json_extract(value, '$.holder') = ?")
+    .run(holder);
+}
