@@ -1,6 +1,6 @@
 /**
  * OpenTelemetry for the SDK, through its hooks: a client span per request (retries as span events),
- * and metrics of requests, retries, pages and the outbox. Needs `@opentelemetry/api`, an optional
+ * and metrics of requests, retries, pages, the outbox and the task sync. Needs `@opentelemetry/api`, an optional
  * peer dependency; without a registered SDK, OpenTelemetry's no-op API makes all of it free.
  *
  * @example
@@ -13,11 +13,13 @@
 import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
 import type { IdGovClient } from '../client.ts';
 import type { WebhookOutbox } from '../outbox/outbox.ts';
+import type { TaskSync } from '../sync/sync.ts';
 import { VERSION } from '../version.ts';
 import type { WebhookSender } from '../webhooks/sender.ts';
 import { countOutbox } from './outbox.ts';
 import { countPages } from './pages.ts';
 import { requestInstruments, traceRequests } from './requests.ts';
+import { countSync } from './sync.ts';
 
 /**
  * Where spans and metrics go. Default: the providers registered globally with OpenTelemetry.
@@ -77,4 +79,15 @@ export function instrumentSender(sender: WebhookSender, options: Instrumentation
  */
 export function instrumentOutbox(outbox: WebhookOutbox, options: InstrumentationOptions = {}): () => void {
   return countOutbox(outbox, tracerAndMeter(options).meter);
+}
+
+/**
+ * Instruments a task sync: `idgov.sync.pages`, `idgov.sync.tasks` (by `new`, `changed`,
+ * `deleted`), `idgov.sync.windows` and the gauge `idgov.sync.covered` (the share of the run's
+ * creation-time range covered). Instrument its client too for the requests' spans.
+ *
+ * @group OpenTelemetry
+ */
+export function instrumentSync(sync: TaskSync, options: InstrumentationOptions = {}): () => void {
+  return countSync(sync, tracerAndMeter(options).meter);
 }

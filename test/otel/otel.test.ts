@@ -2,6 +2,10 @@
  * `@idgov/sdk/otel` with OpenTelemetry's own SDK and in-memory exporters (no mocks), against the
  * fake tenant on loopback: spans per request with retries as events, metrics, and no secret anywhere.
  */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -16,8 +20,15 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IdGovClient } from '../../src/index.ts';
-import { instrumentClient, instrumentOutbox, instrumentSender } from '../../src/otel/index.ts';
+import {
+  instrumentClient,
+  instrumentOutbox,
+  instrumentSender,
+  instrumentSync,
+} from '../../src/otel/index.ts';
 import { MemoryOutboxStore, WebhookOutbox } from '../../src/outbox/index.ts';
+import { TaskSync } from '../../src/sync/index.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { WebhookSender } from '../../src/webhooks/index.ts';
 
@@ -191,5 +202,39 @@ describe('instrumentSender and instrumentOutbox', () => {
       expect.objectContaining({ 'idgov.outbox.state': 'delivered' }),
       2,
     ]);
+  });
+});
+
+describe('instrumentSync', () => {
+  it("records a run's pages, tasks by change, windows and the share covered", async () => {
+    const tenant = new FakeTenant({ history: 500, seed: 8 });
+    const { close } = await tenant.listen();
+    const dir = mkdtempSync(join(tmpdir(), 'idgov-otel-sync-'));
+    try {
+      const t = telemetry();
+      const client = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'error',
+      });
+      const sync = new TaskSync({
+        client,
+        store: new SqliteSyncStore({ path: join(dir, 'copy.db') }),
+        concurrency: 2,
+      });
+      instrumentSync(sync, t.options);
+      instrumentClient(client, t.options);
+      const summary = await sync.run();
+      await sync.close();
+      expect(await t.points('idgov.sync.pages')).toEqual([[{}, summary.pages]]);
+      expect(await t.points('idgov.sync.tasks')).toContainEqual([{ 'idgov.sync.change': 'new' }, 500]);
+      expect(await t.points('idgov.sync.windows')).toEqual([[{}, summary.windows]]);
+      expect(await t.points('idgov.sync.covered')).toEqual([[{}, 1]]);
+      // Every page of the sync is a span of its client.
+      expect(byPath(t.spans.getFinishedSpans(), SEARCH).length).toBe(summary.pages + 1);
+    } finally {
+      await close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
