@@ -6,6 +6,7 @@ import { previewRules } from './finding-rules-preview.ts';
 import { lookUpRule } from './rule-lookup.ts';
 import { exampleEnvironment } from './support/environment.ts';
 import { pageThroughTasks } from './task-paging.ts';
+import { syncTasks } from './task-sync.ts';
 import { sendWithHmac } from './webhook-hmac.ts';
 import { sendWithJwt } from './webhook-jwt.ts';
 import { outboxSurvivesCrash } from './webhook-outbox.ts';
@@ -17,6 +18,7 @@ console.log(
 try {
   for (const [title, run] of [
     ['Task search', pageThroughTasks],
+    ['Task sync: a copy in SQLite', syncTasks],
     ['Finding rule lookup', lookUpRule],
     ['Finding rules preview', previewRules],
     ['Webhook with HMAC', sendWithHmac],
