@@ -29,7 +29,7 @@ const shared: Options = {
 export default defineConfig([
   { ...shared, format: 'esm' },
   {
-    entry: { bin: 'src/testing/bin.ts' },
+    entry: { bin: 'src/testing/bin.ts', idgov: 'src/cli/idgov.ts' },
     format: 'esm',
     target: 'node22',
     banner: { js: '#!/usr/bin/env node' },

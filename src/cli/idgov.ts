@@ -1,0 +1,81 @@
+/**
+ * `idgov`: the SDK's command-line tool. `idgov sync` keeps a SQLite copy of the tenant's tasks
+ * current; `idgov export` writes it out as NDJSON or CSV. Credentials come from the environment,
+ * as for the client: IDGOV_BASE_URL, and IDGOV_CLIENT_ID with IDGOV_CLIENT_SECRET, or IDGOV_TOKEN.
+ *
+ * @module
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { IdGovError } from '../core/errors.ts';
+import { exportCommand } from './export-command.ts';
+import { EXIT, syncCommand } from './sync-command.ts';
+
+/** A mistake in the command line found by an action: printed as a message, exit code 2. */
+class UsageError extends Error {}
+
+function wholeNumber(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) {
+      throw new InvalidArgumentError(`a whole number from ${min} to ${max} (got "${value}").`);
+    }
+    return n;
+  };
+}
+
+const program = new Command('idgov')
+  .description("Command-line tool of @idgov/sdk: a SQLite copy of your tenant's tasks, kept current.")
+  .addHelpText(
+    'after',
+    `
+Environment: IDGOV_BASE_URL (the tenant, e.g. https://acme.example.com), and IDGOV_CLIENT_ID with
+IDGOV_CLIENT_SECRET, or IDGOV_TOKEN. IDGOV_LOG sets what is logged (off, error, warn, info, debug).
+
+Exit codes: 0 done; 1 failed (the message says why); 2 bad usage or setup; 130 stopped by SIGINT
+or SIGTERM (everything committed is kept: run the same command again to resume).`,
+  )
+  .exitOverride();
+
+program
+  .command('sync')
+  .description('Copy every task into the SQLite file, or make the copy current (resumes a stopped run).')
+  .requiredOption('--db <file>', 'the SQLite file of the copy (created if missing)')
+  .option('--concurrency <n>', 'cursors paging at once', wholeNumber(1, 64), 8)
+  .option('--full', 'page every task again, and mark the tasks that vanished', false)
+  .action(async (options: { db: string; concurrency: number; full: boolean }) => {
+    process.exitCode = await syncCommand(options);
+  });
+
+program
+  .command('export')
+  .description("Write the copy's tasks to stdout, oldest first.")
+  .requiredOption('--db <file>', 'the SQLite file of the copy')
+  .option(
+    '--format <format>',
+    'ndjson (each task as the service sent it) or csv (the documented columns)',
+    'ndjson',
+  )
+  .action(async (options: { db: string; format: string }) => {
+    if (options.format !== 'ndjson' && options.format !== 'csv') {
+      throw new UsageError(`--format must be ndjson or csv (got "${options.format}").`);
+    }
+    await exportCommand({ db: options.db, format: options.format });
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  const code = (error as { code?: string }).code;
+  if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') {
+    process.exitCode = EXIT.done;
+  } else if (typeof code === 'string' && code.startsWith('commander.')) {
+    process.exitCode = EXIT.usage; // commander printed the message
+  } else if (error instanceof UsageError) {
+    process.stderr.write(`idgov: ${error.message}\n`);
+    process.exitCode = EXIT.usage;
+  } else {
+    const setup = error instanceof IdGovError && error.name === 'ConfigurationError';
+    process.stderr.write(`idgov: ${(error as Error)?.message ?? error}\n`);
+    process.exitCode = setup ? EXIT.usage : EXIT.failed;
+  }
+}

@@ -1,0 +1,92 @@
+import { SingleBar } from 'cli-progress';
+import { IdGovClient } from '../client.ts';
+import type { SyncProgress } from '../sync/events.ts';
+import { SqliteSyncStore } from '../sync/sqlite-store.ts';
+import { TaskSync } from '../sync/sync.ts';
+
+/** Exit codes of `idgov`, as its `--help` documents them. */
+export const EXIT = { done: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+/** What `idgov sync` takes. */
+export interface SyncCommandOptions {
+  readonly db: string;
+  readonly concurrency: number;
+  readonly full: boolean;
+}
+
+const minutes = (ms: number | undefined) =>
+  ms === undefined ? '?' : ms < 60_000 ? `${Math.ceil(ms / 1000)}s` : `${Math.round(ms / 60_000)}m`;
+
+/** A progress bar on a terminal; a plain line every few seconds otherwise (a log, a CI job). */
+function progressReporter(stream: NodeJS.WriteStream): { update(p: SyncProgress): void; stop(): void } {
+  if (stream.isTTY) {
+    const bar = new SingleBar({
+      stream,
+      format: ' {bar} {percentage}% | {pages} pages | {tasks} tasks | {rate}/s | {eta} left',
+      hideCursor: true,
+    });
+    bar.start(1000, 0, { pages: 0, tasks: 0, rate: 0, eta: '?' });
+    return {
+      update: (p) =>
+        bar.update(Math.round(p.covered * 1000), {
+          pages: p.pages,
+          tasks: p.tasks,
+          rate: Math.round(p.tasksPerSecond),
+          eta: minutes(p.etaMs),
+        }),
+      stop: () => bar.stop(),
+    };
+  }
+  let last = 0;
+  return {
+    update: (p) => {
+      if (Date.now() - last < 2_000) return;
+      last = Date.now();
+      stream.write(
+        `sync: ${p.pages} pages, ${p.tasks} tasks, ${Math.round(p.covered * 100)}% of the time range, ${Math.round(p.tasksPerSecond)} tasks/s, ${minutes(p.etaMs)} left\n`,
+      );
+    },
+    stop: () => {},
+  };
+}
+
+/**
+ * `idgov sync`: one run of the task sync into a SQLite copy, with progress on stderr. SIGINT and
+ * SIGTERM stop it with every committed page kept; running the same command again resumes.
+ */
+export async function syncCommand(options: SyncCommandOptions): Promise<number> {
+  const client = new IdGovClient(); // IDGOV_BASE_URL and the credentials, from the environment
+  const sync = new TaskSync({
+    client,
+    store: new SqliteSyncStore({ path: options.db }),
+    concurrency: options.concurrency,
+  });
+  const stop = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+    stop.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const progress = progressReporter(process.stderr);
+  sync.hooks.on('progress', (p) => progress.update(p));
+  try {
+    const summary = await sync.run({ signal: stop.signal, full: options.full });
+    progress.stop();
+    const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
+    if (!summary.complete) {
+      process.stderr.write(
+        `Stopped by ${signalled ?? 'a signal'}; ${what}, all committed to ${options.db}. Run the same command again to resume.\n`,
+      );
+      return EXIT.interrupted;
+    }
+    process.stderr.write(`Done: ${what}, in ${(summary.durationMs / 1000).toFixed(1)} s.\n`);
+    return EXIT.done;
+  } finally {
+    progress.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await sync.close();
+  }
+}

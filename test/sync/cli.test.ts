@@ -1,0 +1,128 @@
+/**
+ * The `idgov` command line, run as a user runs it (a child process), against the fake tenant on
+ * loopback: sync, a SIGINT that keeps what was committed and says how to resume, export, and the
+ * documented exit codes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeTenant } from '../../src/testing/index.ts';
+import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
+
+const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
+const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'idgov-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `idgov args` with `env`; `onStderr` sees its stderr as it comes (to signal it mid-run). */
+function idgov(
+  args: string[],
+  env: Record<string, string | undefined>,
+  onStderr?: (text: string, kill: () => void) => void,
+): Promise<Ran> {
+  const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    onStderr?.(stderr, () => child.kill('SIGINT'));
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('idgov', () => {
+  const tenant = new FakeTenant({ history: 3_000, seed: 31, latencyMs: 20 });
+  let close: () => Promise<void>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+    env = {
+      IDGOV_BASE_URL: tenant.baseUrl,
+      IDGOV_CLIENT_ID: tenant.client.clientId,
+      IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
+    };
+  });
+  afterAll(() => close());
+
+  it('--help lists the commands, the environment and the exit codes, and exits 0', async () => {
+    const ran = await idgov(['--help'], {});
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/sync/);
+    expect(ran.stdout).toMatch(/export/);
+    expect(ran.stdout).toMatch(/IDGOV_BASE_URL/);
+    expect(ran.stdout).toMatch(/130 stopped by SIGINT/);
+  });
+
+  it('sync: SIGINT keeps what was committed and says how to resume; the same command then finishes', async () => {
+    const db = join(dir, 'interrupted.db');
+    let signalled = false;
+    const stopped = await idgov(['sync', '--db', db, '--concurrency', '1'], env, (text, kill) => {
+      // Off a terminal, a progress line comes with the first page, then every 2 s: stop at the first.
+      if (!signalled && /sync: \d+ pages/.test(text)) {
+        signalled = true;
+        kill();
+      }
+    });
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(
+      /Stopped by SIGINT; full run: \d+ pages.*Run the same command again to resume\./,
+    );
+    const partial = copiedTasks(db).size;
+    expect(partial).toBeLessThan(3_000);
+    const resumed = await idgov(['sync', '--db', db], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/Done: full run \(resumed\)/);
+    expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
+  });
+
+  it('export: NDJSON of every task as sent, or CSV of the documented columns', async () => {
+    const db = join(dir, 'export.db');
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const ndjson = await idgov(['export', '--db', db], env);
+    expect(ndjson.code).toBe(0);
+    const lines = ndjson.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3_000);
+    expect(new Set(lines.map((line) => (JSON.parse(line) as { id: string }).id))).toEqual(
+      new Set(tenant.tasks.map((task) => task.id)),
+    );
+    const csv = await idgov(['export', '--db', db, '--format', 'csv'], env);
+    const rows = csv.stdout.trim().split('\n');
+    expect(rows[0]).toBe('id,state,created_at,updated_at,deleted_at,synced_at');
+    expect(rows).toHaveLength(3_001);
+  });
+
+  it.each([
+    [['sync', '--db', 'x.db', '--concurrency', '0'], /concurrency.*a whole number from 1 to 64/],
+    [['export', '--db', 'x.db', '--format', 'xml'], /--format must be ndjson or csv/],
+    [['sync'], /required option '--db <file>'/],
+    [['frobnicate'], /unknown command/],
+  ])('exits 2 with a message for bad usage: %j', async (args, message) => {
+    const ran = await idgov(args, env);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(message);
+  });
+
+  it('exits 2 naming what to set when the environment has no credentials, and for a file that is no copy', async () => {
+    const bare = await idgov(['sync', '--db', join(dir, 'none.db')], {});
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/No credentials: .*IDGOV_CLIENT_ID/);
+    const notACopy = await idgov(['export', '--db', join(dir, 'nothing-here.db')], env);
+    expect(notACopy.code).toBe(2);
+    expect(notACopy.stderr).toMatch(/is no task copy.*idgov sync --db/);
+  });
+});
