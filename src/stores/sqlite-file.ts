@@ -100,6 +100,11 @@ export class SqliteFile {
     }
   }
 
+  /** Runs statements without parameters (a migration's), inside the caller's write. */
+  exec(sql: string): void {
+    this.#db.exec(sql);
+  }
+
   /** Runs one statement outside a transaction, with its failures explained. */
   run(sql: string, ...values: Array<string | number | null>): { changes: number | bigint } {
     try {

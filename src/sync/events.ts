@@ -52,12 +52,13 @@ export interface SyncProgress {
 }
 
 /**
- * A window's life, told to the `window` hook: claimed by a cursor, split in two, or done.
+ * A window's life, told to the `window` hook: claimed by a cursor, split in two, done, or lost
+ * (another worker took it over once this one's lease ran out, and repeats its last page).
  *
  * @group Task sync
  */
 export interface SyncWindowEvent {
-  readonly event: 'claimed' | 'split' | 'done';
+  readonly event: 'claimed' | 'split' | 'done' | 'lost';
   /** The window's ID in the store (for `split`, the window that was halved is not named). */
   readonly window: number | undefined;
   /** Its creation-time range, ISO 8601. */

@@ -58,7 +58,17 @@ export interface TaskSyncOptions {
   readonly logger?: Logger | undefined;
   /** What is logged. Default: `IDGOV_LOG`, else `warn` (to stderr). */
   readonly logLevel?: LogLevel | undefined;
-  /** The clock, in Unix ms. Default `Date.now`. */
+  /**
+   * How long a cursor holds its window (or batch of open tasks) after each page, in ms: a worker
+   * that dies holding one hands it on once this runs out, and one that takes longer over a page
+   * (retries included) loses it to another, which repeats the page. From 1,000 to 3,600,000.
+   * Default 2 minutes.
+   */
+  readonly leaseMs?: number | undefined;
+  /**
+   * The clock, in Unix ms, of `synced_at`, and of a run's start where the store has no clock of
+   * its own (a PostgreSQL store uses the server's, shared by every worker). Default `Date.now`.
+   */
   readonly now?: (() => number) | undefined;
 }
 
@@ -73,6 +83,7 @@ export interface ResolvedSyncOptions {
   readonly expand: readonly TaskExpandPath[];
   readonly pageSize: number;
   readonly overlapMs: number;
+  readonly leaseMs: number;
   readonly hooks: Hooks<SyncEvents>;
   readonly logger: Logger;
   readonly now: () => number;
@@ -128,6 +139,7 @@ export function resolveSyncOptions(options: TaskSyncOptions): ResolvedSyncOption
     expand: [...(options.expand ?? [])],
     pageSize: checkedNumber('pageSize', options.pageSize, 10, 100, 100),
     overlapMs: checkedNumber('overlapMs', options.overlapMs, 0, 7 * 24 * 3_600_000, 10 * 60_000),
+    leaseMs: checkedNumber('leaseMs', options.leaseMs, 1_000, 3_600_000, 2 * 60_000),
     hooks: new Hooks<SyncEvents>(logger, options.hooks),
     logger,
     now: options.now ?? Date.now,

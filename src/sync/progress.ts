@@ -1,5 +1,5 @@
 import type { Hooks } from '../core/hooks.ts';
-import type { SyncEvents, SyncSummary } from './events.ts';
+import type { SyncEvents, SyncSummary, SyncWindowEvent } from './events.ts';
 import type { CommitCounts, SyncRun, SyncWindow } from './store.ts';
 
 /**
@@ -27,11 +27,15 @@ export class SyncProgressMeter {
     this.#run = run;
   }
 
-  /** A window was claimed, split (the new half is not known yet) or finished. */
-  window(event: 'claimed' | 'split' | 'done', window: SyncWindow | undefined): void {
+  /** A window was claimed, split (the new half is not known yet), finished, or lost to another holder. */
+  window(event: SyncWindowEvent['event'], window: SyncWindow | undefined): void {
     if (event === 'claimed' && window) {
       this.#windowsKnown += 1;
       this.#left.set(window.id, Math.max(0, window.to - window.cursor));
+    }
+    if (event === 'lost' && window) {
+      this.#windowsKnown -= 1;
+      this.#left.delete(window.id);
     }
     if (event === 'done' && window) {
       this.#windowsDone += 1;

@@ -26,6 +26,23 @@ export function taskRow(view: TaskView | null | undefined): TaskRow | undefined 
   };
 }
 
+/**
+ * The copy's rows of a page's views, one a task ID: a service that repeats a task in a page (or
+ * answers a page with two versions of it) gets the newest version kept, and a store's single
+ * statement never meets one ID twice.
+ */
+export function taskRows(views: ReadonlyArray<TaskView | null | undefined> | null | undefined): TaskRow[] {
+  const byId = new Map<string, TaskRow>();
+  for (const view of views ?? []) {
+    const row = taskRow(view);
+    if (!row) continue;
+    const before = byId.get(row.id);
+    if (!before || !before.updatedAt || (row.updatedAt !== undefined && row.updatedAt >= before.updatedAt))
+      byId.set(row.id, row);
+  }
+  return [...byId.values()];
+}
+
 /** The copy's rows of a page's expanded objects: each by its `@type` and `id`. */
 export function expandedRows(expanded: readonly unknown[] | null | undefined): ExpandedRow[] {
   const rows: ExpandedRow[] = [];

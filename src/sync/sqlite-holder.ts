@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { ConfigurationError } from '../core/errors.ts';
 import type { SqliteFile } from '../stores/sqlite-file.ts';
-import { SYNC_SCHEMA_VERSION } from './sqlite-schema.ts';
+import { SQLITE_SYNC_MIGRATIONS, SYNC_SCHEMA_VERSION } from './sqlite-schema.ts';
 import type { CopyIdentity } from './store.ts';
 
 interface Owner {
@@ -45,7 +45,8 @@ function setMeta(file: SqliteFile, key: string, value: string): void {
 
 /**
  * Takes the copy for `holder` (a store object), inside the caller's write: checks the schema
- * version, that the copy is of `identity`'s tenant and filter, and that no other live sync holds it.
+ * version (migrating an older copy), that the copy is of `identity`'s tenant and filter, and that
+ * no other live sync holds it.
  */
 export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: string): void {
   const version = Number(meta(file, 'schema_version') ?? SYNC_SCHEMA_VERSION);
@@ -70,6 +71,7 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
       );
     }
   }
+  for (let from = version; from < SYNC_SCHEMA_VERSION; from++) file.exec(SQLITE_SYNC_MIGRATIONS[from] ?? '');
   setMeta(file, 'schema_version', String(SYNC_SCHEMA_VERSION));
   setMeta(file, 'base_url', identity.baseUrl);
   setMeta(file, 'filter', identity.filter);

@@ -1,5 +1,29 @@
-/** The SQLite tables of a task copy: the documented ones (`idgov_tasks`, `idgov_expanded`) and the sync's own. */
-export const SYNC_SCHEMA_VERSION = 1;
+/**
+ * The SQLite tables of a task copy: the documented ones (`idgov_tasks`, `idgov_expanded`) and the
+ * sync's own, and how a copy of an older schema version is brought to this one.
+ *
+ * @module
+ */
+
+/** The schema version this SDK writes; a copy of an older one is migrated when opened. */
+export const SYNC_SCHEMA_VERSION = 2;
+
+/**
+ * The statements that take a copy from version `n` to `n + 1`, by `n`. Version 2: windows and
+ * open tasks are held under leases (the same design as the PostgreSQL copy's workers).
+ */
+export const SQLITE_SYNC_MIGRATIONS: Readonly<Record<number, string>> = {
+  1: `
+ALTER TABLE idgov_tasks ADD COLUMN lease_token TEXT;
+ALTER TABLE idgov_tasks ADD COLUMN leased_at INTEGER;
+ALTER TABLE idgov_tasks ADD COLUMN lease_until INTEGER;
+ALTER TABLE idgov_sync_windows ADD COLUMN lease_token TEXT;
+ALTER TABLE idgov_sync_windows ADD COLUMN leased_at INTEGER;
+ALTER TABLE idgov_sync_windows ADD COLUMN lease_until INTEGER;
+UPDATE idgov_sync_windows SET state = 'free' WHERE state = 'active';
+ALTER TABLE idgov_sync_runs DROP COLUMN refreshed_through;
+`,
+};
 
 export const SQLITE_SYNC_SCHEMA = `
 CREATE TABLE IF NOT EXISTS idgov_sync_meta (
@@ -15,7 +39,10 @@ CREATE TABLE IF NOT EXISTS idgov_tasks (
   vanished   INTEGER NOT NULL DEFAULT 0,
   synced_at  TEXT NOT NULL,
   seen_run   INTEGER NOT NULL,
-  task       TEXT NOT NULL
+  task       TEXT NOT NULL,
+  lease_token TEXT,
+  leased_at   INTEGER,
+  lease_until INTEGER
 );
 CREATE INDEX IF NOT EXISTS idgov_tasks_state ON idgov_tasks (state);
 CREATE INDEX IF NOT EXISTS idgov_tasks_created_at ON idgov_tasks (created_at);
@@ -31,8 +58,7 @@ CREATE TABLE IF NOT EXISTS idgov_sync_runs (
   id                INTEGER PRIMARY KEY AUTOINCREMENT,
   kind              TEXT NOT NULL,
   started_at        INTEGER NOT NULL,
-  finished_at       INTEGER,
-  refreshed_through TEXT
+  finished_at       INTEGER
 );
 CREATE TABLE IF NOT EXISTS idgov_sync_windows (
   id            INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -48,6 +74,9 @@ CREATE TABLE IF NOT EXISTS idgov_sync_windows (
   tasks         INTEGER NOT NULL DEFAULT 0,
   still         INTEGER NOT NULL DEFAULT 0,
   stalled       INTEGER NOT NULL DEFAULT 0,
-  parent        INTEGER
+  parent        INTEGER,
+  lease_token   TEXT,
+  leased_at     INTEGER,
+  lease_until   INTEGER
 );
 `;

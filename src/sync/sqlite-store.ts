@@ -4,6 +4,7 @@
  *
  * @module sync/sqlite
  */
+import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { releaseCopy, takeCopy } from './sqlite-holder.ts';
 import { putExpanded, upsertTasks } from './sqlite-rows.ts';
@@ -14,6 +15,7 @@ import type {
   CopyIdentity,
   CopyState,
   ExpandedRow,
+  SyncLease,
   SyncRun,
   SyncStore,
   SyncWindow,
@@ -33,6 +35,9 @@ export interface SqliteSyncStoreOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+// The refresh's work: tasks the copy holds as open that the run (placeholder `?`) has not fetched.
+const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ?";
 
 /**
  * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
@@ -68,8 +73,9 @@ export class SqliteSyncStore implements SyncStore {
     return this.#file.write(() => {
       takeCopy(this.#file, identity, this.#holder);
       this.#owned = true;
-      // This process holds the copy now: a window left active was its owner's, who is gone.
-      this.#file.sql("UPDATE idgov_sync_windows SET state = 'free' WHERE state = 'active'").run();
+      // This process holds the copy now: a lease left was its last holder's, who is gone.
+      this.#file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
+      this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
       const last = this.#file
         .sql('SELECT max(started_at) AS at FROM idgov_sync_runs WHERE finished_at IS NOT NULL')
         .get() as { at: number | null };
@@ -78,21 +84,16 @@ export class SqliteSyncStore implements SyncStore {
   }
 
   async unfinishedRun(): Promise<SyncRun | undefined> {
+    return this.#unfinished();
+  }
+
+  #unfinished(): SyncRun | undefined {
     const row = this.#file
       .sql(
-        'SELECT id, kind, started_at, refreshed_through FROM idgov_sync_runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1',
+        'SELECT id, kind, started_at FROM idgov_sync_runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1',
       )
-      .get() as
-      | { id: number; kind: SyncRun['kind']; started_at: number; refreshed_through: string | null }
-      | undefined;
-    if (!row) return undefined;
-    return {
-      id: row.id,
-      kind: row.kind,
-      startedAt: row.started_at,
-      refreshedThrough: row.refreshed_through ?? undefined,
-      resumed: true,
-    };
+      .get() as { id: number; kind: SyncRun['kind']; started_at: number } | undefined;
+    return row && { id: row.id, kind: row.kind, startedAt: row.started_at, resumed: true };
   }
 
   async beginRun(
@@ -101,6 +102,8 @@ export class SqliteSyncStore implements SyncStore {
     windows: ReadonlyArray<{ from: number; to: number }>,
   ): Promise<SyncRun> {
     return this.#file.write(() => {
+      const unfinished = this.#unfinished();
+      if (unfinished) return unfinished;
       const { lastInsertRowid } = this.#file
         .sql('INSERT INTO idgov_sync_runs (kind, started_at) VALUES (?, ?)')
         .run(kind, startedAt);
@@ -109,12 +112,12 @@ export class SqliteSyncStore implements SyncStore {
         'INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms) VALUES (?, ?, ?, ?, ?, ?)',
       );
       for (const { from, to } of windows) add.run(id, from, to, from, from, to);
-      return { id, kind, startedAt, refreshedThrough: undefined, resumed: false };
+      return { id, kind, startedAt, resumed: false };
     });
   }
 
-  async claimWindow(run: SyncRun): Promise<SyncWindow | undefined> {
-    return this.#file.write(() => claim(this.#file, run));
+  async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {
+    return this.#file.write(() => claim(this.#file, run, lease, Date.now()));
   }
 
   async splitLargest(
@@ -128,26 +131,44 @@ export class SqliteSyncStore implements SyncStore {
     run: SyncRun,
     window: SyncWindow,
     page: Parameters<SyncStore['commitPage']>[2],
-  ): Promise<{ readonly to: number; readonly done: boolean; readonly counts: CommitCounts }> {
+    lease: SyncLease,
+  ): Promise<{
+    readonly to: number;
+    readonly done: boolean;
+    readonly lost: boolean;
+    readonly counts: CommitCounts;
+  }> {
     return this.#file.write(() => {
+      const moved = commitWindow(this.#file, window, page, lease, Date.now());
+      if (moved.lost) return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
       const syncedAt = iso(page.syncedAt);
       const counts = upsertTasks(this.#file, run, page.tasks, syncedAt);
       putExpanded(this.#file, page.expanded, syncedAt);
-      const { to, done } = commitWindow(this.#file, window, page);
-      return { to, done, counts };
+      return { ...moved, counts };
     });
   }
 
-  async openTaskIds(run: SyncRun, afterId: string | undefined, limit: number): Promise<string[]> {
-    const rows = this.#file
-      .sql(
-        "SELECT id FROM idgov_tasks WHERE state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ? AND id > ? ORDER BY id LIMIT ?",
-      )
-      .all(run.id, afterId ?? '', limit) as Array<{ id: string }>;
-    return rows.map((row) => row.id);
+  async claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]> {
+    return this.#file.write(() => {
+      const now = Date.now();
+      const rows = this.#file
+        .sql(
+          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} ORDER BY id LIMIT ?`,
+        )
+        .all(run.id, now, now, limit) as Array<{ id: string }>;
+      const take = this.#file.sql(
+        'UPDATE idgov_tasks SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?',
+      );
+      for (const { id } of rows) take.run(lease.holder, now, now + lease.ms, id);
+      return rows.map((row) => row.id);
+    });
   }
 
-  async commitRefresh(run: SyncRun, batch: Parameters<SyncStore['commitRefresh']>[1]): Promise<CommitCounts> {
+  async commitRefresh(
+    run: SyncRun,
+    batch: Parameters<SyncStore['commitRefresh']>[1],
+    lease: SyncLease,
+  ): Promise<CommitCounts> {
     return this.#file.write(() => {
       const syncedAt = iso(batch.syncedAt);
       const counts = upsertTasks(this.#file, run, batch.tasks, syncedAt);
@@ -155,15 +176,26 @@ export class SqliteSyncStore implements SyncStore {
         'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1, synced_at = ? WHERE id = ? AND deleted_at IS NULL',
       );
       for (const id of batch.vanished) counts.deleted += Number(gone.run(syncedAt, syncedAt, id).changes);
-      this.#file
-        .sql('UPDATE idgov_sync_runs SET refreshed_through = ? WHERE id = ?')
-        .run(batch.through, run.id);
+      this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token = ?`).run(lease.holder);
       return counts;
     });
   }
 
-  async finishRun(run: SyncRun, finishedAt: number): Promise<number> {
+  async finishRun(
+    run: SyncRun,
+    finishedAt: number,
+  ): Promise<{ readonly finished: boolean; readonly vanished: number }> {
     return this.#file.write(() => {
+      const state = this.#file
+        .sql(
+          `SELECT finished_at IS NOT NULL AS finished,
+             EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ?1 AND state <> 'done') AS windows,
+             (kind = 'incremental' AND EXISTS (SELECT 1 FROM idgov_tasks WHERE ${OPEN_UNSEEN.replaceAll('?', '?1')})) AS refresh
+           FROM idgov_sync_runs WHERE id = ?1`,
+        )
+        .get(run.id) as { finished: number; windows: number; refresh: number };
+      if (state.finished) return { finished: true, vanished: 0 };
+      if (state.windows || state.refresh) return { finished: false, vanished: 0 };
       let vanished = 0;
       if (run.kind === 'full') {
         const at = iso(finishedAt);
@@ -177,16 +209,14 @@ export class SqliteSyncStore implements SyncStore {
       }
       this.#file.sql('UPDATE idgov_sync_runs SET finished_at = ? WHERE id = ?').run(finishedAt, run.id);
       this.#file.sql('DELETE FROM idgov_sync_windows WHERE run_id = ?').run(run.id);
-      return vanished;
+      return { finished: true, vanished };
     });
   }
 
   async release(): Promise<void> {
     if (!this.#owned) return;
     this.#owned = false;
-    this.#file
-      .sql("DELETE FROM idgov_sync_meta WHERE key = 'owner' AND json_extract(value, '$.holder') = ?")
-      .run(this.#holder);
+    this.#file.write(() => releaseCopy(this.#file, this.#holder));
   }
 
   async close(): Promise<void> {

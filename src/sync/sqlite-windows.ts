@@ -1,12 +1,13 @@
 /**
- * The windows of a SQLite task copy: claimed, split and moved on, inside the store's write
- * transactions. One process holds the copy at a time, so a window is `free`, `active` (being
- * paged by this process) or `done`.
+ * The windows of a SQLite task copy: claimed under a cursor's lease, split and moved on, inside the
+ * store's write transactions. A window is `free` (a lease may hold it) or `done`.
  *
  * @module
  */
+
+import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import type { SqliteFile } from '../stores/sqlite-file.ts';
-import type { SyncRun, SyncStore, SyncWindow } from './store.ts';
+import type { SyncLease, SyncRun, SyncStore, SyncWindow } from './store.ts';
 import { splitPlan } from './windows.ts';
 
 interface WindowRow {
@@ -31,15 +32,18 @@ function windowOf(row: WindowRow): SyncWindow {
   };
 }
 
-/** Takes the free window with the most time left; call inside a write. */
-export function claim(file: SqliteFile, run: SyncRun): SyncWindow | undefined {
+/** Takes, under `lease`, the free window with the most time left; call inside a write. */
+export function claim(file: SqliteFile, run: SyncRun, lease: SyncLease, now: number): SyncWindow | undefined {
   const row = file
     .sql(
-      "SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token FROM idgov_sync_windows WHERE run_id = ? AND state = 'free' ORDER BY to_ms - cursor_ms DESC LIMIT 1",
+      `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token FROM idgov_sync_windows
+       WHERE run_id = ? AND state = 'free' AND ${notHeldSql('?', '?')} ORDER BY to_ms - cursor_ms DESC LIMIT 1`,
     )
-    .get(run.id) as WindowRow | undefined;
+    .get(run.id, now, now) as WindowRow | undefined;
   if (!row) return undefined;
-  file.sql("UPDATE idgov_sync_windows SET state = 'active' WHERE id = ?").run(row.id);
+  file
+    .sql('UPDATE idgov_sync_windows SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?')
+    .run(lease.holder, now, now + lease.ms, row.id);
   return windowOf(row);
 }
 
@@ -89,20 +93,29 @@ export function split(
   return true;
 }
 
-/** Moves `window` on after a page; returns its end as it is now (a split may have moved it) and whether it is done. */
+/**
+ * Moves `window` on after a page, if `lease` still holds it, renewing the lease (or ending it with
+ * the window); returns its end as it is now (a split may have moved it), whether it is done, and
+ * whether the lease was lost (then nothing is written).
+ */
 export function commitWindow(
   file: SqliteFile,
   window: SyncWindow,
   page: Parameters<SyncStore['commitPage']>[2],
-): { readonly to: number; readonly done: boolean } {
-  const { to_ms: to } = file.sql('SELECT to_ms FROM idgov_sync_windows WHERE id = ?').get(window.id) as {
-    to_ms: number;
-  };
+  lease: SyncLease,
+  now: number,
+): { readonly to: number; readonly done: boolean; readonly lost: boolean } {
+  const held = file
+    .sql('SELECT to_ms FROM idgov_sync_windows WHERE id = ? AND lease_token = ?')
+    .get(window.id, lease.holder) as { to_ms: number } | undefined;
+  if (!held) return { to: window.to, done: false, lost: true };
+  const to = held.to_ms;
   const done = page.exhausted || page.cursor > to;
   file
     .sql(
       `UPDATE idgov_sync_windows SET cursor_ms = ?, query_from_ms = ?, query_to_ms = ?, page_token = ?,
-       pages = pages + 1, tasks = tasks + ?, still = still + ?, stalled = ?, state = ? WHERE id = ?`,
+       pages = pages + 1, tasks = tasks + ?, still = still + ?, stalled = ?, state = ?,
+       leased_at = ?, lease_until = ? WHERE id = ?`,
     )
     .run(
       page.cursor,
@@ -112,8 +125,11 @@ export function commitWindow(
       page.tasks.length,
       page.moved ? 0 : page.tasks.length,
       page.moved ? 0 : 1,
-      done ? 'done' : 'active',
+      done ? 'done' : 'free',
+      now,
+      now + lease.ms,
       window.id,
     );
-  return { to, done };
+  if (done) file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE id = ?`).run(window.id);
+  return { to, done, lost: false };
 }

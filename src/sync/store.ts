@@ -75,10 +75,21 @@ export interface SyncRun {
   readonly kind: 'full' | 'incremental';
   /** When it started, in Unix ms: the end of its creation-time range. */
   readonly startedAt: number;
-  /** Resuming: the last open task ID the refresh of open tasks committed. */
-  readonly refreshedThrough: string | undefined;
-  /** True when this call found the run unfinished and resumes it. */
+  /** True when this call found the run begun (by an earlier process, or another worker) and joins it. */
   readonly resumed: boolean;
+}
+
+/**
+ * A lease a cursor takes on its work (a window, a batch of open tasks): while it holds, no other
+ * cursor or worker takes that work; when the holder dies, the work passes on once it runs out.
+ *
+ * @group Task sync
+ */
+export interface SyncLease {
+  /** Who holds it: one token a cursor. */
+  readonly holder: string;
+  /** How long it holds after each claim or commit, in ms. */
+  readonly ms: number;
 }
 
 /**
@@ -103,28 +114,35 @@ export interface CommitCounts {
 }
 
 /**
- * Where a task sync keeps its copy and its checkpoints. `SqliteSyncStore` (`@idgov/sdk/sync/sqlite`)
- * implements it.
+ * Where a task sync keeps its copy and its checkpoints. `SqliteSyncStore` (`@idgov/sdk/sync/sqlite`,
+ * one process) and `PostgresSyncStore` (`@idgov/sdk/sync/postgres`, many workers) implement it.
  *
  * @group Task sync
  */
 export interface SyncStore {
   /**
-   * Opens the copy for `identity`: creates its tables, or checks that it was made for the same
-   * tenant and filter (a `ConfigurationError` naming both otherwise), and takes the copy for this
-   * process (a `ConfigurationError` if another live process syncs it).
+   * Opens the copy for `identity`: checks that it was made for the same tenant and filter (a
+   * `ConfigurationError` naming both otherwise). A store for one process (SQLite) also takes the
+   * copy for it (a `ConfigurationError` if another live process syncs it); one for many workers
+   * (PostgreSQL) shares it.
    */
   open(identity: CopyIdentity): Promise<CopyState>;
-  /** The unfinished run, to resume; undefined when the last one finished. */
+  /** The unfinished run, to resume or join; undefined when the last one finished. */
   unfinishedRun(): Promise<SyncRun | undefined>;
-  /** Starts a run with its first windows. */
+  /**
+   * Begins a run with its first windows, unless one is unfinished (another worker began it first):
+   * then returns that one, to join. One unfinished run at a time.
+   */
   beginRun(
     kind: SyncRun['kind'],
     startedAt: number,
     windows: ReadonlyArray<{ from: number; to: number }>,
   ): Promise<SyncRun>;
-  /** Takes a window of `run` no cursor pages now; undefined when none is left. */
-  claimWindow(run: SyncRun): Promise<SyncWindow | undefined>;
+  /**
+   * Takes, under `lease`, the window of `run` with the most time left that no live lease holds
+   * (a dead holder's window resumes from its last checkpoint); undefined when none is free.
+   */
+  claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined>;
   /**
    * Splits the window with the most work left (`splitPlan`) at the midpoint of its time left; the
    * new half is free to claim. False when none is worth splitting.
@@ -134,9 +152,10 @@ export interface SyncStore {
     limits: { readonly minTasks: number; readonly minSpanMs: number },
   ): Promise<boolean>;
   /**
-   * Commits a page of a window in one transaction: its tasks (upserted by ID, a newer
-   * `updatedAt` never overwritten by an older), its expanded objects, and the window's progress.
-   * Returns the window's end as it is now (a split may have moved it) and whether the window is done.
+   * Commits a page of a window in one transaction, if `lease` still holds it: its tasks (upserted
+   * by ID, a newer `updatedAt` never overwritten by an older), its expanded objects, and the
+   * window's progress, renewing the lease. Returns the window's end as it is now (a split may have
+   * moved it), whether the window is done, and `lost` (nothing written) when another holder took it.
    */
   commitPage(
     run: SyncRun,
@@ -153,27 +172,46 @@ export interface SyncStore {
       readonly exhausted: boolean;
       readonly syncedAt: number;
     },
-  ): Promise<{ readonly to: number; readonly done: boolean; readonly counts: CommitCounts }>;
+    lease: SyncLease,
+  ): Promise<{
+    readonly to: number;
+    readonly done: boolean;
+    readonly lost: boolean;
+    readonly counts: CommitCounts;
+  }>;
   /**
-   * The IDs of tasks the copy holds as open that `run` has not fetched yet, after `afterId`, in ID
-   * order: the refresh's work.
+   * Takes, under `lease`, up to `limit` tasks the copy holds as open that `run` has not fetched yet
+   * and no live lease holds, in ID order: a batch of the refresh. Their IDs; none when all are taken.
    */
-  openTaskIds(run: SyncRun, afterId: string | undefined, limit: number): Promise<string[]>;
+  claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]>;
   /**
-   * Commits a batch of the refresh of open tasks: the tasks the service returned, the IDs it did
-   * not (marked deleted, `vanished`), and the refresh's progress, in one transaction.
+   * Commits a batch of the refresh of open tasks in one transaction: the tasks the service
+   * returned, and the IDs it did not (marked deleted, `vanished`); their leases end.
    */
   commitRefresh(
     run: SyncRun,
     batch: {
       readonly tasks: readonly TaskRow[];
       readonly vanished: readonly string[];
-      readonly through: string;
       readonly syncedAt: number;
     },
+    lease: SyncLease,
   ): Promise<CommitCounts>;
-  /** Ends `run`; after a full run, tasks it did not see are marked deleted and vanished. Returns how many. */
-  finishRun(run: SyncRun, finishedAt: number): Promise<number>;
+  /**
+   * Ends `run` if no work of it is left (every window done; for an incremental run, every open task
+   * refreshed), once: of the workers that try, one ends it; after a full run, tasks it did not see
+   * are marked deleted and vanished. `finished` says whether the run is over (by this call or
+   * another's); `vanished`, how many tasks this call marked.
+   */
+  finishRun(
+    run: SyncRun,
+    finishedAt: number,
+  ): Promise<{ readonly finished: boolean; readonly vanished: number }>;
+  /**
+   * The store's clock, in Unix ms, when it has one every worker shares (a database server's):
+   * runs and leases are then timed by it, not by each machine's.
+   */
+  time?(): Promise<number>;
   /** Lets the copy go for another sync (the end of a run). */
   release(): Promise<void>;
   /** Lets the copy go and closes the database. */

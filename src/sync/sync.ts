@@ -3,11 +3,12 @@ import type { TaskSearchRequest } from '../../schemas/task-search.ts';
 import { AbortError } from '../core/errors.ts';
 import type { Hooks } from '../core/hooks.ts';
 import { BadRequestError } from '../core/status-errors.ts';
+import { wait } from '../internal/wait.ts';
 import type { SyncEvents, SyncSummary } from './events.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
 import { SyncProgressMeter } from './progress.ts';
-import { copyTime, expandedRows, taskRow } from './rows.ts';
-import type { CommitCounts, SyncRun, SyncWindow } from './store.ts';
+import { copyTime, expandedRows, taskRows } from './rows.ts';
+import type { SyncLease, SyncRun, SyncWindow } from './store.ts';
 import { firstWindows } from './windows.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a
@@ -71,10 +72,10 @@ export class TaskSync {
     options: { readonly signal?: AbortSignal; readonly full?: boolean },
     started: number,
   ): Promise<SyncSummary> {
-    const { store, now } = this.#options;
+    const { store } = this.#options;
     let run = await store.unfinishedRun();
     if (!run) {
-      const startedAt = now();
+      const startedAt = store.time ? await store.time() : this.#options.now();
       const full = options.full === true || lastRunStartedAt === undefined;
       const from = full
         ? await this.#earliest(options.signal)
@@ -98,24 +99,25 @@ export class TaskSync {
     return meter.summary(complete, performance.now() - started);
   }
 
-  /** The run's work: the windows by every cursor, the refresh of open tasks, the end. */
+  /** The run's work, by every cursor, until the run is over. */
   async #work(
     run: SyncRun,
     meter: SyncProgressMeter,
     signal: AbortSignal,
     stop: AbortController,
   ): Promise<void> {
-    const { store, now } = this.#options;
+    const worker = crypto.randomUUID();
     await Promise.all(
-      Array.from({ length: this.#options.concurrency }, () =>
-        this.#cursor(run, meter, signal).catch((error: unknown) => {
-          stop.abort(error);
-          throw error;
-        }),
+      Array.from({ length: this.#options.concurrency }, (_, i) =>
+        this.#cursor(run, meter, signal, { holder: `${worker}/${i}`, ms: this.#options.leaseMs }).catch(
+          (error: unknown) => {
+            stop.abort(error);
+            throw error;
+          },
+        ),
       ),
     );
-    if (run.kind === 'incremental') await this.#refresh(run, meter, signal);
-    meter.counted({ new: 0, changed: 0, deleted: await store.finishRun(run, now()) }, 0);
+    if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
   }
 
   /** Closes the store (its database). */
@@ -146,19 +148,35 @@ export class TaskSync {
     } as TaskSearchRequest;
   }
 
-  /** One cursor: claims windows and pages them; when none is free, splits the largest; then ends. */
-  async #cursor(run: SyncRun, meter: SyncProgressMeter, signal: AbortSignal): Promise<void> {
+  /**
+   * One cursor, until the run is over: pages a free window (a dead worker's included, once its
+   * lease ran out); else splits the largest; else refreshes a batch of open tasks; else ends the
+   * run, or, while other cursors or workers still hold work, waits for them.
+   */
+  async #cursor(
+    run: SyncRun,
+    meter: SyncProgressMeter,
+    signal: AbortSignal,
+    lease: SyncLease,
+  ): Promise<void> {
     const { store } = this.#options;
     while (!signal.aborted) {
-      const window = await store.claimWindow(run);
+      const window = await store.claimWindow(run, lease);
       if (window) {
         meter.window('claimed', window);
-        await this.#page(run, window, meter, signal);
+        await this.#page(run, window, meter, signal, lease);
         continue;
       }
       const minTasks = 2 * this.#options.pageSize;
-      if (!(await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS }))) return;
-      meter.window('split', undefined);
+      if (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS })) {
+        meter.window('split', undefined);
+        continue;
+      }
+      if (run.kind === 'incremental' && (await this.#refresh(run, meter, signal, lease))) continue;
+      const end = await store.finishRun(run, this.#options.now());
+      meter.counted({ new: 0, changed: 0, deleted: end.vanished }, 0);
+      if (end.finished) return;
+      await wait(Math.min(1_000, this.#options.leaseMs / 10), { signal });
     }
   }
 
@@ -168,6 +186,7 @@ export class TaskSync {
     window: SyncWindow,
     meter: SyncProgressMeter,
     signal: AbortSignal,
+    lease: SyncLease,
   ): Promise<void> {
     const { client, store, now } = this.#options;
     let { cursor, token, queryFrom, queryTo } = window;
@@ -196,23 +215,32 @@ export class TaskSync {
         if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
         throw error;
       }
-      const tasks = (page.list ?? []).map(taskRow).filter((row) => row !== undefined);
+      const tasks = taskRows(page.list);
       const last = tasks.reduce(
         (latest, row) => Math.max(latest, row.createdAt ? Date.parse(row.createdAt) : latest),
         cursor,
       );
       const next = page.nextPageToken || undefined;
-      const result = await store.commitPage(run, window, {
-        tasks,
-        expanded: expandedRows(page.expanded),
-        cursor: last,
-        moved: last > cursor,
-        queryFrom,
-        queryTo,
-        token: next,
-        exhausted: next === undefined,
-        syncedAt: now(),
-      });
+      const result = await store.commitPage(
+        run,
+        window,
+        {
+          tasks,
+          expanded: expandedRows(page.expanded),
+          cursor: last,
+          moved: last > cursor,
+          queryFrom,
+          queryTo,
+          token: next,
+          exhausted: next === undefined,
+          syncedAt: now(),
+        },
+        lease,
+      );
+      if (result.lost) {
+        meter.window('lost', window);
+        return;
+      }
       meter.page(result.counts, tasks.length, window, last, result.to);
       if (result.done) {
         meter.window('done', window);
@@ -224,25 +252,29 @@ export class TaskSync {
     }
   }
 
-  /** Refreshes every task the copy holds as open, in batches by ID, each committed with its progress. */
-  async #refresh(run: SyncRun, meter: SyncProgressMeter, signal: AbortSignal): Promise<void> {
+  /**
+   * Refreshes a batch of the tasks the copy holds as open (claimed under `lease`), committed in one
+   * transaction; false when no batch is left to claim.
+   */
+  async #refresh(
+    run: SyncRun,
+    meter: SyncProgressMeter,
+    signal: AbortSignal,
+    lease: SyncLease,
+  ): Promise<boolean> {
     const { client, store, now } = this.#options;
-    let through = run.refreshedThrough;
-    for (;;) {
-      const ids = await store.openTaskIds(run, through, REFRESH_BATCH);
-      if (ids.length === 0) return;
-      const request = { ...this.#request(), refs: ids.map((id) => ({ id })), pageSize: REFRESH_BATCH };
-      const views = await client.tasks.search(request, { signal }).toArray();
-      const tasks = views.map(taskRow).filter((row) => row !== undefined);
-      const returned = new Set(tasks.map((row) => row.id));
-      through = ids.at(-1) as string;
-      const counts: CommitCounts = await store.commitRefresh(run, {
-        tasks,
-        vanished: ids.filter((id) => !returned.has(id)),
-        through,
-        syncedAt: now(),
-      });
-      meter.counted(counts, Math.ceil(views.length / REFRESH_BATCH) || 1, tasks.length);
-    }
+    const ids = await store.claimOpenTasks(run, lease, REFRESH_BATCH);
+    if (ids.length === 0) return false;
+    const request = { ...this.#request(), refs: ids.map((id) => ({ id })), pageSize: REFRESH_BATCH };
+    const views = await client.tasks.search(request, { signal }).toArray();
+    const tasks = taskRows(views);
+    const returned = new Set(tasks.map((row) => row.id));
+    const counts = await store.commitRefresh(
+      run,
+      { tasks, vanished: ids.filter((id) => !returned.has(id)), syncedAt: now() },
+      lease,
+    );
+    meter.counted(counts, Math.ceil(views.length / REFRESH_BATCH) || 1, tasks.length);
+    return true;
   }
 }
