@@ -15,6 +15,7 @@ const shared: Options = {
     otel: 'src/otel/index.ts',
     sync: 'src/sync/index.ts',
     'sync-sqlite': 'src/sync/sqlite-store.ts',
+    'sync-postgres': 'src/sync/postgres-store.ts',
   },
   // tsup strips `node:` by default, but `node:sqlite` (the outbox's SQLite store) exists only with it.
   removeNodeProtocol: false,

@@ -43,15 +43,15 @@ export function taskRows(views: ReadonlyArray<TaskView | null | undefined> | nul
   return [...byId.values()];
 }
 
-/** The copy's rows of a page's expanded objects: each by its `@type` and `id`. */
+/** The copy's rows of a page's expanded objects: each by its `@type` and `id`, once. */
 export function expandedRows(expanded: readonly unknown[] | null | undefined): ExpandedRow[] {
-  const rows: ExpandedRow[] = [];
+  const rows = new Map<string, ExpandedRow>();
   for (const entry of expanded ?? []) {
     const object = entry as Record<string, unknown> | null;
     const type = object?.['@type'];
     const id = object?.id;
     if (typeof type === 'string' && typeof id === 'string')
-      rows.push({ type, id, json: JSON.stringify(object) });
+      rows.set(JSON.stringify([type, id]), { type, id, json: JSON.stringify(object) });
   }
-  return rows;
+  return [...rows.values()];
 }

@@ -32,14 +32,18 @@ function windowOf(row: WindowRow): SyncWindow {
   };
 }
 
-/** Takes, under `lease`, the free window with the most time left; call inside a write. */
+/**
+ * Takes, under `lease`, the free window with the most time left (or one `lease` holds already: a
+ * commit that failed); call inside a write.
+ */
 export function claim(file: SqliteFile, run: SyncRun, lease: SyncLease, now: number): SyncWindow | undefined {
   const row = file
     .sql(
       `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token FROM idgov_sync_windows
-       WHERE run_id = ? AND state = 'free' AND ${notHeldSql('?', '?')} ORDER BY to_ms - cursor_ms DESC LIMIT 1`,
+       WHERE run_id = ? AND state = 'free' AND (${notHeldSql('?', '?')} OR lease_token = ?)
+       ORDER BY to_ms - cursor_ms DESC LIMIT 1`,
     )
-    .get(run.id, now, now) as WindowRow | undefined;
+    .get(run.id, now, now, lease.holder) as WindowRow | undefined;
   if (!row) return undefined;
   file
     .sql('UPDATE idgov_sync_windows SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?')

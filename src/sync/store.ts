@@ -140,7 +140,8 @@ export interface SyncStore {
   ): Promise<SyncRun>;
   /**
    * Takes, under `lease`, the window of `run` with the most time left that no live lease holds
-   * (a dead holder's window resumes from its last checkpoint); undefined when none is free.
+   * (a dead holder's window resumes from its last checkpoint), or one `lease` holds already (its
+   * commit failed); undefined when none is free.
    */
   claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined>;
   /**

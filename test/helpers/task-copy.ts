@@ -48,3 +48,18 @@ export function differences(copy: Map<string, CopiedTask>, tenant: Map<string, C
   for (const id of copy.keys()) if (!tenant.has(id) && out.length < 10) out.push(`extra ${id}`);
   return out;
 }
+
+/** The tasks of a PostgreSQL copy under `prefix` (e.g. `schema.idgov`), by ID, read with plain SQL. */
+export async function copiedTasksPg(url: string, prefix: string): Promise<Map<string, CopiedTask>> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; state: string | null; deleted: boolean }>(
+      `SELECT id, state, deleted_at IS NOT NULL AS deleted FROM ${prefix}_tasks`,
+    );
+    return new Map(rows.map((row) => [row.id, { id: row.id, state: row.state, deleted: row.deleted }]));
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,410 @@
+/**
+ * The task copy in PostgreSQL, for any number of workers on any number of machines. Import it from
+ * `@idgov/sdk/sync/postgres`; it needs the `pg` package.
+ *
+ * @module sync/postgres
+ */
+import { ConfigurationError } from '../core/errors.ts';
+import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
+import { type PgQueryable, PostgresConnection } from '../stores/postgres.ts';
+import {
+  expandedParameter,
+  tasksParameter,
+  UPSERT_COUNTS,
+  upsertExpandedSql,
+  upsertTasksSql,
+} from './postgres-rows.ts';
+import {
+  DEFAULT_SYNC_PREFIX,
+  POSTGRES_SYNC_SCHEMA_VERSION,
+  postgresSyncSchema,
+  type SyncTables,
+  syncTables,
+} from './postgres-schema.ts';
+import type {
+  CommitCounts,
+  CopyIdentity,
+  CopyState,
+  SyncLease,
+  SyncRun,
+  SyncStore,
+  SyncWindow,
+} from './store.ts';
+import { splitPlan } from './windows.ts';
+
+/**
+ * Options of {@link PostgresSyncStore}: a `pool`, or a `connectionString` for a pool of its own.
+ *
+ * @group Task sync
+ */
+export interface PostgresSyncStoreOptions {
+  /**
+   * Your `pg.Pool`; {@link PostgresSyncStore.close} leaves it open. Give it an `'error'` listener:
+   * without one, a connection the server ends while idle (a restart) ends the process.
+   */
+  readonly pool?: PgQueryable | undefined;
+  /** A connection URL, e.g. `postgres://sync@db.internal/reports`: the store opens a `pg.Pool` and closes it on close(). */
+  readonly connectionString?: string | undefined;
+  /** Most connections of that pool: give it the sync's `concurrency` or more. Default 10. */
+  readonly maxConnections?: number | undefined;
+  /**
+   * The prefix of the tables, optionally schema-qualified (`reporting.idgov` makes
+   * `reporting.idgov_tasks`, ...). Default `idgov`.
+   */
+  readonly table?: string | undefined;
+  /** Where the store's own pool reports a connection it lost while idle, at `warn`. Default: `console.error`. */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
+  readonly logLevel?: LogLevel | undefined;
+}
+
+// The server's clock, in Unix ms: every worker's leases and runs are timed by it, so a machine
+// whose clock is off takes no window early and holds none too long.
+const NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+const WINDOW_COLUMNS = 'id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token';
+const OPEN_UNSEEN = (run: string) =>
+  `state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ${run}`;
+
+interface WindowRow {
+  id: string;
+  from_ms: string;
+  to_ms: string;
+  cursor_ms: string;
+  query_from_ms: string;
+  query_to_ms: string;
+  page_token: string | null;
+}
+
+// pg returns bigint as text; every number here is a Unix ms or an identity, far below 2^53.
+const windowOf = (row: WindowRow): SyncWindow => ({
+  id: Number(row.id),
+  from: Number(row.from_ms),
+  to: Number(row.to_ms),
+  cursor: Number(row.cursor_ms),
+  queryFrom: Number(row.query_from_ms),
+  queryTo: Number(row.query_to_ms),
+  token: row.page_token ?? undefined,
+});
+
+const counted = (row: { new: string; changed: string; deleted: string }): CommitCounts => ({
+  new: Number(row.new),
+  changed: Number(row.changed),
+  deleted: Number(row.deleted),
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * A task copy in PostgreSQL that any number of workers sync at once: run the same `TaskSync` (or
+ * `idgov sync --postgres URL`) in as many processes, on as many machines, as you like. Workers
+ * claim windows of creation time with `FOR UPDATE SKIP LOCKED` under leases timed by the server's
+ * clock; an idle worker splits the window with the most work left; a worker that dies hands its
+ * window on, from its last checkpoint, once its lease runs out; and one worker ends each run, once
+ * no work of it is left. Every page commits with its window's progress in a single statement.
+ *
+ * @example
+ * const store = new PostgresSyncStore({ connectionString: process.env.DATABASE_URL });
+ * await store.migrate(); // or run postgresSyncSchema() with your migration tool
+ * const sync = new TaskSync({ client, store, concurrency: 8 });
+ * await sync.run();
+ *
+ * @group Task sync
+ */
+export class PostgresSyncStore implements SyncStore {
+  /** The prefix of the copy's tables (`idgov`: `idgov_tasks`, `idgov_expanded`, ...). */
+  readonly table: string;
+  readonly #t: SyncTables;
+  readonly #db: PostgresConnection;
+
+  constructor(options: PostgresSyncStoreOptions) {
+    if (!options || typeof options !== 'object') {
+      throw new ConfigurationError('Pass { connectionString } or { pool } to PostgresSyncStore.');
+    }
+    this.#t = syncTables(options.table ?? DEFAULT_SYNC_PREFIX);
+    this.table = this.#t.prefix;
+    this.#db = new PostgresConnection({
+      pool: options.pool,
+      connectionString: options.connectionString,
+      maxConnections: options.maxConnections ?? 10,
+      store: 'PostgresSyncStore',
+      table: `${this.table}_tasks`,
+      schemaSql: 'postgresSyncSchema()',
+      logger: createLogger(options.logger, options.logLevel),
+    });
+  }
+
+  #query<R>(what: string, text: string, values: unknown[]): Promise<{ rows: R[]; rowCount: number }> {
+    return this.#db.query<R>(what, text, values);
+  }
+
+  /**
+   * Creates the tables and their indexes if missing ({@link postgresSyncSchema}). Safe to run from
+   * every worker at start: an advisory lock keeps concurrent runs from racing.
+   */
+  async migrate(): Promise<void> {
+    // One simple query: its statements run as one implicit transaction, which holds the lock to the end.
+    const lock = `SELECT pg_advisory_xact_lock(hashtext('idgov sync ${this.table}'));`;
+    await this.#query('migrating', `${lock}\n${postgresSyncSchema(this.table)}`, []);
+  }
+
+  async open(identity: CopyIdentity): Promise<CopyState> {
+    const t = this.#t;
+    await this.#query(
+      'opening the copy',
+      `INSERT INTO ${t.meta} (key, value) VALUES ('schema_version', $1), ('base_url', $2), ('filter', $3)
+       ON CONFLICT (key) DO NOTHING`,
+      [String(POSTGRES_SYNC_SCHEMA_VERSION), identity.baseUrl, identity.filter],
+    );
+    const { rows } = await this.#query<{ meta: Record<string, string>; last: string | null }>(
+      'opening the copy',
+      `SELECT (SELECT json_object_agg(key, value) FROM ${t.meta}) AS meta,
+              (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL) AS last`,
+      [],
+    );
+    const meta = rows[0]?.meta ?? {};
+    const version = Number(meta.schema_version);
+    if (version > POSTGRES_SYNC_SCHEMA_VERSION) {
+      throw new ConfigurationError(
+        `${t.tasks} is a task copy of schema version ${version}, newer than this SDK's ${POSTGRES_SYNC_SCHEMA_VERSION}: upgrade @idgov/sdk.`,
+      );
+    }
+    if (meta.base_url !== identity.baseUrl || meta.filter !== identity.filter) {
+      throw new ConfigurationError(
+        `${t.tasks} holds a copy of ${meta.base_url} with the filter ${meta.filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another table prefix (the store's table option) for it, or drop these tables to start over.`,
+      );
+    }
+    return { lastRunStartedAt: rows[0]?.last == null ? undefined : Number(rows[0].last) };
+  }
+
+  async time(): Promise<number> {
+    const { rows } = await this.#query<{ now: string }>('reading the clock', `SELECT ${NOW} AS now`, []);
+    return Number(rows[0]?.now);
+  }
+
+  async unfinishedRun(): Promise<SyncRun | undefined> {
+    const { rows } = await this.#query<{ id: string; kind: SyncRun['kind']; started_at: string }>(
+      'reading the run',
+      `SELECT id, kind, started_at FROM ${this.#t.runs} WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`,
+      [],
+    );
+    const row = rows[0];
+    return row && { id: Number(row.id), kind: row.kind, startedAt: Number(row.started_at), resumed: true };
+  }
+
+  async beginRun(
+    kind: SyncRun['kind'],
+    startedAt: number,
+    windows: ReadonlyArray<{ from: number; to: number }>,
+  ): Promise<SyncRun> {
+    const t = this.#t;
+    // One unfinished run at a time (a unique index): of workers beginning together, one inserts,
+    // and the others join its run.
+    const { rows } = await this.#query<{ id: string }>(
+      'beginning a run',
+      `WITH r AS (INSERT INTO ${t.runs} (kind, started_at) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id),
+       w AS (INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms)
+             SELECT r.id, x.f, x.t, x.f, x.f, x.t FROM r, jsonb_to_recordset($3::jsonb) AS x(f bigint, t bigint))
+       SELECT id FROM r`,
+      [kind, startedAt, JSON.stringify(windows.map((w) => ({ f: w.from, t: w.to })))],
+    );
+    if (rows[0]) return { id: Number(rows[0].id), kind, startedAt, resumed: false };
+    const joined = await this.unfinishedRun();
+    if (!joined) return this.beginRun(kind, startedAt, windows); // the other run ended meanwhile
+    return joined;
+  }
+
+  async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {
+    const t = this.#t;
+    const { rows } = await this.#query<WindowRow>(
+      'claiming a window',
+      `UPDATE ${t.windows} SET lease_token = $2, leased_at = ${NOW}, lease_until = ${NOW} + $3
+       WHERE id = (SELECT id FROM ${t.windows}
+                   WHERE run_id = $1 AND state = 'free' AND (${notHeldSql(NOW)} OR lease_token = $2)
+                   ORDER BY to_ms - cursor_ms DESC LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING ${WINDOW_COLUMNS}`,
+      [run.id, lease.holder, lease.ms],
+    );
+    return rows[0] && windowOf(rows[0]);
+  }
+
+  async splitLargest(
+    run: SyncRun,
+    limits: { readonly minTasks: number; readonly minSpanMs: number },
+  ): Promise<boolean> {
+    const t = this.#t;
+    const { rows } = await this.#query<{
+      id: string;
+      from_ms: string;
+      to_ms: string;
+      cursor_ms: string;
+      pages: number;
+      tasks: number;
+      still: number;
+      stalled: boolean;
+      child_unpaged: boolean;
+    }>(
+      'reading windows',
+      `SELECT id, from_ms, to_ms, cursor_ms, pages, tasks, still, stalled,
+         EXISTS (SELECT 1 FROM ${t.windows} c WHERE c.parent = w.id AND c.pages = 0 AND c.state <> 'done') AS child_unpaged
+       FROM ${t.windows} w WHERE run_id = $1 AND state <> 'done'`,
+      [run.id],
+    );
+    const plan = splitPlan(
+      rows.map((w) => ({
+        id: Number(w.id),
+        from: Number(w.from_ms),
+        to: Number(w.to_ms),
+        cursor: Number(w.cursor_ms),
+        pages: w.pages,
+        tasks: w.tasks,
+        still: w.still,
+        stalled: w.stalled,
+        childUnpaged: w.child_unpaged,
+      })),
+      limits.minTasks,
+      limits.minSpanMs,
+    );
+    if (!plan) return false;
+    // Only if the window is as read: another worker may have split it, or paged past the midpoint,
+    // since. Then nothing changes here, and the caller looks again.
+    await this.#query(
+      'splitting a window',
+      `WITH s AS (UPDATE ${t.windows} SET to_ms = $2
+                  WHERE id = $1 AND to_ms = $3 AND state = 'free' AND cursor_ms < $2 RETURNING run_id, id)
+       INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent)
+       SELECT run_id, $2, $3, $2, $2, $3, id FROM s`,
+      [plan.id, plan.at, plan.to],
+    );
+    return true;
+  }
+
+  async commitPage(
+    run: SyncRun,
+    window: SyncWindow,
+    page: Parameters<SyncStore['commitPage']>[2],
+    lease: SyncLease,
+  ): Promise<{
+    readonly to: number;
+    readonly done: boolean;
+    readonly lost: boolean;
+    readonly counts: CommitCounts;
+  }> {
+    const t = this.#t;
+    const done = '($6::boolean OR $3::bigint > to_ms)';
+    const { rows } = await this.#query<{
+      to_ms: string | null;
+      state: string | null;
+      new: string;
+      changed: string;
+      deleted: string;
+    }>(
+      'committing a page',
+      `WITH w AS (
+         UPDATE ${t.windows} SET cursor_ms = $3, query_from_ms = $4, query_to_ms = $5,
+           page_token = CASE WHEN ${done} THEN NULL ELSE $7 END,
+           pages = pages + 1, tasks = tasks + $8, still = still + $9, stalled = $10,
+           state = CASE WHEN ${done} THEN 'done' ELSE 'free' END,
+           lease_token = CASE WHEN ${done} THEN NULL ELSE lease_token END,
+           leased_at = CASE WHEN ${done} THEN NULL ELSE ${NOW} END,
+           lease_until = CASE WHEN ${done} THEN NULL ELSE ${NOW} + $11 END
+         WHERE id = $1 AND lease_token = $2
+         RETURNING to_ms, state),
+       ${upsertTasksSql(t, { tasks: '$12', syncedAt: '$14::timestamptz', run: '$15::bigint' }, 'EXISTS (SELECT 1 FROM w)')},
+       ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, 'EXISTS (SELECT 1 FROM w)')}
+       SELECT (SELECT to_ms FROM w) AS to_ms, (SELECT state FROM w) AS state, ${UPSERT_COUNTS}`,
+      [
+        window.id,
+        lease.holder,
+        page.cursor,
+        page.queryFrom,
+        page.queryTo,
+        page.exhausted,
+        page.token ?? null,
+        page.tasks.length,
+        page.moved ? 0 : page.tasks.length,
+        !page.moved,
+        lease.ms,
+        tasksParameter(page.tasks),
+        expandedParameter(page.expanded),
+        iso(page.syncedAt),
+        run.id,
+      ],
+    );
+    const row = rows[0];
+    if (!row || row.state === null) {
+      return { to: window.to, done: false, lost: true, counts: { new: 0, changed: 0, deleted: 0 } };
+    }
+    return { to: Number(row.to_ms), done: row.state === 'done', lost: false, counts: counted(row) };
+  }
+
+  async claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]> {
+    const t = this.#t;
+    const { rows } = await this.#query<{ id: string }>(
+      'claiming open tasks',
+      `UPDATE ${t.tasks} SET lease_token = $2, leased_at = ${NOW}, lease_until = ${NOW} + $3
+       WHERE id IN (SELECT id FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')} AND ${notHeldSql(NOW)}
+                    ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [run.id, lease.holder, lease.ms, limit],
+    );
+    return rows.map((row) => row.id).sort();
+  }
+
+  async commitRefresh(
+    run: SyncRun,
+    batch: Parameters<SyncStore['commitRefresh']>[1],
+    lease: SyncLease,
+  ): Promise<CommitCounts> {
+    const t = this.#t;
+    // Every claimed task is either returned (upserted, which ends its lease) or vanished (marked
+    // here): the two touch different rows, as one statement must.
+    const { rows } = await this.#query<{ new: string; changed: string; deleted: string; gone: string }>(
+      'committing a refresh',
+      `WITH ${upsertTasksSql(t, { tasks: '$1', syncedAt: '$2::timestamptz', run: '$3::bigint' })},
+       gone AS (UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, $2::timestamptz), vanished = true,
+                  synced_at = $2::timestamptz, ${FREE_SQL}
+                WHERE id = ANY($4::text[]) AND deleted_at IS NULL AND lease_token = $5 RETURNING 1)
+       SELECT ${UPSERT_COUNTS}, (SELECT count(*) FROM gone) AS gone`,
+      [tasksParameter(batch.tasks), iso(batch.syncedAt), run.id, [...batch.vanished], lease.holder],
+    );
+    const row = rows[0] as { new: string; changed: string; deleted: string; gone: string };
+    const counts = counted(row);
+    return { ...counts, deleted: counts.deleted + Number(row.gone) };
+  }
+
+  async finishRun(
+    run: SyncRun,
+    finishedAt: number,
+  ): Promise<{ readonly finished: boolean; readonly vanished: number }> {
+    const t = this.#t;
+    const { rows } = await this.#query<{ ended: boolean; vanished: string; before: boolean }>(
+      'ending a run',
+      `WITH r AS (
+         UPDATE ${t.runs} SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
+           AND (kind = 'full' OR NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')}))
+         RETURNING kind),
+       v AS (
+         UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, to_timestamp($2::bigint / 1000.0)), vanished = true
+         WHERE EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND seen_run <> $1 AND NOT vanished RETURNING 1),
+       d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
+       SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v) AS vanished,
+              (SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1) AS before`,
+      [run.id, finishedAt],
+    );
+    const row = rows[0];
+    return { finished: Boolean(row?.ended || row?.before), vanished: Number(row?.vanished ?? 0) };
+  }
+
+  /** Nothing to let go: workers share the copy, and their leases run out by themselves. */
+  async release(): Promise<void> {}
+
+  /** Ends the pool the store opened from `connectionString`; a pool passed in is left to you. */
+  async close(): Promise<void> {
+    await this.#db.close();
+  }
+}
+
+export type { PgQueryable };
+export { postgresSyncSchema };

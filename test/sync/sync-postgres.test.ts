@@ -1,0 +1,218 @@
+/**
+ * The task sync into PostgreSQL, against the fake tenant on loopback and a throw-away server:
+ * several workers on one copy, a worker that dies holding a window, the server dropping its
+ * connections mid-run, and bad setups. The multi-process crash test is sync-postgres-crash.test.ts.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigurationError, IdGovClient } from '../../src/index.ts';
+import { TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
+import { PostgresSyncStore, postgresSyncSchema } from '../../src/sync/postgres-store.ts';
+import { FakeTenant } from '../../src/testing/index.ts';
+import { appOf } from '../../src/testing/task-filter.ts';
+import { caught } from '../helpers/caught.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+import { copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';
+
+const pg = await postgresForTests();
+if (!pg) console.warn(`skipping the PostgreSQL sync tests: ${NO_POSTGRES}`);
+afterAll(() => pg?.stop());
+
+let n = 0;
+const newPrefix = () => `${pg?.schema}.copy_${++n}`;
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const one of opened.splice(0)) await one.close();
+});
+
+async function sql<R>(text: string, values: unknown[] = []): Promise<R[]> {
+  const { default: Pg } = await import('pg');
+  const client = new Pg.Client({ connectionString: pg?.url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as R[];
+  } finally {
+    await client.end();
+  }
+}
+
+function worker(
+  tenant: FakeTenant,
+  prefix: string,
+  options: Partial<TaskSyncOptions> & { connectionString?: string } = {},
+) {
+  const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' });
+  const store = new PostgresSyncStore({
+    connectionString: options.connectionString ?? pg?.url,
+    table: prefix,
+    logLevel: 'error',
+  });
+  const sync = new TaskSync({ client, store, concurrency: 4, logLevel: 'error', ...options });
+  opened.push(sync);
+  return { sync, store };
+}
+
+describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
+  const tenant = new FakeTenant({ history: 3_000, seed: 31 });
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+  });
+  afterAll(() => close());
+
+  it('equals the tenant, pages about what one worker would, and each run is begun and ended once', async () => {
+    const alone = newPrefix();
+    const one = worker(tenant, alone);
+    await one.store.migrate();
+    let before = tenant.stats.searchPages;
+    await one.sync.run();
+    const onePages = tenant.stats.searchPages - before;
+
+    const prefix = newPrefix();
+    const workers = [worker(tenant, prefix), worker(tenant, prefix), worker(tenant, prefix)];
+    await Promise.all(workers.map((w) => w.store.migrate())); // at once: the advisory lock orders them
+    before = tenant.stats.searchPages;
+    const summaries = await Promise.all(workers.map((w) => w.sync.run()));
+    expect(summaries.every((s) => s.complete && s.kind === 'full')).toBe(true);
+    expect(summaries.filter((s) => !s.resumed)).toHaveLength(1); // one began the run, the others joined it
+    expect(summaries.every((s) => s.pages > 0)).toBe(true); // the work was shared
+    expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
+    expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(Math.ceil(onePages * 1.2) + 3);
+
+    tenant.closeTasks(60);
+    tenant.createTasks(150);
+    tenant.deleteTasks(20, (task) => task.state === 'TASK_STATE_OPEN');
+    const next = await Promise.all(workers.slice(0, 2).map((w) => w.sync.run()));
+    expect(next.every((s) => s.complete && s.kind === 'incremental')).toBe(true);
+    expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
+    const runs = await sql<{ kind: string; finished: boolean }>(
+      `SELECT kind, finished_at IS NOT NULL AS finished FROM ${prefix}_sync_runs ORDER BY id`,
+    );
+    expect(runs).toEqual([
+      { kind: 'full', finished: true },
+      { kind: 'incremental', finished: true },
+    ]);
+    expect(await sql(`SELECT 1 FROM ${prefix}_sync_windows`)).toEqual([]);
+  });
+
+  it('a worker gone while holding a window: another resumes it from its checkpoint once its lease ran out', async () => {
+    const prefix = newPrefix();
+    const slow = new FakeTenant({ history: 1_500, seed: 32, latencyMs: 20 });
+    const { close: closeSlow } = await slow.listen();
+    try {
+      const gone = worker(slow, prefix, { leaseMs: 1_000, concurrency: 2 });
+      await gone.store.migrate();
+      const stop = new AbortController();
+      let pages = 0;
+      gone.sync.hooks.on('progress', () => {
+        if (++pages === 5) stop.abort(); // stops between pages, leaving its leases behind as a crash would
+      });
+      expect((await gone.sync.run({ signal: stop.signal })).complete).toBe(false);
+      const held = await sql<{ n: string }>(
+        `SELECT count(*) AS n FROM ${prefix}_sync_windows WHERE lease_token IS NOT NULL AND pages > 0`,
+      );
+      expect(Number(held[0]?.n)).toBeGreaterThan(0);
+
+      const next = worker(slow, prefix, { leaseMs: 1_000 });
+      const claimed: Array<{ from?: string; window?: number }> = [];
+      next.sync.hooks.on('window', (event) => {
+        if (event.event === 'claimed') claimed.push(event);
+      });
+      const started = Date.now();
+      const summary = await next.sync.run();
+      expect(summary).toMatchObject({ complete: true, resumed: true });
+      expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(slow.tasks))).toEqual([]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500); // it waited for the leases to run out
+
+      // The first worker, back late with a page of a window it no longer holds, writes nothing.
+      const run = { id: 1, kind: 'full', startedAt: 0, resumed: true } as const;
+      const late = await gone.store.commitPage(
+        run,
+        { id: 1, from: 0, to: 1, cursor: 0, queryFrom: 0, queryTo: 1, token: undefined },
+        { tasks: [], expanded: [], cursor: 0, moved: false, queryFrom: 0, queryTo: 1, token: undefined, exhausted: false, syncedAt: 0 },
+        { holder: 'the worker that was gone', ms: 1_000 },
+      );
+      expect(late.lost).toBe(true);
+    } finally {
+      await closeSlow();
+    }
+  });
+
+  it('survives the server ending its connections mid-run (a restart): nothing lost, nothing doubled', async () => {
+    const prefix = newPrefix();
+    const app = `idgov_sync_${crypto.randomUUID().slice(0, 8)}`;
+    const url = new URL(pg?.url ?? '');
+    url.searchParams.set('application_name', app);
+    const slow = new FakeTenant({ history: 2_000, seed: 33, latencyMs: 5 });
+    const { close: closeSlow } = await slow.listen();
+    try {
+      const w = worker(slow, prefix, { connectionString: url.href });
+      await w.store.migrate();
+      let terminated = 0;
+      let pages = 0;
+      w.sync.hooks.on('progress', () => {
+        if (++pages % 4 === 0 && terminated < 3) {
+          terminated += 1;
+          void sql('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+        }
+      });
+      const summary = await w.sync.run();
+      expect(terminated).toBe(3);
+      expect(summary.complete).toBe(true);
+      expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(slow.tasks))).toEqual([]);
+      const counts = await sql<{ n: string; ids: string }>(
+        `SELECT count(*) AS n, count(DISTINCT id) AS ids FROM ${prefix}_tasks`,
+      );
+      expect(Number(counts[0]?.n)).toBe(slow.tasks.length);
+    } finally {
+      await closeSlow();
+    }
+  });
+
+  it('keeps each task as sent (a NUL character as U+FFFD), its columns typed, and expanded objects by type and ID', async () => {
+    const prefix = newPrefix();
+    const small = new FakeTenant({ history: 300, seed: 34 });
+    const { close: closeSmall } = await small.listen();
+    try {
+      const odd = small.tasks[7] as Record<string, unknown>;
+      odd.displayName = 'a\u0000b "quoted" \\u0000 not a NUL';
+      const w = worker(small, prefix, { expand: ['app_id'] });
+      await w.store.migrate();
+      await w.sync.run();
+      const [row] = await sql<{ task: Record<string, unknown>; created_at: Date; state: string }>(
+        `SELECT task, created_at, state FROM ${prefix}_tasks WHERE id = $1`,
+        [odd.id],
+      );
+      expect(row?.task.displayName).toBe('a\ufffdb "quoted" \\u0000 not a NUL');
+      expect(row?.created_at).toBeInstanceOf(Date);
+      expect(row?.created_at.toISOString()).toBe(new Date(odd.createdAt as string).toISOString());
+      expect(row?.state).toBe(odd.state);
+      const apps = new Set(small.tasks.map(appOf).filter(Boolean));
+      const expanded = await sql<{ type: string; id: string; object: { id: string } }>(
+        `SELECT type, id, object FROM ${prefix}_expanded`,
+      );
+      expect(new Set(expanded.map((e) => e.id))).toEqual(apps);
+      expect(expanded.every((e) => e.type.endsWith('app.v1.App') && e.object.id === e.id)).toBe(true);
+    } finally {
+      await closeSmall();
+    }
+  });
+
+  it('refuses a copy of another filter naming both; a missing table says to migrate; a bad prefix says what a name may hold', async () => {
+    const prefix = newPrefix();
+    const first = worker(tenant, prefix, { filter: { applicationIds: ['app-1'] } });
+    const missing = await caught(first.sync.run());
+    expect(missing).toBeInstanceOf(ConfigurationError);
+    expect(missing.message).toMatch(/no table .*copy_\d+_tasks.*run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/);
+    await first.store.migrate();
+    await first.sync.run();
+    const other = worker(tenant, prefix, { filter: { applicationIds: ['app-2'] } });
+    const refused = await caught(other.sync.run());
+    expect(refused).toBeInstanceOf(ConfigurationError);
+    expect(refused.message).toContain('with the filter {"applicationIds":["app-1"]}');
+    expect(refused.message).toContain('with the filter {"applicationIds":["app-2"]}');
+    for (const bad of ['Tasks', 'x; DROP TABLE y', 'a'.repeat(50)]) {
+      expect(() => new PostgresSyncStore({ connectionString: pg?.url, table: bad })).toThrow(ConfigurationError);
+    }
+    expect(postgresSyncSchema('reports.user')).toContain('CREATE TABLE IF NOT EXISTS "reports"."user_tasks"');
+  });
+});
