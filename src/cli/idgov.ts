@@ -1,6 +1,6 @@
 /**
- * `idgov`: the SDK's command-line tool. `idgov sync` keeps a SQLite copy of the tenant's tasks
- * current; `idgov export` writes it out as NDJSON or CSV. Credentials come from the environment,
+ * `idgov`: the SDK's command-line tool. `idgov sync` keeps a copy of the tenant's tasks current,
+ * in SQLite or PostgreSQL; `idgov export` writes a SQLite copy out as NDJSON or CSV. Credentials come from the environment,
  * as for the client: IDGOV_BASE_URL, and IDGOV_CLIENT_ID with IDGOV_CLIENT_SECRET, or IDGOV_TOKEN.
  *
  * @module
@@ -24,7 +24,9 @@ function wholeNumber(min: number, max: number) {
 }
 
 const program = new Command('idgov')
-  .description("Command-line tool of @idgov/sdk: a SQLite copy of your tenant's tasks, kept current.")
+  .description(
+    "Command-line tool of @idgov/sdk: a copy of your tenant's tasks (SQLite or PostgreSQL), kept current.",
+  )
   .addHelpText(
     'after',
     `
@@ -38,13 +40,45 @@ or SIGTERM (everything committed is kept: run the same command again to resume).
 
 program
   .command('sync')
-  .description('Copy every task into the SQLite file, or make the copy current (resumes a stopped run).')
-  .requiredOption('--db <file>', 'the SQLite file of the copy (created if missing)')
+  .description(
+    'Copy every task into a SQLite file or PostgreSQL, or make the copy current (resumes a stopped run). On PostgreSQL, run it on as many machines as you like: they share the work.',
+  )
+  .option('--db <file>', 'the SQLite file of the copy (created if missing)')
+  .option(
+    '--postgres <url>',
+    'the PostgreSQL database of the copy, e.g. postgres://sync@db/reports (tables created if missing)',
+  )
+  .option('--table <prefix>', 'with --postgres: the prefix of the tables, optionally schema.prefix', 'idgov')
   .option('--concurrency <n>', 'cursors paging at once', wholeNumber(1, 64), 8)
   .option('--full', 'page every task again, and mark the tasks that vanished', false)
-  .action(async (options: { db: string; concurrency: number; full: boolean }) => {
-    process.exitCode = await syncCommand(options);
-  });
+  .option(
+    '--retries <n>',
+    'tries again of a request the service refused for now (429, 5xx) or a dropped connection',
+    wholeNumber(0, 10),
+    5,
+  )
+  .option(
+    '--lease <seconds>',
+    "how long a worker holds its window after each page; a dead worker's window passes on after it",
+    wholeNumber(1, 3_600),
+    120,
+  )
+  .action(
+    async (options: {
+      db?: string;
+      postgres?: string;
+      table: string;
+      concurrency: number;
+      full: boolean;
+      lease: number;
+      retries: number;
+    }) => {
+      if ((options.db === undefined) === (options.postgres === undefined)) {
+        throw new UsageError('give the copy as --db <file> (SQLite) or --postgres <url>, one of them.');
+      }
+      process.exitCode = await syncCommand(options);
+    },
+  );
 
 program
   .command('export')

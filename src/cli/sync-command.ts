@@ -2,16 +2,43 @@ import { SingleBar } from 'cli-progress';
 import { IdGovClient } from '../client.ts';
 import type { SyncProgress } from '../sync/events.ts';
 import { SqliteSyncStore } from '../sync/sqlite-store.ts';
+import type { SyncStore } from '../sync/store.ts';
 import { TaskSync } from '../sync/sync.ts';
 
 /** Exit codes of `idgov`, as its `--help` documents them. */
 export const EXIT = { done: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
-/** What `idgov sync` takes. */
+/** What `idgov sync` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix). */
 export interface SyncCommandOptions {
-  readonly db: string;
+  readonly db?: string | undefined;
+  readonly postgres?: string | undefined;
+  readonly table?: string | undefined;
   readonly concurrency: number;
   readonly full: boolean;
+  /** The lease of a window, in seconds. */
+  readonly lease: number;
+  /** The client's `maxRetries`. */
+  readonly retries: number;
+}
+
+/** The store the options name; a PostgreSQL copy's tables are created first if missing. */
+async function storeOf(options: SyncCommandOptions): Promise<{ store: SyncStore; where: string }> {
+  if (options.postgres !== undefined) {
+    const { PostgresSyncStore } = await import('../sync/postgres-store.ts');
+    const store = new PostgresSyncStore({
+      connectionString: options.postgres,
+      table: options.table,
+      maxConnections: options.concurrency + 2,
+    });
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return { store, where: `the PostgreSQL copy ${store.table}_tasks` };
+  }
+  return { store: new SqliteSyncStore({ path: options.db ?? '' }), where: options.db ?? '' };
 }
 
 const minutes = (ms: number | undefined) =>
@@ -51,15 +78,19 @@ function progressReporter(stream: NodeJS.WriteStream): { update(p: SyncProgress)
 }
 
 /**
- * `idgov sync`: one run of the task sync into a SQLite copy, with progress on stderr. SIGINT and
- * SIGTERM stop it with every committed page kept; running the same command again resumes.
+ * `idgov sync`: one run of the task sync into a SQLite or PostgreSQL copy, with progress on stderr.
+ * SIGINT and SIGTERM stop it with every committed page kept; running the same command again
+ * resumes. On PostgreSQL, the same command on several machines shares the run.
  */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
-  const client = new IdGovClient(); // IDGOV_BASE_URL and the credentials, from the environment
+  // IDGOV_BASE_URL and the credentials, from the environment; a batch job rides out more refusals.
+  const client = new IdGovClient({ maxRetries: options.retries });
+  const { store, where } = await storeOf(options);
   const sync = new TaskSync({
     client,
-    store: new SqliteSyncStore({ path: options.db }),
+    store,
     concurrency: options.concurrency,
+    leaseMs: options.lease * 1000,
   });
   const stop = new AbortController();
   let signalled: NodeJS.Signals | undefined;
@@ -77,7 +108,7 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
     const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
     if (!summary.complete) {
       process.stderr.write(
-        `Stopped by ${signalled ?? 'a signal'}; ${what}, all committed to ${options.db}. Run the same command again to resume.\n`,
+        `Stopped by ${signalled ?? 'a signal'}; ${what}, all committed to ${where}. Run the same command again to resume.\n`,
       );
       return EXIT.interrupted;
     }

@@ -1,10 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { startChild } from './child.ts';
 
 /** The event ID of event `n` of the crash tests: a valid UUID v4 that test and workers both compute. */
 export const eventIdOf = (n: number) => `0c0ffee0-0000-4000-8000-${String(n).padStart(12, '0')}`;
-
-const worker = fileURLToPath(new URL('../fixtures/outbox-worker.ts', import.meta.url));
 
 /** A running outbox worker (test/fixtures/outbox-worker.ts) and how it ended. */
 export interface Worker {
@@ -17,35 +15,16 @@ export interface Worker {
 
 /** Starts a worker process with `env` (see the fixture for the variables). */
 export function startWorker(env: Record<string, string>): Worker {
-  const child = spawn(
-    process.execPath,
-    ['--import', fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url)), worker],
-    {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{
-    code: number | null;
-    signal: string | null;
-    drained: boolean;
-    stderr: string;
-  }>((resolve) =>
-    child.on('exit', (code, signal) =>
-      resolve({ code, signal, drained: stdout.includes('drained'), stderr }),
-    ),
-  );
+  const started = startChild('test/fixtures/outbox-worker.ts', [], env);
+  const exited = started.exited.then(({ code, signal, stdout, stderr }) => ({
+    code,
+    signal,
+    drained: stdout.includes('drained'),
+    stderr,
+  }));
   const announced = () =>
-    Math.max(0, ...(stdout.match(/^E\d+$/gm) ?? []).map((line) => Number(line.slice(1)) + 1));
-  return { child, exited, announced };
+    Math.max(0, ...(started.stdout().match(/^E\d+$/gm) ?? []).map((line) => Number(line.slice(1)) + 1));
+  return { child: started.child, exited, announced };
 }
 
 /**

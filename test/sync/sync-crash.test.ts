@@ -1,72 +1,39 @@
 /**
- * Durability of the task sync, shown the only honest way: a child process running the sync into a
- * SQLite file is SIGKILLed at random pages (several seeds), then restarted, until a run completes.
+ * Durability of the task sync, shown the only honest way: `idgov sync --db` in a child process is
+ * SIGKILLed at random pages (several seeds), then restarted, until a run completes.
  * The copy must then equal the tenant (every task, state and deletion), and the pages fetched over
  * all runs stay under 1.2x one clean run. Faults are on throughout (5xx, 429, dropped connections).
  * SYNC_CRASH_TASKS sets the size (default 20,000); SYNC_CRASH_SEEDS the seeds (default 3).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
+import { startChild } from '../helpers/child.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
 const TASKS = Number(process.env.SYNC_CRASH_TASKS ?? 20_000);
 const SEEDS = Number(process.env.SYNC_CRASH_SEEDS ?? 3);
-const worker = fileURLToPath(new URL('../fixtures/sync-worker.ts', import.meta.url));
-const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  readonly child: ChildProcess;
-  readonly exited: Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    stdout: string;
-    stderr: string;
-  }>;
-}
-
-function startSync(tenant: FakeTenant, db: string, env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, ['--import', fromSource, worker], {
-    env: {
-      ...process.env,
-      BASE_URL: tenant.baseUrl,
-      CLIENT_ID: tenant.client.clientId,
-      CLIENT_SECRET: tenant.client.clientSecret,
-      DB: db,
-      CONCURRENCY: '4',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** `idgov sync --db <db>` in a child process, as a user runs it. */
+function startSync(tenant: FakeTenant, db: string) {
+  return startChild('src/cli/idgov.ts', ['sync', '--db', db, '--concurrency', '4'], {
+    IDGOV_BASE_URL: tenant.baseUrl,
+    IDGOV_CLIENT_ID: tenant.client.clientId,
+    IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
+    IDGOV_LOG: 'error',
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    stdout: string;
-    stderr: string;
-  }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, exited };
 }
 
 /** Runs the sync to its end in a child, SIGKILLing it once the tenant has served `killAt` more pages, if given. */
-async function runUntil(tenant: FakeTenant, db: string, killAt?: number, env?: Record<string, string>) {
+async function runUntil(tenant: FakeTenant, db: string, killAt?: number) {
   const start = tenant.stats.searchPages;
-  const run = startSync(tenant, db, env);
+  const run = startSync(tenant, db);
   let timer: ReturnType<typeof setInterval> | undefined;
   if (killAt !== undefined) {
     timer = setInterval(() => {
@@ -110,8 +77,7 @@ describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults o
           continue;
         }
         expect(result.code, result.stderr).toBe(0);
-        const summary = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as { complete?: boolean };
-        expect(summary.complete).toBe(true);
+        expect(result.stderr).toMatch(/^Done: full run \(resumed\)/m);
         break;
       }
       expect(kills).toBeGreaterThan(0);
@@ -131,9 +97,7 @@ describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults o
     const before = tenant.stats.searchPages;
     const result = await runUntil(tenant, db);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({
-      kind: 'incremental',
-    });
+    expect(result.stderr).toMatch(/^Done: incremental run:/m);
     expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
     expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(
       Math.ceil(((created.length + openInCopy) / 100) * 1.1),

@@ -128,7 +128,17 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
       const late = await gone.store.commitPage(
         run,
         { id: 1, from: 0, to: 1, cursor: 0, queryFrom: 0, queryTo: 1, token: undefined },
-        { tasks: [], expanded: [], cursor: 0, moved: false, queryFrom: 0, queryTo: 1, token: undefined, exhausted: false, syncedAt: 0 },
+        {
+          tasks: [],
+          expanded: [],
+          cursor: 0,
+          moved: false,
+          queryFrom: 0,
+          queryTo: 1,
+          token: undefined,
+          exhausted: false,
+          syncedAt: 0,
+        },
         { holder: 'the worker that was gone', ms: 1_000 },
       );
       expect(late.lost).toBe(true);
@@ -152,7 +162,9 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
       w.sync.hooks.on('progress', () => {
         if (++pages % 4 === 0 && terminated < 3) {
           terminated += 1;
-          void sql('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+          void sql('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+            app,
+          ]);
         }
       });
       const summary = await w.sync.run();
@@ -202,7 +214,9 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     const first = worker(tenant, prefix, { filter: { applicationIds: ['app-1'] } });
     const missing = await caught(first.sync.run());
     expect(missing).toBeInstanceOf(ConfigurationError);
-    expect(missing.message).toMatch(/no table .*copy_\d+_tasks.*run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/);
+    expect(missing.message).toMatch(
+      /no table .*copy_\d+_tasks.*run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
+    );
     await first.store.migrate();
     await first.sync.run();
     const other = worker(tenant, prefix, { filter: { applicationIds: ['app-2'] } });
@@ -211,7 +225,9 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     expect(refused.message).toContain('with the filter {"applicationIds":["app-1"]}');
     expect(refused.message).toContain('with the filter {"applicationIds":["app-2"]}');
     for (const bad of ['Tasks', 'x; DROP TABLE y', 'a'.repeat(50)]) {
-      expect(() => new PostgresSyncStore({ connectionString: pg?.url, table: bad })).toThrow(ConfigurationError);
+      expect(() => new PostgresSyncStore({ connectionString: pg?.url, table: bad })).toThrow(
+        ConfigurationError,
+      );
     }
     expect(postgresSyncSchema('reports.user')).toContain('CREATE TABLE IF NOT EXISTS "reports"."user_tasks"');
   });
