@@ -1,13 +1,33 @@
 /**
- * Writes of a PostgreSQL task copy's documented tables, as parts of one statement: a page's tasks
+ * Parts of a PostgreSQL task copy's statements: the server's clock, and the writes of the
+ * documented tables, as parts of one statement: a page's tasks
  * and expanded objects go in as one `jsonb` parameter each, so that a page and its window's
  * progress commit in a single statement (atomic, and one round trip).
  *
  * @module
  */
-
 import type { SyncTables } from './postgres-schema.ts';
-import type { ExpandedRow, TaskRow } from './store.ts';
+import type { CommitCounts, ExpandedRow, TaskRow } from './store.ts';
+
+/** One statement of a store, as `PostgresConnection.query` runs it: `what` names it in errors. */
+export type PgQuery = <R>(
+  what: string,
+  text: string,
+  values: unknown[],
+) => Promise<{ rows: R[]; rowCount: number }>;
+
+/**
+ * The server's clock, in Unix ms: every worker's leases and runs are timed by it, so a machine
+ * whose clock is off takes no window early and holds none too long.
+ */
+export const NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+/** The counts of {@link UPSERT_COUNTS}, which pg returns as text. */
+export const counted = (row: { new: string; changed: string; deleted: string }): CommitCounts => ({
+  new: Number(row.new),
+  changed: Number(row.changed),
+  deleted: Number(row.deleted),
+});
 
 // PostgreSQL text cannot hold U+0000, and jsonb refuses "\u0000": such a character (an escape not
 // itself escaped) becomes U+FFFD, the one change the copy makes to a task as sent.

@@ -9,10 +9,11 @@ import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { type PgQueryable, PostgresConnection } from '../stores/postgres.ts';
 import {
-  expandedParameter,
+  counted,
+  NOW,
+  type PgQuery,
   tasksParameter,
   UPSERT_COUNTS,
-  upsertExpandedSql,
   upsertTasksSql,
 } from './postgres-rows.ts';
 import {
@@ -22,6 +23,7 @@ import {
   type SyncTables,
   syncTables,
 } from './postgres-schema.ts';
+import { claimWindow, commitPage, splitLargest } from './postgres-windows.ts';
 import type {
   CommitCounts,
   CopyIdentity,
@@ -31,7 +33,6 @@ import type {
   SyncStore,
   SyncWindow,
 } from './store.ts';
-import { splitPlan } from './windows.ts';
 
 /**
  * Options of {@link PostgresSyncStore}: a `pool`, or a `connectionString` for a pool of its own.
@@ -59,39 +60,8 @@ export interface PostgresSyncStoreOptions {
   readonly logLevel?: LogLevel | undefined;
 }
 
-// The server's clock, in Unix ms: every worker's leases and runs are timed by it, so a machine
-// whose clock is off takes no window early and holds none too long.
-const NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
-const WINDOW_COLUMNS = 'id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token';
 const OPEN_UNSEEN = (run: string) =>
   `state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ${run}`;
-
-interface WindowRow {
-  id: string;
-  from_ms: string;
-  to_ms: string;
-  cursor_ms: string;
-  query_from_ms: string;
-  query_to_ms: string;
-  page_token: string | null;
-}
-
-// pg returns bigint as text; every number here is a Unix ms or an identity, far below 2^53.
-const windowOf = (row: WindowRow): SyncWindow => ({
-  id: Number(row.id),
-  from: Number(row.from_ms),
-  to: Number(row.to_ms),
-  cursor: Number(row.cursor_ms),
-  queryFrom: Number(row.query_from_ms),
-  queryTo: Number(row.query_to_ms),
-  token: row.page_token ?? undefined,
-});
-
-const counted = (row: { new: string; changed: string; deleted: string }): CommitCounts => ({
-  new: Number(row.new),
-  changed: Number(row.changed),
-  deleted: Number(row.deleted),
-});
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -134,9 +104,7 @@ export class PostgresSyncStore implements SyncStore {
     });
   }
 
-  #query<R>(what: string, text: string, values: unknown[]): Promise<{ rows: R[]; rowCount: number }> {
-    return this.#db.query<R>(what, text, values);
-  }
+  readonly #query: PgQuery = (what, text, values) => this.#db.query(what, text, values);
 
   /**
    * Creates the tables and their indexes if missing ({@link postgresSyncSchema}). Safe to run from
@@ -215,68 +183,14 @@ export class PostgresSyncStore implements SyncStore {
   }
 
   async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {
-    const t = this.#t;
-    const { rows } = await this.#query<WindowRow>(
-      'claiming a window',
-      `UPDATE ${t.windows} SET lease_token = $2, leased_at = ${NOW}, lease_until = ${NOW} + $3
-       WHERE id = (SELECT id FROM ${t.windows}
-                   WHERE run_id = $1 AND state = 'free' AND (${notHeldSql(NOW)} OR lease_token = $2)
-                   ORDER BY to_ms - cursor_ms DESC LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING ${WINDOW_COLUMNS}`,
-      [run.id, lease.holder, lease.ms],
-    );
-    return rows[0] && windowOf(rows[0]);
+    return claimWindow(this.#query, this.#t, run, lease);
   }
 
   async splitLargest(
     run: SyncRun,
     limits: { readonly minTasks: number; readonly minSpanMs: number },
   ): Promise<boolean> {
-    const t = this.#t;
-    const { rows } = await this.#query<{
-      id: string;
-      from_ms: string;
-      to_ms: string;
-      cursor_ms: string;
-      pages: number;
-      tasks: number;
-      still: number;
-      stalled: boolean;
-      child_unpaged: boolean;
-    }>(
-      'reading windows',
-      `SELECT id, from_ms, to_ms, cursor_ms, pages, tasks, still, stalled,
-         EXISTS (SELECT 1 FROM ${t.windows} c WHERE c.parent = w.id AND c.pages = 0 AND c.state <> 'done') AS child_unpaged
-       FROM ${t.windows} w WHERE run_id = $1 AND state <> 'done'`,
-      [run.id],
-    );
-    const plan = splitPlan(
-      rows.map((w) => ({
-        id: Number(w.id),
-        from: Number(w.from_ms),
-        to: Number(w.to_ms),
-        cursor: Number(w.cursor_ms),
-        pages: w.pages,
-        tasks: w.tasks,
-        still: w.still,
-        stalled: w.stalled,
-        childUnpaged: w.child_unpaged,
-      })),
-      limits.minTasks,
-      limits.minSpanMs,
-    );
-    if (!plan) return false;
-    // Only if the window is as read: another worker may have split it, or paged past the midpoint,
-    // since. Then nothing changes here, and the caller looks again.
-    await this.#query(
-      'splitting a window',
-      `WITH s AS (UPDATE ${t.windows} SET to_ms = $2
-                  WHERE id = $1 AND to_ms = $3 AND state = 'free' AND cursor_ms < $2 RETURNING run_id, id)
-       INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent)
-       SELECT run_id, $2, $3, $2, $2, $3, id FROM s`,
-      [plan.id, plan.at, plan.to],
-    );
-    return true;
+    return splitLargest(this.#query, this.#t, run, limits);
   }
 
   async commitPage(
@@ -290,52 +204,7 @@ export class PostgresSyncStore implements SyncStore {
     readonly lost: boolean;
     readonly counts: CommitCounts;
   }> {
-    const t = this.#t;
-    const done = '($6::boolean OR $3::bigint > to_ms)';
-    const { rows } = await this.#query<{
-      to_ms: string | null;
-      state: string | null;
-      new: string;
-      changed: string;
-      deleted: string;
-    }>(
-      'committing a page',
-      `WITH w AS (
-         UPDATE ${t.windows} SET cursor_ms = $3, query_from_ms = $4, query_to_ms = $5,
-           page_token = CASE WHEN ${done} THEN NULL ELSE $7 END,
-           pages = pages + 1, tasks = tasks + $8, still = still + $9, stalled = $10,
-           state = CASE WHEN ${done} THEN 'done' ELSE 'free' END,
-           lease_token = CASE WHEN ${done} THEN NULL ELSE lease_token END,
-           leased_at = CASE WHEN ${done} THEN NULL ELSE ${NOW} END,
-           lease_until = CASE WHEN ${done} THEN NULL ELSE ${NOW} + $11 END
-         WHERE id = $1 AND lease_token = $2
-         RETURNING to_ms, state),
-       ${upsertTasksSql(t, { tasks: '$12', syncedAt: '$14::timestamptz', run: '$15::bigint' }, 'EXISTS (SELECT 1 FROM w)')},
-       ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, 'EXISTS (SELECT 1 FROM w)')}
-       SELECT (SELECT to_ms FROM w) AS to_ms, (SELECT state FROM w) AS state, ${UPSERT_COUNTS}`,
-      [
-        window.id,
-        lease.holder,
-        page.cursor,
-        page.queryFrom,
-        page.queryTo,
-        page.exhausted,
-        page.token ?? null,
-        page.tasks.length,
-        page.moved ? 0 : page.tasks.length,
-        !page.moved,
-        lease.ms,
-        tasksParameter(page.tasks),
-        expandedParameter(page.expanded),
-        iso(page.syncedAt),
-        run.id,
-      ],
-    );
-    const row = rows[0];
-    if (!row || row.state === null) {
-      return { to: window.to, done: false, lost: true, counts: { new: 0, changed: 0, deleted: 0 } };
-    }
-    return { to: Number(row.to_ms), done: row.state === 'done', lost: false, counts: counted(row) };
+    return commitPage(this.#query, this.#t, run, window, page, lease);
   }
 
   async claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]> {

@@ -37,7 +37,7 @@ export function taskRows(views: ReadonlyArray<TaskView | null | undefined> | nul
     const row = taskRow(view);
     if (!row) continue;
     const before = byId.get(row.id);
-    if (!before || !before.updatedAt || (row.updatedAt !== undefined && row.updatedAt >= before.updatedAt))
+    if (!before?.updatedAt || (row.updatedAt !== undefined && row.updatedAt >= before.updatedAt))
       byId.set(row.id, row);
   }
   return [...byId.values()];

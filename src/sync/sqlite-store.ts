@@ -14,12 +14,10 @@ import type {
   CommitCounts,
   CopyIdentity,
   CopyState,
-  ExpandedRow,
   SyncLease,
   SyncRun,
   SyncStore,
   SyncWindow,
-  TaskRow,
 } from './store.ts';
 
 /**
