@@ -1,6 +1,7 @@
 /**
  * A complete, current copy of a tenant's tasks, resumable after any crash: {@link TaskSync} over a
- * client and a store (`SqliteSyncStore` from `@idgov/sdk/sync/sqlite`). See the task sync guide for
+ * client and a store (`SqliteSyncStore` from `@idgov/sdk/sync/sqlite` for one process,
+ * `PostgresSyncStore` from `@idgov/sdk/sync/postgres` for many workers). See the task sync guide for
  * the copy's tables and what each kind of run guarantees.
  *
  * @module @idgov/sdk/sync
@@ -13,6 +14,7 @@ export type {
   CopyIdentity,
   CopyState,
   ExpandedRow,
+  SyncLease,
   SyncRun,
   SyncStore,
   SyncWindow,

@@ -92,6 +92,34 @@ describe('a full run', () => {
       db.close();
     }
   });
+  it('puts the objects of the expand paths asked for into idgov_expanded, by @type and ID', async () => {
+    const path = dbPath();
+    const client = new IdGovClient({
+      baseUrl: tenant.baseUrl,
+      credentials: tenant.client,
+      logLevel: 'error',
+    });
+    const sync = new TaskSync({
+      client,
+      store: new SqliteSyncStore({ path }),
+      expand: ['app_id', 'user_id'],
+      logLevel: 'error',
+    });
+    opened.push(sync);
+    await sync.run();
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(path, { readOnly: true });
+    const rows = db.prepare('SELECT type, id, object FROM idgov_expanded').all() as Array<{
+      type: string;
+      id: string;
+      object: string;
+    }>;
+    db.close();
+    const users = new Set(tenant.tasks.map((t) => t.userId));
+    expect(new Set(rows.filter((r) => r.type.endsWith('user.v1.User')).map((r) => r.id))).toEqual(users);
+    expect(rows.some((r) => r.type.endsWith('app.v1.App'))).toBe(true);
+    expect(rows.every((r) => JSON.parse(r.object).id === r.id)).toBe(true);
+  });
 });
 
 describe('incremental runs', () => {
@@ -175,6 +203,72 @@ describe('stopping and resuming', () => {
       const resumed = await syncOf(tenant, path).run();
       expect(resumed).toMatchObject({ kind: 'full', resumed: true, complete: true });
       expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('a copy of an older schema version', () => {
+  it('left mid-run by an earlier release (schema version 1) is migrated, and its run resumed to the end', async () => {
+    const { DatabaseSync } = await import('node:sqlite');
+    const { readFileSync } = await import('node:fs');
+    const tenant = new FakeTenant({ history: 800, seed: 16 });
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      const client = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'error',
+      });
+      const old = new DatabaseSync(path);
+      old.exec(readFileSync(new URL('../fixtures/sync-schema-v1.sql', import.meta.url), 'utf8'));
+      const earliest = Math.min(...tenant.tasks.map((t) => Date.parse(t.createdAt as string)));
+      const insert = old.prepare('INSERT INTO idgov_sync_meta (key, value) VALUES (?, ?)');
+      insert.run('schema_version', '1');
+      insert.run('base_url', client.baseUrl);
+      insert.run('filter', '{}');
+      old.prepare("INSERT INTO idgov_sync_runs (kind, started_at) VALUES ('full', ?)").run(Date.now());
+      old
+        .prepare(
+          "INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, state) VALUES (1, ?, ?, ?, ?, ?, 'active')",
+        )
+        .run(earliest, Date.now(), earliest, earliest, Date.now());
+      old.close();
+
+      const sync = new TaskSync({ client, store: new SqliteSyncStore({ path }), logLevel: 'error' });
+      opened.push(sync);
+      expect(await sync.run()).toMatchObject({ kind: 'full', resumed: true, complete: true });
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      await sync.close();
+      const db = new DatabaseSync(path, { readOnly: true });
+      const version = db.prepare("SELECT value FROM idgov_sync_meta WHERE key = 'schema_version'").get();
+      const columns = (
+        db.prepare('PRAGMA table_info(idgov_sync_windows)').all() as Array<{ name: string }>
+      ).map((c) => c.name);
+      db.close();
+      expect(version).toEqual({ value: '2' });
+      expect(columns).toContain('lease_until');
+    } finally {
+      await close();
+    }
+  });
+
+  it('of a newer schema version than this SDK is refused, saying to upgrade', async () => {
+    const { DatabaseSync } = await import('node:sqlite');
+    const path = dbPath();
+    const db = new DatabaseSync(path);
+    db.exec(
+      "CREATE TABLE idgov_sync_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO idgov_sync_meta VALUES ('schema_version', '99')",
+    );
+    db.close();
+    const tenant = new FakeTenant({ history: 10, seed: 17 });
+    const { close } = await tenant.listen();
+    try {
+      const error = await caught(syncOf(tenant, path).run());
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(/schema version 99, newer than this SDK's 2: upgrade @idgov\/sdk/);
     } finally {
       await close();
     }

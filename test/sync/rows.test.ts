@@ -1,0 +1,53 @@
+/**
+ * How a page's answer becomes the copy's rows, whatever the service sends: a task twice in one page,
+ * nulls in the list, views without a task or an ID, expanded objects repeated or without a type.
+ */
+import { describe, expect, it } from 'vitest';
+import type { TaskView } from '../../schemas/task-search.ts';
+import { expandedRows, taskRows } from '../../src/sync/rows.ts';
+
+const view = (id: string, updatedAt: string, state = 'TASK_STATE_OPEN') =>
+  ({ task: { id, state, createdAt: '2026-01-01T00:00:00Z', updatedAt } }) as TaskView;
+
+describe('taskRows', () => {
+  it('keeps a task repeated in one page once, its newest version, whatever the order', () => {
+    const older = view('t1', '2026-02-01T00:00:00Z');
+    const newer = view('t1', '2026-03-01T00:00:00Z', 'TASK_STATE_CLOSED');
+    for (const list of [
+      [older, newer],
+      [newer, older],
+    ]) {
+      const rows = taskRows(list);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.state).toBe('TASK_STATE_CLOSED');
+    }
+  });
+
+  it('skips nulls, views without a task, and tasks without an ID; keeps times as UTC ISO with ms', () => {
+    const rows = taskRows([
+      null,
+      undefined,
+      {} as TaskView,
+      { task: {} } as TaskView,
+      view('t2', '2026-02-01T01:00:00+01:00'),
+    ]);
+    expect(rows.map((r) => [r.id, r.updatedAt])).toEqual([['t2', '2026-02-01T00:00:00.000Z']]);
+    expect(taskRows(null)).toEqual([]);
+  });
+});
+
+describe('expandedRows', () => {
+  it('keeps each object once by @type and ID, and skips what has neither', () => {
+    const app = { '@type': 'type.googleapis.com/c1.api.app.v1.App', id: 'a1', displayName: 'Okta' };
+    const rows = expandedRows([
+      app,
+      { ...app, displayName: 'Okta 2' },
+      null,
+      { id: 'x' },
+      { '@type': 't' },
+      5,
+    ]);
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(rows[0]?.json ?? '{}').displayName).toBe('Okta 2');
+  });
+});
