@@ -33,6 +33,7 @@ export default defineConfig([
     entry: { bin: 'src/testing/bin.ts', idgov: 'src/cli/idgov.ts' },
     format: 'esm',
     target: 'node22',
+    removeNodeProtocol: false,
     banner: { js: '#!/usr/bin/env node' },
   },
   // ky is ESM-only, and `require(esm)` does not expose its default export as CommonJS interop

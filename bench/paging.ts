@@ -15,7 +15,7 @@ export interface Served {
 }
 
 /** A server in its own process, so its work does not share the measured event loop. */
-async function start(script: string, args: string[]): Promise<Served> {
+export async function start(script: string, args: string[]): Promise<Served> {
   const child = spawn(process.execPath, [new URL(script, import.meta.url).pathname, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });

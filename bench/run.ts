@@ -10,6 +10,7 @@ import { parsingBenchmarks } from './parsing.ts';
 import { signingBenchmarks } from './signing.ts';
 import { sizeBenchmarks } from './size.ts';
 import { printTable, type Result, SMALL } from './support.ts';
+import { syncBenchmarks } from './sync.ts';
 
 const results: Result[] = [];
 for (const group of [
@@ -17,6 +18,7 @@ for (const group of [
   parsingBenchmarks,
   signingBenchmarks,
   outboxBenchmarks,
+  syncBenchmarks,
   sizeBenchmarks,
 ]) {
   results.push(...(await group()));

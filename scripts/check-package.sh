@@ -59,6 +59,7 @@ check bundler es2024,dom true
 node consumer.ts
 node consumer.cjs
 node missing-peer.mjs
+node bins.mjs
 # Responses are validated by closures built once per schema, never by generated code: no bundle may
 # call new Function (a strict CSP refuses it, and it costs size).
 for platform in browser node; do

@@ -24,6 +24,8 @@ Options:
   --port <n>                   port to listen on (default: a free one)
   --seed <n>                   seed of the generated data (default 1)
   --tasks <n>                  generated tasks, dated over the last 90 days (default 100)
+  --history <n>                instead, a realistic history of n tasks: mostly recent, some in
+                               bursts created at one instant, a third open, some deleted
   --rules <n>                  generated finding transformation rules (default 3)
   --entitlements <n>           entitlements listed for each app the tasks name (default 5)
   --hmac-listener <id>[=<secret>]
@@ -120,8 +122,9 @@ async function main(argv: readonly string[]): Promise<void> {
   if (!ALGORITHMS.includes(alg)) {
     throw new UsageError(`--jwt-alg must be one of ${ALGORITHMS.join(', ')} (got "${alg}").`);
   }
+  const history = values.history === undefined ? undefined : count('history', values.history);
   const tenant = new FakeTenant({
-    tasks: count('tasks', values.tasks),
+    ...(history === undefined ? { tasks: count('tasks', values.tasks) } : { history }),
     seed,
     latencyMs: count('latency', values.latency),
     faults: faults(values.fault ?? [], seed),
@@ -202,6 +205,7 @@ function parse(argv: readonly string[]) {
       port: { type: 'string', default: '0' },
       seed: { type: 'string', default: '1' },
       tasks: { type: 'string', default: '100' },
+      history: { type: 'string' },
       rules: { type: 'string', default: '3' },
       entitlements: { type: 'string', default: '5' },
       latency: { type: 'string', default: '0' },
