@@ -1,6 +1,6 @@
 import { AbortError } from '../core/errors.ts';
 import type { Hooks } from '../core/hooks.ts';
-import { wait } from '../internal/wait.ts';
+import { Doorbell } from './doorbell.ts';
 import type { SyncEvents, SyncSummary } from './events.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
 import { patientStore } from './patient-store.ts';
@@ -93,7 +93,7 @@ export class TaskSync {
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     let complete = false;
     try {
-      await this.#work({ options: this.#options, store, run, meter, signal }, stop);
+      await this.#work({ options: this.#options, store, run, meter, signal, bell: new Doorbell() }, stop);
       complete = true;
     } catch (error) {
       if (!options.signal?.aborted) throw error;
@@ -121,12 +121,13 @@ export class TaskSync {
    * run, or, while other cursors or workers still hold work, waits for them.
    */
   async #cursor(ctx: RunContext, lease: SyncLease): Promise<void> {
-    const { store, run, meter, signal } = ctx;
+    const { store, run, meter, signal, bell } = ctx;
     while (!signal.aborted) {
       const window = await store.claimWindow(run, lease);
       if (window) {
         meter.window('claimed', window);
         await pageWindow(ctx, window, lease);
+        bell.ring();
         continue;
       }
       const minTasks = 2 * this.#options.pageSize;
@@ -134,11 +135,19 @@ export class TaskSync {
         meter.window('split', undefined);
         continue;
       }
-      if (run.kind === 'incremental' && (await refreshBatch(ctx, lease))) continue;
+      if (run.kind === 'incremental' && (await refreshBatch(ctx, lease))) {
+        bell.ring();
+        continue;
+      }
       const end = await store.finishRun(run, this.#options.now());
       meter.counted({ new: 0, changed: 0, deleted: end.vanished }, 0);
-      if (end.finished) return;
-      await wait(Math.min(1_000, this.#options.leaseMs / 10), { signal });
+      if (end.finished) {
+        bell.ring();
+        return;
+      }
+      // Work is left that others hold: wait until a cursor here finishes some, or another
+      // worker's may have (or its lease run out).
+      await bell.wait(Math.min(1_000, this.#options.leaseMs / 10), signal);
     }
   }
 }

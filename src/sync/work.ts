@@ -9,6 +9,7 @@ import { TaskSearchSortBy } from '../../schemas/enums.ts';
 import type { TaskSearchRequest } from '../../schemas/task-search.ts';
 import { AbortError } from '../core/errors.ts';
 import { BadRequestError } from '../core/status-errors.ts';
+import type { Doorbell } from './doorbell.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import type { SyncProgressMeter } from './progress.ts';
 import { copyTime, expandedRows, taskRows } from './rows.ts';
@@ -27,6 +28,8 @@ export interface RunContext {
   readonly run: SyncRun;
   readonly meter: SyncProgressMeter;
   readonly signal: AbortSignal;
+  /** Rung when a cursor finished a piece of work: idle cursors look again. */
+  readonly bell: Doorbell;
 }
 
 /** What every request of the sync asks: creation order, deleted tasks too, the filter, the expansions. */
