@@ -7,6 +7,7 @@
  * @module @idgov/sdk/sync
  */
 export type { HookHandlers, Hooks } from '../core/hooks.ts';
+export type { CopiedTask, CopyQuery } from './copy-reader.ts';
 export type { SyncEvents, SyncProgress, SyncSummary, SyncWindowEvent } from './events.ts';
 export type { SyncFilter, TaskSyncOptions } from './options.ts';
 export type {

@@ -8,6 +8,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { type PgQueryable, PostgresConnection } from '../stores/postgres.ts';
+import { type CopiedTask, type CopyQuery, type CopyRow, readCopy } from './copy-reader.ts';
 import {
   counted,
   NOW,
@@ -264,6 +265,24 @@ export class PostgresSyncStore implements SyncStore {
     );
     const row = rows[0];
     return { finished: Boolean(row?.ended || row?.before), vanished: Number(row?.vanished ?? 0) };
+  }
+
+  /**
+   * The copy's tasks, typed and in ID order, read in batches (any size of copy in constant memory).
+   *
+   * @example
+   * for await (const { task } of store.tasks({ state: TaskState.OPEN })) console.log(task.id);
+   */
+  tasks(query: CopyQuery = {}): AsyncGenerator<CopiedTask, void, undefined> {
+    return readCopy(async (after, limit) => {
+      const { rows } = await this.#query<CopyRow>(
+        'reading the copy',
+        `SELECT id, task, deleted_at IS NOT NULL AS deleted, synced_at AS "syncedAt" FROM ${this.#t.tasks}
+         WHERE id > $1 AND ($2::text IS NULL OR state = $2) AND ($3 OR deleted_at IS NULL) ORDER BY id LIMIT $4`,
+        [after, query.state ?? null, query.includeDeleted === true, limit],
+      );
+      return rows;
+    });
   }
 
   /** Nothing to let go: workers share the copy, and their leases run out by themselves. */

@@ -6,6 +6,7 @@
  */
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
+import { type CopiedTask, type CopyQuery, type CopyRow, readCopy } from './copy-reader.ts';
 import { releaseCopy, takeCopy } from './sqlite-holder.ts';
 import { putExpanded, upsertTasks } from './sqlite-rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './sqlite-schema.ts';
@@ -209,6 +210,26 @@ export class SqliteSyncStore implements SyncStore {
       this.#file.sql('DELETE FROM idgov_sync_windows WHERE run_id = ?').run(run.id);
       return { finished: true, vanished };
     });
+  }
+
+  /**
+   * The copy's tasks, typed and in ID order, read in batches (any size of copy in constant memory).
+   *
+   * @example
+   * for await (const { task } of store.tasks({ state: TaskState.OPEN })) console.log(task.id);
+   */
+  tasks(query: CopyQuery = {}): AsyncGenerator<CopiedTask, void, undefined> {
+    const state = query.state ?? null;
+    const deleted = query.includeDeleted === true ? 1 : 0;
+    return readCopy(
+      async (after, limit) =>
+        this.#file
+          .sql(
+            `SELECT id, task, deleted_at IS NOT NULL AS deleted, synced_at AS syncedAt FROM idgov_tasks
+           WHERE id > ? AND (? IS NULL OR state = ?) AND (? OR deleted_at IS NULL) ORDER BY id LIMIT ?`,
+          )
+          .all(after, state, state, deleted, limit) as unknown as CopyRow[],
+    );
   }
 
   async release(): Promise<void> {

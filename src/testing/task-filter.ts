@@ -46,46 +46,82 @@ export function appOf(task: WireTask): string | undefined {
     | undefined;
 }
 
-const has = (list: readonly string[] | null | undefined, value: string | null | undefined) =>
-  !list?.length || (value != null && list.includes(value));
-const lacks = (list: readonly string[] | null | undefined, value: string | null | undefined) =>
-  !list?.length || value == null || !list.includes(value);
+const has = (set: ReadonlySet<string> | undefined, value: string | null | undefined) =>
+  !set || (value != null && set.has(value));
+const lacks = (set: ReadonlySet<string> | undefined, value: string | null | undefined) =>
+  !set || value == null || !set.has(value);
+const setOf = (list: readonly string[] | null | undefined) => (list?.length ? new Set(list) : undefined);
 
-function matches(task: WireTask, f: SearchFilter): boolean {
-  const created = task.createdAt ? Date.parse(task.createdAt) : undefined;
-  const query = f.query?.toLowerCase();
-  const variant = variantOf(task);
+/** A filter made ready once per search: lists as sets, bounds parsed, so each task costs little. */
+function prepared(f: SearchFilter) {
+  return {
+    includeDeleted: Boolean(f.includeDeleted),
+    states: setOf(f.taskStates),
+    types: f.taskTypes?.length ? f.taskTypes : undefined,
+    query: f.query?.toLowerCase(),
+    apps: setOf(f.applicationIds),
+    notApps: setOf(f.excludeApplicationIds),
+    notIds: setOf(f.excludeIds),
+    subjects: setOf(f.subjectIds),
+    openers: setOf(f.openerIds),
+    refs: setOf(f.refs?.map((r) => r.id)),
+    after: boundKey(f.createdAfter),
+    before: boundKey(f.createdBefore),
+  };
+}
+
+/**
+ * A task's creation time as text that sorts as time does: ISO 8601 UTC with milliseconds, as the
+ * fake data writes it (compared as it is: a search of a large tenant parses nothing), or another
+ * form made so; '' when missing or not a time.
+ */
+function createdKey(task: WireTask): string {
+  const at = task.createdAt;
+  if (!at) return '';
+  if (at.length === 24 && at.charCodeAt(23) === 90 /* Z */ && at.charCodeAt(10) === 84 /* T */) return at;
+  const ms = Date.parse(at);
+  return Number.isNaN(ms) ? '' : new Date(ms).toISOString();
+}
+
+/** A bound of a search as a {@link createdKey}; undefined when absent, null when it is not a time (nothing matches). */
+function boundKey(at: string | null | undefined): string | null | undefined {
+  if (!at) return undefined;
+  const ms = Date.parse(at);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+function matches(task: WireTask, f: ReturnType<typeof prepared>): boolean {
+  if (!(f.includeDeleted || !task.deletedAt) || !has(f.refs, task.id) || !has(f.states, task.state))
+    return false;
+  if (f.after !== undefined || f.before !== undefined) {
+    const created = createdKey(task);
+    if (f.after !== undefined && (f.after === null || created === '' || !(created > f.after))) return false;
+    if (f.before !== undefined && (f.before === null || created === '' || !(created < f.before)))
+      return false;
+  }
+  const variant = f.types ? variantOf(task) : undefined;
+  const query = f.query;
   return (
-    (f.includeDeleted || !task.deletedAt) &&
-    has(f.taskStates, task.state) &&
-    (!f.taskTypes?.length || f.taskTypes.some((t) => variant !== undefined && variant in t)) &&
+    (!f.types || f.types.some((t) => variant !== undefined && variant in t)) &&
     (!query || [task.displayName, task.description, task.id].some((s) => s?.toLowerCase().includes(query))) &&
-    has(f.applicationIds, appOf(task)) &&
-    lacks(f.excludeApplicationIds, appOf(task)) &&
-    lacks(f.excludeIds, task.id) &&
-    has(f.subjectIds, task.userId) &&
-    has(f.openerIds, task.createdByUserId) &&
-    has(
-      f.refs?.map((r) => r.id),
-      task.id,
-    ) &&
-    (!f.createdAfter || (created !== undefined && created > Date.parse(f.createdAfter))) &&
-    (!f.createdBefore || (created !== undefined && created < Date.parse(f.createdBefore)))
+    (!f.apps || has(f.apps, appOf(task))) &&
+    (!f.notApps || lacks(f.notApps, appOf(task))) &&
+    lacks(f.notIds, task.id) &&
+    has(f.subjects, task.userId) &&
+    has(f.openers, task.createdByUserId)
   );
 }
 
-const byTicket = (a: WireTask, b: WireTask) => {
-  const x = BigInt(a.numericId ?? 0);
-  const y = BigInt(b.numericId ?? 0);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-const byCreated = (a: WireTask, b: WireTask) => Date.parse(a.createdAt ?? '') - Date.parse(b.createdAt ?? '');
+const ticket = (task: WireTask) => BigInt(task.numericId ?? 0);
 
-const SORTS: Record<string, (a: WireTask, b: WireTask) => number> = {
-  TASK_SEARCH_SORT_BY_TICKET_ID: byTicket,
-  TASK_SEARCH_SORT_BY_REVERSE_TICKET_ID: (a, b) => byTicket(b, a),
-  TASK_SEARCH_SORT_BY_CREATED_AT: byCreated,
-  TASK_SEARCH_SORT_BY_REVERSE_CREATED_AT: (a, b) => byCreated(b, a),
+const ascending = <K extends string | bigint>(a: K, b: K) => (a < b ? -1 : a > b ? 1 : 0);
+
+// Each order as a key, computed once per task of a search, and a direction.
+const SORTS: Record<string, { key: (task: WireTask) => string | bigint; reverse: boolean }> = {
+  TASK_SEARCH_SORT_BY_TICKET_ID: { key: ticket, reverse: false },
+  TASK_SEARCH_SORT_BY_REVERSE_TICKET_ID: { key: ticket, reverse: true },
+  TASK_SEARCH_SORT_BY_CREATED_AT: { key: createdKey, reverse: false },
+  TASK_SEARCH_SORT_BY_REVERSE_CREATED_AT: { key: createdKey, reverse: true },
 };
 
 /**
@@ -94,7 +130,89 @@ const SORTS: Record<string, (a: WireTask, b: WireTask) => number> = {
  * @group Testing kit
  */
 export function searchTasks(tasks: readonly WireTask[], filter: SearchFilter): WireTask[] {
-  const found = tasks.filter((task) => matches(task, filter));
+  const ready = prepared(filter);
   const sort = filter.sortBy ? SORTS[filter.sortBy] : undefined;
-  return sort ? found.sort(sort) : found;
+  const index = ready.after !== undefined || ready.before !== undefined ? createdIndex(tasks) : undefined;
+  if (index?.sorted) {
+    // Only the stretch of creation time asked for is looked at: a window of a large tenant costs
+    // what its own tasks cost, which is what a sync's pages measure.
+    const from = ready.after ? firstAbove(index.keys, ready.after) : 0;
+    const to = ready.before ? firstAtOrAbove(index.keys, ready.before) : tasks.length;
+    const found = tasks.slice(from, Math.max(from, to)).filter((task) => matches(task, ready));
+    if (sort?.key === createdKey && !sort.reverse) return found;
+    return sort ? sorted(found, sort) : found;
+  }
+  const found = tasks.filter((task) => matches(task, ready));
+  return sort ? sorted(found, sort) : found;
+}
+
+/** `found` in the order of `sort`; stable, as Array.prototype.sort is: tasks with one key keep their stored order. */
+function sorted(found: WireTask[], sort: (typeof SORTS)[string]): WireTask[] {
+  const keys = found.map(sort.key);
+  const order = keys.map((_, i) => i);
+  order.sort((a, b) => {
+    const x = keys[a] as string | bigint;
+    const y = keys[b] as string | bigint;
+    return (sort.reverse ? ascending(y, x) : ascending(x, y)) || a - b;
+  });
+  return order.map((i) => found[i] as WireTask);
+}
+
+/** The stored tasks' creation keys, and whether the tasks are stored in creation order. */
+interface CreatedIndex {
+  readonly tasks: readonly WireTask[];
+  readonly createdAt: ReadonlyArray<string | null | undefined>;
+  readonly keys: readonly string[];
+  readonly sorted: boolean;
+}
+
+const indexes = new WeakMap<readonly WireTask[], CreatedIndex>();
+
+/**
+ * The creation index of `tasks`, made again when a task was added, removed, replaced, or its
+ * `createdAt` changed (checked by identity: cheap next to parsing): tests change tasks freely.
+ */
+function createdIndex(tasks: readonly WireTask[]): CreatedIndex {
+  const known = indexes.get(tasks);
+  if (
+    known &&
+    known.tasks.length === tasks.length &&
+    tasks.every((task, i) => task === known.tasks[i] && task.createdAt === known.createdAt[i])
+  ) {
+    return known;
+  }
+  const keys = tasks.map(createdKey);
+  const index: CreatedIndex = {
+    tasks: [...tasks],
+    createdAt: tasks.map((task) => task.createdAt),
+    keys,
+    // Tasks without a creation time ('') cannot be placed in a stretch of time: scan instead.
+    sorted: keys.every((key, i) => key !== '' && (i === 0 || (keys[i - 1] as string) <= key)),
+  };
+  indexes.set(tasks, index);
+  return index;
+}
+
+/** The first position whose key is above `bound` (keys ascending). */
+function firstAbove(keys: readonly string[], bound: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as string) > bound) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** The first position whose key is at or above `bound` (keys ascending). */
+function firstAtOrAbove(keys: readonly string[], bound: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as string) >= bound) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }

@@ -198,6 +198,11 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
       expect(row?.created_at).toBeInstanceOf(Date);
       expect(row?.created_at.toISOString()).toBe(new Date(odd.createdAt as string).toISOString());
       expect(row?.state).toBe(odd.state);
+      const read = new Map<string, string | undefined>();
+      for await (const { task } of w.store.tasks({ includeDeleted: true }))
+        read.set(task.id as string, task.displayName ?? undefined);
+      expect(read.size).toBe(small.tasks.length);
+      expect(read.get(odd.id as string)).toBe('a\ufffdb "quoted" \\u0000 not a NUL');
       const apps = new Set(small.tasks.map(appOf).filter(Boolean));
       const expanded = await sql<{ type: string; id: string; object: { id: string } }>(
         `SELECT type, id, object FROM ${prefix}_expanded`,

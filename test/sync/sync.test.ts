@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, IdGovClient } from '../../src/index.ts';
+import { ConfigurationError, IdGovClient, ResponseValidationError, TaskState } from '../../src/index.ts';
 import { type SyncProgress, TaskSync } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
@@ -92,6 +92,44 @@ describe('a full run', () => {
       db.close();
     }
   });
+  it('reads the copy back typed, by state, deleted tasks only when asked, and refuses a row the schema does not take', async () => {
+    const path = dbPath();
+    const store = new SqliteSyncStore({ path });
+    const client = new IdGovClient({
+      baseUrl: tenant.baseUrl,
+      credentials: tenant.client,
+      logLevel: 'error',
+    });
+    const sync = new TaskSync({ client, store, logLevel: 'error' });
+    opened.push(sync);
+    await sync.run();
+    const open: string[] = [];
+    for await (const { task, deleted, syncedAt } of store.tasks({ state: TaskState.OPEN })) {
+      expect(task.state).toBe(TaskState.OPEN);
+      expect(deleted).toBe(false);
+      expect(syncedAt).toBeInstanceOf(Date);
+      open.push(task.id as string);
+    }
+    const wanted = tenant.tasks.filter((t) => t.state === TaskState.OPEN && !t.deletedAt).map((t) => t.id);
+    expect(open).toEqual([...wanted].sort());
+    let all = 0;
+    for await (const _ of store.tasks({ includeDeleted: true })) all += 1;
+    expect(all).toBe(tenant.tasks.length);
+
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(path);
+    db.prepare('UPDATE idgov_tasks SET task = \'{"id": 5}\' WHERE id = ?').run(open[0] ?? '');
+    db.close();
+    const error = await caught(
+      (async () => {
+        for await (const _ of store.tasks({ state: TaskState.OPEN })) {
+        }
+      })(),
+    );
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.message).toMatch(/copied task .* response does not match the API: id/);
+  });
+
   it('puts the objects of the expand paths asked for into idgov_expanded, by @type and ID', async () => {
     const path = dbPath();
     const client = new IdGovClient({

@@ -375,3 +375,46 @@ describe('fake tenant through msw', () => {
     expect(flaky.stats.faults.serverError + flaky.stats.faults.drop).toBeGreaterThan(0);
   });
 });
+
+describe('fake tenant searches by creation time', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const task = (id: string, createdAt: string | undefined) => ({ ...fakeTask({ id }), createdAt });
+  const ids = (tasks: readonly { id?: string | null }[]) => tasks.map((t) => t.id);
+
+  it('finds tasks in a stretch of time, in creation order, after tasks are edited, added or reordered in place', async () => {
+    const { searchTasks } = await import('../../src/testing/task-filter.ts');
+    const base = Date.parse('2026-01-01T00:00:00Z');
+    const tasks = Array.from({ length: 50 }, (_, i) => task(`t${i}`, iso(base + i * 1000)));
+    const window = {
+      createdAfter: iso(base + 9_999),
+      createdBefore: iso(base + 20_000),
+      sortBy: 'TASK_SEARCH_SORT_BY_CREATED_AT',
+    };
+    expect(ids(searchTasks(tasks, window))).toEqual(Array.from({ length: 10 }, (_, i) => `t${i + 10}`));
+    (tasks[3] as { createdAt?: string }).createdAt = iso(base + 15_500); // edited in place: now out of order
+    expect(ids(searchTasks(tasks, window))).toEqual([
+      't10',
+      't11',
+      't12',
+      't13',
+      't14',
+      't15',
+      't3',
+      't16',
+      't17',
+      't18',
+      't19',
+    ]);
+    tasks.push(task('late', iso(base + 12_500)));
+    expect(ids(searchTasks(tasks, window))).toContain('late');
+    tasks.push(task('undated', undefined), task('garbage', 'not a time'));
+    const all = searchTasks(tasks, { createdAfter: iso(0), sortBy: 'TASK_SEARCH_SORT_BY_CREATED_AT' });
+    expect(ids(all)).not.toContain('undated');
+    expect(ids(all)).not.toContain('garbage');
+    expect(searchTasks(tasks, { createdAfter: 'yesterday' })).toEqual([]);
+    const offset = [task('a', '2026-01-01T01:00:00+01:00'), task('b', '2026-01-01T00:30:00Z')];
+    expect(
+      ids(searchTasks(offset, { createdAfter: iso(base - 1), sortBy: 'TASK_SEARCH_SORT_BY_CREATED_AT' })),
+    ).toEqual(['a', 'b']);
+  });
+});
