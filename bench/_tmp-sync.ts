@@ -1,3 +1,4 @@
-import { syncBenchmarks } from '/work/main/bench/sync.ts';
 import { printTable } from '/work/main/bench/support.ts';
+import { syncBenchmarks } from '/work/main/bench/sync.ts';
+
 printTable(await syncBenchmarks());

@@ -19,6 +19,9 @@ import type {
 } from './reports.ts';
 import type { OutboxEvent, OutboxState } from './store.ts';
 
+
+// How often a drain marks the events whose window ended, at most.
+const EXPIRE_EVERY_MS = 1_000;
 /**
  * A durable outbox in front of a {@link "@idgov/sdk/webhooks".WebhookSender | WebhookSender}: {@link WebhookOutbox.enqueue} stores the
  * event (its ID, serialised body and listener) and resolves once the store committed it; delivery
@@ -104,8 +107,16 @@ export class WebhookOutbox {
     // Events this call attempted that are pending again: each gets one attempt per drain, and is
     // not claimed again, so an event failing at once cannot take every slot from the others.
     const again = new Set<string>();
-    while (!signal?.aborted) {
+    // Expired events are marked at the start, at most once a second while draining, and at the end:
+    // a claim never takes an expired event, so marking them is bookkeeping, not worth a round trip
+    // to the store before every claim.
+    let expiredAt = Number.NEGATIVE_INFINITY;
+    const expire = async () => {
+      expiredAt = performance.now();
       summary.expired += await this.#options.store.expire(this.listener, this.#options.now());
+    };
+    while (!signal?.aborted) {
+      if (performance.now() - expiredAt >= EXPIRE_EVERY_MS) await expire();
       const claimed = await this.#options.store.claim({
         listener: this.listener,
         now: this.#options.now(),
@@ -129,6 +140,7 @@ export class WebhookOutbox {
       }
       this.#progress(summary, false);
     }
+    if (!signal?.aborted) await expire();
     this.#progress(summary, true);
     return summary;
   }

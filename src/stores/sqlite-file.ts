@@ -27,12 +27,18 @@ export interface SqliteFileOptions {
   readonly holds: string;
   /** `CREATE ... IF NOT EXISTS` statements, run on open. */
   readonly schema: string;
+  /**
+   * `FULL`: every commit is on disk before it returns, and survives power loss (the outbox: a
+   * commit there is a promise to the caller). `NORMAL`: every commit survives a killed process, and
+   * power loss may undo the last ones, whole: for a store whose every commit can be made again (a
+   * sync's page and its checkpoint, fetched again). Default `FULL`.
+   */
+  readonly synchronous?: 'FULL' | 'NORMAL' | undefined;
 }
 
 /**
- * An open SQLite file. Durability: every commit is flushed to disk before it returns, and survives
- * `kill -9` and power loss alike (`NORMAL` would survive a killed process but could lose the last
- * commits on power loss). Several processes may open one file (on a local disk, not a network
+ * An open SQLite file in WAL mode, as durable as its `synchronous` option says (a commit is always
+ * whole or absent, never half). Several processes may open one file (on a local disk, not a network
  * share): a writer waits up to `busyTimeoutMs` for another.
  */
 export class SqliteFile {
@@ -65,7 +71,7 @@ export class SqliteFile {
       if (mode.journal_mode !== 'wal' && options.path !== ':memory:') {
         throw new ConfigurationError(`Could not put ${options.path} in WAL mode (got ${mode.journal_mode}).`);
       }
-      this.#db.exec('PRAGMA synchronous = FULL');
+      this.#db.exec(`PRAGMA synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
       this.#db.exec(options.schema);
     } catch (error) {
       this.#db.close();

@@ -41,8 +41,9 @@ const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_r
 /**
  * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
  * `idgov_expanded` that you query, and the sync's checkpoints beside them, committed together.
- * Every commit is flushed to disk before it returns (WAL, `synchronous = FULL`), so a run killed at
- * any instant resumes where its last commit left it.
+ * A commit survives the process being killed at any instant (WAL, `synchronous = NORMAL`); power
+ * loss may undo the last commits, each whole (a page with its checkpoint), and those pages are
+ * fetched again. Either way a run resumes where its last kept commit left it and loses nothing.
  *
  * @example
  * const store = new SqliteSyncStore({ path: 'tasks.db' });
@@ -60,6 +61,9 @@ export class SqliteSyncStore implements SyncStore {
       busyTimeoutMs: options?.busyTimeoutMs,
       holds: 'task copy',
       schema: SQLITE_SYNC_SCHEMA,
+      // A page and its checkpoint commit together, so power loss can only undo both, and the pages
+      // undone are fetched again: waiting for the disk at every page would buy nothing.
+      synchronous: 'NORMAL',
     });
   }
 

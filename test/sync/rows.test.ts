@@ -36,6 +36,24 @@ describe('taskRows', () => {
   });
 });
 
+describe('the JSON kept of a task', () => {
+  it('is as sent: the $kind the checks add is cut, the same text inside a string is kept', () => {
+    const task = {
+      id: 't1',
+      displayName: 'has ,"$kind":"x"} inside',
+      type: { grant: { appId: 'a' }, $kind: 'grant' },
+      steps: [{ approval: {}, $kind: 'approval' }],
+    };
+    const [row] = taskRows([{ task } as unknown as TaskView]);
+    expect(JSON.parse(row?.json ?? '{}')).toEqual({
+      id: 't1',
+      displayName: 'has ,"$kind":"x"} inside',
+      type: { grant: { appId: 'a' } },
+      steps: [{ approval: {} }],
+    });
+  });
+});
+
 describe('expandedRows', () => {
   it('keeps each object once by @type and ID, and skips what has neither', () => {
     const app = { '@type': 'type.googleapis.com/c1.api.app.v1.App', id: 'a1', displayName: 'Okta' };
