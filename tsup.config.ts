@@ -15,10 +15,14 @@ const shared: Options = {
     otel: 'src/otel/index.ts',
     sync: 'src/sync/index.ts',
     'sync-sqlite': 'src/sync/sqlite-store.ts',
+    'sync-sqlite-thread': 'src/sync/sqlite-thread.ts',
     'sync-postgres': 'src/sync/postgres-store.ts',
   },
   // tsup strips `node:` by default, but `node:sqlite` (the outbox's SQLite store) exists only with it.
   removeNodeProtocol: false,
+  // `import.meta.url` in the CommonJS build too (the SQLite sync store finds its thread's module by
+  // it); injected only where a module uses it.
+  shims: true,
   dts: true,
   // No source maps: the output is unminified and keeps the sources' names and structure, so stack
   // traces read as they are; maps would double the package and point at sources it does not ship

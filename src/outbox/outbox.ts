@@ -19,7 +19,6 @@ import type {
 } from './reports.ts';
 import type { OutboxEvent, OutboxState } from './store.ts';
 
-
 // How often a drain marks the events whose window ended, at most.
 const EXPIRE_EVERY_MS = 1_000;
 /**

@@ -4,22 +4,12 @@
  *
  * @module sync/sqlite
  */
-import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
-import { SqliteFile } from '../stores/sqlite-file.ts';
+import { Worker } from 'node:worker_threads';
+import { ConfigurationError } from '../core/errors.ts';
+import { wholeNumberProblem } from '../internal/numbers.ts';
 import { type CopiedTask, type CopyQuery, type CopyRow, readCopy } from './copy-reader.ts';
-import { releaseCopy, takeCopy } from './sqlite-holder.ts';
-import { putExpanded, upsertTasks } from './sqlite-rows.ts';
-import { SQLITE_SYNC_SCHEMA } from './sqlite-schema.ts';
-import { claim, commitWindow, split } from './sqlite-windows.ts';
-import type {
-  CommitCounts,
-  CopyIdentity,
-  CopyState,
-  SyncLease,
-  SyncRun,
-  SyncStore,
-  SyncWindow,
-} from './store.ts';
+import { fromWire, type ThreadAnswer } from './sqlite-thread-messages.ts';
+import type { SyncStore } from './store.ts';
 
 /**
  * Options of {@link SqliteSyncStore}.
@@ -33,17 +23,22 @@ export interface SqliteSyncStoreOptions {
   readonly busyTimeoutMs?: number | undefined;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+// The worker thread's module: beside this one, as source (tests, `--import` of the sources) or as
+// the built `sync-sqlite-thread.js` (an ES module, which a CommonJS build loads as well).
+const THREAD = new URL(
+  import.meta.url.endsWith('.ts') ? './sqlite-thread.ts' : './sync-sqlite-thread.js',
+  import.meta.url,
+);
 
-// The refresh's work: tasks the copy holds as open that the run (placeholder `?`) has not fetched.
-const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ?";
+type Method = Exclude<keyof SyncStore, 'time'> | 'readRows';
 
 /**
  * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
- * `idgov_expanded` that you query, and the sync's checkpoints beside them, committed together.
- * A commit survives the process being killed at any instant (WAL, `synchronous = NORMAL`); power
- * loss may undo the last commits, each whole (a page with its checkpoint), and those pages are
- * fetched again. Either way a run resumes where its last kept commit left it and loses nothing.
+ * `idgov_expanded` that you query, and the sync's checkpoints beside them, committed together. A
+ * commit survives the process being killed at any instant (WAL, `synchronous = NORMAL`); power loss
+ * may undo the last commits, each whole (a page with its checkpoint), and those pages are fetched
+ * again. The database works in a thread of its own, so that its writes never hold up the pages
+ * being fetched.
  *
  * @example
  * const store = new SqliteSyncStore({ path: 'tasks.db' });
@@ -51,170 +46,75 @@ const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_r
  * @group Task sync
  */
 export class SqliteSyncStore implements SyncStore {
-  readonly #file: SqliteFile;
-  readonly #holder = crypto.randomUUID();
-  #owned = false;
+  /** The database file. */
+  readonly path: string;
+  readonly #options: SqliteSyncStoreOptions;
+  #worker: Worker | undefined;
+  #closed = false;
+  #next = 0;
+  readonly #pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 
   constructor(options: SqliteSyncStoreOptions) {
-    this.#file = new SqliteFile({
-      path: options?.path,
-      busyTimeoutMs: options?.busyTimeoutMs,
-      holds: 'task copy',
-      schema: SQLITE_SYNC_SCHEMA,
-      // A page and its checkpoint commit together, so power loss can only undo both, and the pages
-      // undone are fetched again: waiting for the disk at every page would buy nothing.
-      synchronous: 'NORMAL',
+    if (typeof options?.path !== 'string' || options.path === '') {
+      throw new ConfigurationError('path must name the SQLite file of the task copy, e.g. "task-copy.db".');
+    }
+    const busy = options.busyTimeoutMs ?? 5_000;
+    if (wholeNumberProblem(busy, 0)) {
+      throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
+    }
+    this.path = options.path;
+    this.#options = { path: options.path, busyTimeoutMs: busy };
+  }
+
+  /** The worker thread, started on first use; it holds the process only while a call is under way. */
+  #thread(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(THREAD, { workerData: this.#options });
+    worker.on('message', (answer: ThreadAnswer) => {
+      const waiting = this.#pending.get(answer.id);
+      this.#pending.delete(answer.id);
+      if (this.#pending.size === 0) worker.unref();
+      if (answer.ok) waiting?.resolve(answer.value);
+      else waiting?.reject(fromWire(answer.error));
+    });
+    const fail = (error: Error) => {
+      for (const waiting of this.#pending.values()) waiting.reject(error);
+      this.#pending.clear();
+      this.#worker = undefined;
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (!this.#closed) fail(new Error(`The SQLite store's thread ended (exit code ${code}).`));
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #call<T>(method: Method, ...args: unknown[]): Promise<T> {
+    if (this.#closed) return Promise.reject(new ConfigurationError(`The task copy ${this.path} is closed.`));
+    const worker = this.#thread();
+    const id = ++this.#next;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.ref();
+      worker.postMessage({ id, method, args });
     });
   }
 
-  /** The database file. */
-  get path(): string {
-    return this.#file.path;
-  }
-
-  async open(identity: CopyIdentity): Promise<CopyState> {
-    return this.#file.write(() => {
-      takeCopy(this.#file, identity, this.#holder);
-      this.#owned = true;
-      // This process holds the copy now: a lease left was its last holder's, who is gone.
-      this.#file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
-      this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
-      const last = this.#file
-        .sql('SELECT max(started_at) AS at FROM idgov_sync_runs WHERE finished_at IS NOT NULL')
-        .get() as { at: number | null };
-      return { lastRunStartedAt: last.at ?? undefined };
-    });
-  }
-
-  async unfinishedRun(): Promise<SyncRun | undefined> {
-    return this.#unfinished();
-  }
-
-  #unfinished(): SyncRun | undefined {
-    const row = this.#file
-      .sql(
-        'SELECT id, kind, started_at FROM idgov_sync_runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1',
-      )
-      .get() as { id: number; kind: SyncRun['kind']; started_at: number } | undefined;
-    return row && { id: row.id, kind: row.kind, startedAt: row.started_at, resumed: true };
-  }
-
-  async beginRun(
-    kind: SyncRun['kind'],
-    startedAt: number,
-    windows: ReadonlyArray<{ from: number; to: number }>,
-  ): Promise<SyncRun> {
-    return this.#file.write(() => {
-      const unfinished = this.#unfinished();
-      if (unfinished) return unfinished;
-      const { lastInsertRowid } = this.#file
-        .sql('INSERT INTO idgov_sync_runs (kind, started_at) VALUES (?, ?)')
-        .run(kind, startedAt);
-      const id = Number(lastInsertRowid);
-      const add = this.#file.sql(
-        'INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms) VALUES (?, ?, ?, ?, ?, ?)',
-      );
-      for (const { from, to } of windows) add.run(id, from, to, from, from, to);
-      return { id, kind, startedAt, resumed: false };
-    });
-  }
-
-  async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {
-    return this.#file.write(() => claim(this.#file, run, lease, Date.now()));
-  }
-
-  async splitLargest(
-    run: SyncRun,
-    limits: { readonly minTasks: number; readonly minSpanMs: number },
-  ): Promise<boolean> {
-    return this.#file.write(() => split(this.#file, run, limits));
-  }
-
-  async commitPage(
-    run: SyncRun,
-    window: SyncWindow,
-    page: Parameters<SyncStore['commitPage']>[2],
-    lease: SyncLease,
-  ): Promise<{
-    readonly to: number;
-    readonly done: boolean;
-    readonly lost: boolean;
-    readonly counts: CommitCounts;
-  }> {
-    return this.#file.write(() => {
-      const moved = commitWindow(this.#file, window, page, lease, Date.now());
-      if (moved.lost) return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
-      const syncedAt = iso(page.syncedAt);
-      const counts = upsertTasks(this.#file, run, page.tasks, syncedAt);
-      putExpanded(this.#file, page.expanded, syncedAt);
-      return { ...moved, counts };
-    });
-  }
-
-  async claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]> {
-    return this.#file.write(() => {
-      const now = Date.now();
-      const rows = this.#file
-        .sql(
-          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} ORDER BY id LIMIT ?`,
-        )
-        .all(run.id, now, now, limit) as Array<{ id: string }>;
-      const take = this.#file.sql(
-        'UPDATE idgov_tasks SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?',
-      );
-      for (const { id } of rows) take.run(lease.holder, now, now + lease.ms, id);
-      return rows.map((row) => row.id);
-    });
-  }
-
-  async commitRefresh(
-    run: SyncRun,
-    batch: Parameters<SyncStore['commitRefresh']>[1],
-    lease: SyncLease,
-  ): Promise<CommitCounts> {
-    return this.#file.write(() => {
-      const syncedAt = iso(batch.syncedAt);
-      const counts = upsertTasks(this.#file, run, batch.tasks, syncedAt);
-      const gone = this.#file.sql(
-        'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1, synced_at = ? WHERE id = ? AND deleted_at IS NULL',
-      );
-      for (const id of batch.vanished) counts.deleted += Number(gone.run(syncedAt, syncedAt, id).changes);
-      this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token = ?`).run(lease.holder);
-      return counts;
-    });
-  }
-
-  async finishRun(
-    run: SyncRun,
-    finishedAt: number,
-  ): Promise<{ readonly finished: boolean; readonly vanished: number }> {
-    return this.#file.write(() => {
-      const state = this.#file
-        .sql(
-          `SELECT finished_at IS NOT NULL AS finished,
-             EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ?1 AND state <> 'done') AS windows,
-             (kind = 'incremental' AND EXISTS (SELECT 1 FROM idgov_tasks WHERE ${OPEN_UNSEEN.replaceAll('?', '?1')})) AS refresh
-           FROM idgov_sync_runs WHERE id = ?1`,
-        )
-        .get(run.id) as { finished: number; windows: number; refresh: number };
-      if (state.finished) return { finished: true, vanished: 0 };
-      if (state.windows || state.refresh) return { finished: false, vanished: 0 };
-      let vanished = 0;
-      if (run.kind === 'full') {
-        const at = iso(finishedAt);
-        vanished = Number(
-          this.#file
-            .sql(
-              'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1 WHERE seen_run <> ? AND vanished = 0',
-            )
-            .run(at, run.id).changes,
-        );
-      }
-      this.#file.sql('UPDATE idgov_sync_runs SET finished_at = ? WHERE id = ?').run(finishedAt, run.id);
-      this.#file.sql('DELETE FROM idgov_sync_windows WHERE run_id = ?').run(run.id);
-      return { finished: true, vanished };
-    });
-  }
+  open: SyncStore['open'] = (identity) => this.#call('open', identity);
+  unfinishedRun: SyncStore['unfinishedRun'] = () => this.#call('unfinishedRun');
+  beginRun: SyncStore['beginRun'] = (kind, startedAt, windows) =>
+    this.#call('beginRun', kind, startedAt, windows);
+  claimWindow: SyncStore['claimWindow'] = (run, lease) => this.#call('claimWindow', run, lease);
+  splitLargest: SyncStore['splitLargest'] = (run, limits) => this.#call('splitLargest', run, limits);
+  commitPage: SyncStore['commitPage'] = (run, window, page, lease) =>
+    this.#call('commitPage', run, window, page, lease);
+  claimOpenTasks: SyncStore['claimOpenTasks'] = (run, lease, limit) =>
+    this.#call('claimOpenTasks', run, lease, limit);
+  commitRefresh: SyncStore['commitRefresh'] = (run, batch, lease) =>
+    this.#call('commitRefresh', run, batch, lease);
+  finishRun: SyncStore['finishRun'] = (run, finishedAt) => this.#call('finishRun', run, finishedAt);
+  release: SyncStore['release'] = () => this.#call('release');
 
   /**
    * The copy's tasks, typed and in ID order, read in batches (any size of copy in constant memory).
@@ -223,31 +123,24 @@ export class SqliteSyncStore implements SyncStore {
    * for await (const { task } of store.tasks({ state: TaskState.OPEN })) console.log(task.id);
    */
   tasks(query: CopyQuery = {}): AsyncGenerator<CopiedTask, void, undefined> {
-    const state = query.state ?? null;
-    const deleted = query.includeDeleted === true ? 1 : 0;
-    return readCopy(
-      async (after, limit) =>
-        this.#file
-          .sql(
-            `SELECT id, task, deleted_at IS NOT NULL AS deleted, synced_at AS syncedAt FROM idgov_tasks
-           WHERE id > ? AND (? IS NULL OR state = ?) AND (? OR deleted_at IS NULL) ORDER BY id LIMIT ?`,
-          )
-          .all(after, state, state, deleted, limit) as unknown as CopyRow[],
+    const { state, includeDeleted } = query;
+    return readCopy((after, limit) =>
+      this.#call<CopyRow[]>('readRows', after, limit, { state, includeDeleted }),
     );
   }
 
-  async release(): Promise<void> {
-    if (!this.#owned) return;
-    this.#owned = false;
-    this.#file.write(() => releaseCopy(this.#file, this.#holder));
-  }
-
+  /** Lets the copy go and closes the database (and its thread); a second call does nothing. */
   async close(): Promise<void> {
-    try {
-      await this.release();
-    } catch {
-      // Closing must not fail for a hold it could not give up: the next open sees a dead holder.
+    if (this.#closed) return;
+    const worker = this.#worker;
+    if (worker) {
+      try {
+        await this.#call('close');
+      } finally {
+        this.#closed = true;
+        await worker.terminate();
+      }
     }
-    this.#file.close();
+    this.#closed = true;
   }
 }

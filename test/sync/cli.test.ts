@@ -109,7 +109,8 @@ describe('idgov', () => {
   it.each([
     [['sync', '--db', 'x.db', '--concurrency', '0'], /concurrency.*a whole number from 1 to 64/],
     [['export', '--db', 'x.db', '--format', 'xml'], /--format must be ndjson or csv/],
-    [['sync'], /required option '--db <file>'/],
+    [['sync'], /give the copy as --db <file> \(SQLite\) or --postgres <url>, one of them/],
+    [['sync', '--db', 'x.db', '--postgres', 'postgres://127.0.0.1/x'], /one of them/],
     [['frobnicate'], /unknown command/],
   ])('exits 2 with a message for bad usage: %j', async (args, message) => {
     const ran = await idgov(args, env);

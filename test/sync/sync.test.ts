@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigurationError, IdGovClient, ResponseValidationError, TaskState } from '../../src/index.ts';
 import { type SyncProgress, TaskSync } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
@@ -341,12 +341,16 @@ describe('bad setups', () => {
 
   it('a second sync of one SQLite copy at once is refused, saying which process holds it', async () => {
     const path = dbPath();
-    const a = syncOf(tenant, path);
-    const b = syncOf(tenant, path);
+    const slowTenant = new FakeTenant({ history: 500, seed: 18, latencyMs: 30 });
+    const { close: closeSlow } = await slowTenant.listen();
+    onTestFinished(() => closeSlow());
+    const a = syncOf(slowTenant, path);
+    const b = syncOf(slowTenant, path);
     const slow = new AbortController();
+    const holding = new Promise((resolve) => a.hooks.on('window', resolve));
     const running = a.run({ signal: slow.signal });
     // b opens while a holds the copy: the same process counts as another holder only through another store.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await holding;
     const error = await caught(b.run());
     slow.abort();
     await running;
