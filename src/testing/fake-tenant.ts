@@ -96,7 +96,10 @@ export class FakeTenant {
   baseUrl: string;
   /** Client credentials the token endpoint accepts. */
   readonly client: ClientCredentials;
-  /** Stored tasks (wire form); change them freely between requests. */
+  /**
+   * Stored tasks (wire form); change them freely between requests. To move a task in time, replace
+   * it (`tasks[i] = { ...task, createdAt }`) rather than change its `createdAt` in place.
+   */
   readonly tasks: WireTask[];
   /** Stored rules by ID. */
   readonly rules = new Map<string, WireRule>();

@@ -126,6 +126,10 @@ const SORTS: Record<string, { key: (task: WireTask) => string | bigint; reverse:
 
 /**
  * The stored tasks a search returns, in its order (stored order unless a supported `sortBy` is given).
+ * A search by creation time looks only at the stretch of time asked for, found by binary search
+ * when the tasks are stored in creation order; to move a task in time, replace it
+ * (`tasks[i] = { ...task, createdAt }`): a `createdAt` changed in place is seen only by a search of
+ * its old stretch.
  *
  * @group Testing kit
  */
@@ -138,7 +142,13 @@ export function searchTasks(tasks: readonly WireTask[], filter: SearchFilter): W
     // what its own tasks cost, which is what a sync's pages measure.
     const from = ready.after ? firstAbove(index.keys, ready.after) : 0;
     const to = ready.before ? firstAtOrAbove(index.keys, ready.before) : tasks.length;
-    const found = tasks.slice(from, Math.max(from, to)).filter((task) => matches(task, ready));
+    const stretch = tasks.slice(from, Math.max(from, to));
+    // A task moved in time in place, where the search looks: make the index again.
+    if (stretch.some((task, i) => task.createdAt !== index.createdAt[from + i])) {
+      indexes.delete(tasks);
+      return searchTasks(tasks, filter);
+    }
+    const found = stretch.filter((task) => matches(task, ready));
     if (sort?.key === createdKey && !sort.reverse) return found;
     return sort ? sorted(found, sort) : found;
   }
@@ -169,18 +179,12 @@ interface CreatedIndex {
 const indexes = new WeakMap<readonly WireTask[], CreatedIndex>();
 
 /**
- * The creation index of `tasks`, made again when a task was added, removed, replaced, or its
- * `createdAt` changed (checked by identity: cheap next to parsing): tests change tasks freely.
+ * The creation index of `tasks`, made again when a task was added, removed or replaced (checked by
+ * identity, cheap next to parsing): tests change tasks freely.
  */
 function createdIndex(tasks: readonly WireTask[]): CreatedIndex {
   const known = indexes.get(tasks);
-  if (
-    known &&
-    known.tasks.length === tasks.length &&
-    tasks.every((task, i) => task === known.tasks[i] && task.createdAt === known.createdAt[i])
-  ) {
-    return known;
-  }
+  if (known && unchanged(tasks, known)) return known;
   const keys = tasks.map(createdKey);
   const index: CreatedIndex = {
     tasks: [...tasks],
@@ -191,6 +195,20 @@ function createdIndex(tasks: readonly WireTask[]): CreatedIndex {
   };
   indexes.set(tasks, index);
   return index;
+}
+
+/**
+ * Whether `tasks` are still the ones `index` was made of: the same objects, in the same places. A
+ * `createdAt` changed in place is seen where a search looks (see {@link searchTasks}); reading every
+ * task's would cost a large tenant more than the search.
+ */
+function unchanged(tasks: readonly WireTask[], index: CreatedIndex): boolean {
+  if (tasks.length !== index.tasks.length) return false;
+  for (let i = 0; i < tasks.length; i++) {
+    const task = tasks[i] as WireTask;
+    if (task !== index.tasks[i]) return false;
+  }
+  return true;
 }
 
 /** The first position whose key is above `bound` (keys ascending). */

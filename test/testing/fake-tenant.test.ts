@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { AuthenticationError, IdGovClient, resolveExpanded, TaskSearchSortBy } from '../../src/index.ts';
-import { FakeData, FakeTenant, fakeRule, fakeTask } from '../../src/testing/index.ts';
+import { FakeData, FakeTenant, fakeRule, fakeTask, type WireTask } from '../../src/testing/index.ts';
 import { mswHandlers } from '../../src/testing/msw.ts';
 import { generateWebhookKeyPair, WebhookSender } from '../../src/webhooks/index.ts';
 import { caught } from '../helpers/caught.ts';
@@ -381,7 +381,7 @@ describe('fake tenant searches by creation time', () => {
   const task = (id: string, createdAt: string | undefined) => ({ ...fakeTask({ id }), createdAt });
   const ids = (tasks: readonly { id?: string | null }[]) => tasks.map((t) => t.id);
 
-  it('finds tasks in a stretch of time, in creation order, after tasks are edited, added or reordered in place', async () => {
+  it('finds tasks in a stretch of time, in creation order, after tasks are replaced, changed where a search looks, or added', async () => {
     const { searchTasks } = await import('../../src/testing/task-filter.ts');
     const base = Date.parse('2026-01-01T00:00:00Z');
     const tasks = Array.from({ length: 50 }, (_, i) => task(`t${i}`, iso(base + i * 1000)));
@@ -391,7 +391,7 @@ describe('fake tenant searches by creation time', () => {
       sortBy: 'TASK_SEARCH_SORT_BY_CREATED_AT',
     };
     expect(ids(searchTasks(tasks, window))).toEqual(Array.from({ length: 10 }, (_, i) => `t${i + 10}`));
-    (tasks[3] as { createdAt?: string }).createdAt = iso(base + 15_500); // edited in place: now out of order
+    tasks[3] = { ...(tasks[3] as WireTask), createdAt: iso(base + 15_500) }; // moved in time: now out of order
     expect(ids(searchTasks(tasks, window))).toEqual([
       't10',
       't11',
@@ -405,6 +405,8 @@ describe('fake tenant searches by creation time', () => {
       't18',
       't19',
     ]);
+    (tasks[12] as { createdAt?: string }).createdAt = iso(base + 40_000); // changed in place, where the search looks
+    expect(ids(searchTasks(tasks, window))).not.toContain('t12');
     tasks.push(task('late', iso(base + 12_500)));
     expect(ids(searchTasks(tasks, window))).toContain('late');
     tasks.push(task('undated', undefined), task('garbage', 'not a time'));

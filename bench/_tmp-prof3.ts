@@ -1,0 +1,16 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { IdGovClient } from '@idgov/sdk';
+import { TaskSync } from '@idgov/sdk/sync';
+import { SqliteSyncStore } from '@idgov/sdk/sync/sqlite';
+const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir=/tmp/cpuprof-t', new URL('../dist/bin.js', import.meta.url).pathname, '--history', '20000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const line = await new Promise<string>((r) => createInterface({ input: child.stdout! }).once('line', r));
+const served = JSON.parse(line);
+const client = new IdGovClient({ baseUrl: served.baseUrl, credentials: served });
+const sync = new TaskSync({ client, store: new SqliteSyncStore({ path: `/tmp/prof-${Date.now()}.db` }), concurrency: 16 });
+const s = performance.now();
+await sync.run();
+console.log('wall', performance.now() - s);
+await sync.close();
+child.kill('SIGINT');
+await new Promise((r) => setTimeout(r, 1500));
