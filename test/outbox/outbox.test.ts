@@ -230,6 +230,28 @@ describe('delivery', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('marks expired events once at the start and at the end of a short drain, not before every claim', async () => {
+    listener([ok]);
+    const { outbox, clock, store } = setup({ expireAfterMs: 3_000 });
+    let expires = 0;
+    const expire = store.expire.bind(store);
+    store.expire = (...args) => {
+      expires += 1;
+      return expire(...args);
+    };
+    for (let i = 0; i < 5; i++) await outbox.enqueue({ i });
+    await outbox.enqueue({ late: true });
+    // The last event's window ends while the drain runs: the drain's end marks it, and counts it.
+    let sent = 0;
+    outbox.hooks.on('attempt', () => {
+      if (++sent === 5) clock.now += 3_000;
+    });
+    const summary = await outbox.drain();
+    expect(summary).toMatchObject({ delivered: 5, expired: 1 });
+    expect(expires).toBe(2);
+    expect(await outbox.counts()).toMatchObject({ delivered: 5, expired: 1, pending: 0 });
+  });
+
   it('expires, unsent, an event whose window ended while nothing drained', async () => {
     const seen = listener([ok]);
     const { outbox, clock } = setup({ expireAfterMs: 3_000 });
