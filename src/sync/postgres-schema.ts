@@ -43,6 +43,26 @@ export function syncTables(prefix: string = DEFAULT_SYNC_PREFIX): SyncTables {
   };
 }
 
+/** Every table and index {@link postgresSyncSchema} creates, as `to_regclass` reads names. */
+export function syncRelations(t: SyncTables): string[] {
+  const schema = t.prefix.includes('.') ? `"${t.prefix.split('.')[0]}".` : '';
+  const indexes = [
+    '_tasks_state',
+    '_tasks_created_at',
+    '_tasks_updated_at',
+    '_sync_runs_open',
+    '_sync_windows_run',
+  ];
+  return [
+    t.meta,
+    t.tasks,
+    t.expanded,
+    t.runs,
+    t.windows,
+    ...indexes.map((suffix) => `${schema}"${t.bare}${suffix}"`),
+  ];
+}
+
 /**
  * The SQL that creates a task copy's tables in PostgreSQL: run it yourself (a migration tool, a
  * DBA), or let `PostgresSyncStore.migrate()` run it. Idempotent. `<prefix>_tasks` and

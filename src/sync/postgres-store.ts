@@ -9,6 +9,7 @@ import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { type PgQueryable, PostgresConnection } from '../stores/postgres.ts';
 import { type CopiedTask, type CopyQuery, type CopyRow, readCopy } from './copy-reader.ts';
+import { migrateSync } from './postgres-migrate.ts';
 import {
   counted,
   NOW,
@@ -109,12 +110,11 @@ export class PostgresSyncStore implements SyncStore {
 
   /**
    * Creates the tables and their indexes if missing ({@link postgresSyncSchema}). Safe to run from
-   * every worker at start: an advisory lock keeps concurrent runs from racing.
+   * every worker at start, while others sync: it changes nothing once the tables are there, and an
+   * advisory lock keeps first creations from racing.
    */
   async migrate(): Promise<void> {
-    // One simple query: its statements run as one implicit transaction, which holds the lock to the end.
-    const lock = `SELECT pg_advisory_xact_lock(hashtext('idgov sync ${this.table}'));`;
-    await this.#query('migrating', `${lock}\n${postgresSyncSchema(this.table)}`, []);
+    await migrateSync(this.#query, this.#t);
   }
 
   async open(identity: CopyIdentity): Promise<CopyState> {

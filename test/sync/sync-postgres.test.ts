@@ -214,6 +214,27 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     }
   });
 
+  it('migrate() changes nothing once the tables are there, so a worker starting while others write never waits on them', async () => {
+    const { default: Pg } = await import('pg');
+    const pool = new Pg.Pool({ connectionString: pg?.url });
+    const statements: string[] = [];
+    const spy = {
+      query: (text: string, values?: unknown[]) => {
+        statements.push(text);
+        return pool.query(text, values);
+      },
+    };
+    const prefix = newPrefix();
+    const store = new PostgresSyncStore({ pool: spy, table: prefix });
+    await store.migrate();
+    expect(statements.some((text) => text.includes('CREATE TABLE'))).toBe(true);
+    statements.length = 0;
+    await Promise.all([store.migrate(), store.migrate()]);
+    expect(statements).toHaveLength(2);
+    expect(statements.every((text) => !text.includes('CREATE'))).toBe(true);
+    await pool.end();
+  });
+
   it('refuses a copy of another filter naming both; a missing table says to migrate; a bad prefix says what a name may hold', async () => {
     const prefix = newPrefix();
     const first = worker(tenant, prefix, { filter: { applicationIds: ['app-1'] } });
