@@ -81,6 +81,12 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
       'No credentials: pass credentials ({ token } or { clientId, clientSecret }) or set IDGOV_TOKEN, or IDGOV_CLIENT_ID and IDGOV_CLIENT_SECRET.',
     );
   }
+  // A token string passed as the credentials would be quoted by the `in` checks' TypeError.
+  if (typeof credentials !== 'function' && (typeof credentials !== 'object' || credentials === null)) {
+    throw new ConfigurationError(
+      `credentials must be { token }, { clientId, clientSecret } or a token provider function (got a ${typeof credentials}): to use a token string, pass { token: value }.`,
+    );
+  }
   const rawBaseUrl = options.baseUrl ?? readEnv('IDGOV_BASE_URL') ?? baseUrlFromClientId(credentials);
   if (!rawBaseUrl) {
     throw new ConfigurationError(

@@ -104,6 +104,7 @@ export {
   ResponseTooLargeError,
   ResponseValidationError,
   TimeoutError,
+  TokenProviderError,
   type ValidationIssue,
 } from './core/errors.ts';
 export type {

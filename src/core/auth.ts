@@ -1,9 +1,11 @@
-import { ConfigurationError } from './errors.ts';
+import { ConfigurationError, IdGovError, TokenProviderError } from './errors.ts';
 import type { TokenEvent } from './events.ts';
 import type { Hooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
 import { type ClientCredentials, TokenCache, unsendableToken } from './token-cache.ts';
 import type { HttpTransport } from './transport.ts';
+import { causeReason } from './transport-errors.ts';
+import { abortable } from '../internal/wait.ts';
 
 export type { ClientCredentials } from './token-cache.ts';
 
@@ -83,7 +85,19 @@ export function createAuthenticator(
     let forceRefresh = false;
     return {
       async token(signal) {
-        const token = await credentials(signal ? { forceRefresh, signal } : { forceRefresh });
+        let token: string;
+        try {
+          token = await abortable(
+            Promise.resolve(credentials(signal ? { forceRefresh, signal } : { forceRefresh })),
+            signal,
+          );
+        } catch (error) {
+          if (signal?.aborted || error instanceof IdGovError) throw error;
+          throw new TokenProviderError(
+            `The token provider failed (${causeReason(error).reason}); no request was sent. Check what it reads the token from.`,
+            { cause: error },
+          );
+        }
         forceRefresh = false;
         return checkToken(token, 'The token returned by the token provider');
       },

@@ -185,6 +185,16 @@ export class TimeoutError extends ConnectionError {
 }
 
 /**
+ * The token provider passed as `credentials` threw or rejected; `cause` is what it threw. No
+ * request was sent: check what the provider reads from (a vault, a secret store, a file).
+ *
+ * @group Errors
+ */
+export class TokenProviderError extends IdGovError {
+  override name = 'TokenProviderError';
+}
+
+/**
  * The caller's `AbortSignal` fired; `cause` is the signal's reason.
  *
  * @group Errors

@@ -80,7 +80,7 @@ export interface RetryEvent extends RequestIdentity {
  * @group Observability
  */
 export interface RequestEndEvent extends RequestIdentity {
-  /** Attempts made. */
+  /** Attempts sent: 0 when the first could not be (its token could not be had). */
   readonly attempts: number;
   /** From the first attempt to the end, retries and waits included, in ms. */
   readonly durationMs: number;

@@ -13,7 +13,7 @@ export type HookHandlers<Events> = {
 /**
  * The hooks of one component (a client, a sender, an outbox): handlers added with
  * {@link Hooks.on} or the component's `hooks` option, told of each event in the order added. A
- * handler that throws is logged and ignored: what it does cannot change the component's work. An
+ * handler that throws, or an async one that rejects, is logged and ignored (not awaited): what it does cannot change the component's work. An
  * event nobody listens to is not even built, so unused hooks cost a property read.
  *
  * @group Observability
@@ -65,10 +65,16 @@ export class Hooks<Events> {
   }
 
   #call<Name extends keyof Events>(name: Name, handler: (event: never) => void, event: Events[Name]): void {
-    try {
-      (handler as (event: Events[Name]) => void)(event);
-    } catch (error) {
+    const failed = (error: unknown) =>
       this.#logger.warn(`a '${String(name)}' hook threw (${(error as Error)?.message ?? error}); ignored`);
+    try {
+      const returned: unknown = (handler as (event: Events[Name]) => unknown)(event);
+      // An async handler's rejection is its throw: caught here, it cannot end the process as unhandled.
+      if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function') {
+        (returned as PromiseLike<unknown>).then(undefined, failed);
+      }
+    } catch (error) {
+      failed(error);
     }
   }
 }

@@ -28,8 +28,9 @@ export interface Logger {
 const RANK: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 const noop = () => {};
 
-function isLogLevel(value: string | undefined): value is LogLevel {
-  return value !== undefined && value in RANK;
+/** Whether `value` names a level (`toString` does not, though `in` would say so). */
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && Object.hasOwn(RANK, value);
 }
 
 /**
@@ -54,10 +55,13 @@ export function createLogger(sink: Logger = stderr, level?: LogLevel): Logger {
   const effective: LogLevel = level ?? (isLogLevel(env) ? env : 'warn');
   const at = (l: LogLevel) =>
     RANK[l] <= RANK[effective]
-      ? (message: string, data?: Record<string, unknown>) =>
-          data
-            ? sink[l as Exclude<LogLevel, 'off'>](`[@idgov/sdk] ${message}`, data)
-            : sink[l as Exclude<LogLevel, 'off'>](`[@idgov/sdk] ${message}`)
+      ? (message: string, data?: Record<string, unknown>) => {
+          // A logger that throws must not turn an answered request into a failed one.
+          try {
+            if (data) sink[l as Exclude<LogLevel, 'off'>](`[@idgov/sdk] ${message}`, data);
+            else sink[l as Exclude<LogLevel, 'off'>](`[@idgov/sdk] ${message}`);
+          } catch {}
+        }
       : noop;
   return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
 }

@@ -40,8 +40,12 @@ export function withJitter(delay: number): number {
 // asks for a 54-year wait, and ky draws the same line (2024-01-01), so the wait we cap is the one ky sleeps.
 const EPOCH_THRESHOLD_S = Date.parse('2024-01-01') / 1000;
 
+// RFC 9110 5.6.7's three forms: IMF-fixdate, the obsolete RFC 850 form and asctime.
+const HTTP_DATE =
+  /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
+
 /**
- * How long the service asked to wait, in ms, read as ky reads it: `Retry-After` (delay-seconds or an
+ * How long the service asked to wait, in ms: `Retry-After` (delay-seconds, fractional too, or an
  * HTTP date, RFC 9110 10.2.3); without it `RateLimit-Reset` (IETF draft), `X-RateLimit-Retry-After`,
  * then `X-RateLimit-Reset` (GitHub). The two reset headers are delay-seconds, or Unix seconds when
  * large (see above). Undefined if absent or unreadable.
@@ -50,7 +54,11 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
   const header = (name: string) => headers.get(name)?.trim() || undefined;
   const retryAfter = header('retry-after');
   if (retryAfter !== undefined) {
-    if (/^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000;
+    // Fractional seconds are not RFC 9110's, but their meaning is plain.
+    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Number(retryAfter) * 1000;
+    // Only a real HTTP date goes to Date.parse, which reads "-1" or "5, 5" as dates in 2001:
+    // a wait of zero, every retry at once.
+    if (!HTTP_DATE.test(retryAfter)) return undefined;
     const date = Date.parse(retryAfter);
     return Number.isNaN(date) ? undefined : Math.max(0, date - now);
   }
@@ -106,9 +114,13 @@ export function exceededRetryAfterCap(error: HTTPError): number | undefined {
 
 /**
  * ky's retry options for `limit` retries, with {@link planRetry} as the whole policy: `onPlan` is
- * told of each retry before its wait. POST is included: callers opt in per request.
+ * told of each retry before its wait; none once the caller's `signal` is aborted. POST is included: callers opt in per request.
  */
-export function retryOptions(limit: number, onPlan: (plan: RetryPlan, retry: number) => void): RetryOptions {
+export function retryOptions(
+  limit: number,
+  onPlan: (plan: RetryPlan, retry: number) => void,
+  signal?: AbortSignal | undefined,
+): RetryOptions {
   let planned = 0;
   return {
     limit,
@@ -118,6 +130,8 @@ export function retryOptions(limit: number, onPlan: (plan: RetryPlan, retry: num
     delay: () => planned,
     jitter: (delay) => delay,
     shouldRetry: ({ error, retryCount }) => {
+      // The caller's own signal (an AbortSignal.timeout too) ended it: no retry to plan or report.
+      if (signal?.aborted) return false;
       const plan = planRetry(error, retryCount);
       if (!plan) return false;
       planned = plan.delayMs;

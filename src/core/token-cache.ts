@@ -4,6 +4,7 @@ import type { Hooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
 import { AuthenticationError } from './status-errors.ts';
 import type { HttpTransport } from './transport.ts';
+import { causeReason } from './transport-errors.ts';
 import { parseResponse } from './validation.ts';
 
 /**
@@ -45,6 +46,8 @@ interface CachedToken {
 
 // Tokens are dropped this long before `expires_in` ends, so a request never arrives with a dead one.
 const MAX_SKEW_MS = 60_000;
+// The longest pause between refreshes ahead of expiry that fail.
+const MAX_REFRESH_PAUSE_MS = 10_000;
 // Without `expires_in` (RFC 6749 makes it optional) the token is kept this long; a 401 still refreshes it.
 const DEFAULT_LIFETIME_MS = 300_000;
 
@@ -76,7 +79,8 @@ export interface ClientCredentials {
  * Concurrency contract:
  * - concurrent callers share one token request; a thousand calls on a fresh client make one;
  * - a valid token is returned at once, also while a refresh runs; inside the soft window
- *   (the last two skews of its life) a refresh starts in the background;
+ *   (the last two skews of its life) a refresh starts in the background (after one fails, the
+ *   next waits up to 10 s);
  * - a caller whose token is past the hard expiry waits for the refresh;
  * - refreshes are single-flight, so a late one can never replace a newer token;
  * - {@link invalidate} drops the token only if it is still the one that was refused;
@@ -93,6 +97,8 @@ export class TokenCache {
   readonly #hooks: Hooks<{ readonly token: TokenEvent }>;
   #token: CachedToken | undefined;
   #inflight: Flight | undefined;
+  // Until when no refresh ahead of expiry starts, after one failed.
+  #quietUntil = 0;
   // Why the next token is fetched, for the `token` hook.
   #reason: TokenEvent['reason'] = 'first';
 
@@ -115,15 +121,29 @@ export class TokenCache {
     const now = Date.now();
     const cached = this.#token;
     if (cached && now < cached.hardExpiry) {
-      if (now >= cached.softExpiry) {
-        const flight = this.#refresh();
-        flight.pinned = true;
-        flight.promise.catch(() => {}); // the next caller sees the failure
-      }
+      if (now >= cached.softExpiry && this.#inflight) this.#inflight.pinned = true;
+      else if (now >= cached.softExpiry && now >= this.#quietUntil) this.#refreshAhead(cached);
       return cached.value;
     }
     signal?.throwIfAborted();
     return this.#waitFor(this.#refresh(), signal);
+  }
+
+  /**
+   * Starts a refresh nobody waits for while `cached` still serves. Its failure is logged and the
+   * next one waits a while: every call in the window would otherwise send the token endpoint a
+   * grant it refuses (enough, from a busy client, for an identity provider to lock the client out).
+   */
+  #refreshAhead(cached: CachedToken): void {
+    const flight = this.#refresh();
+    flight.pinned = true;
+    flight.promise.catch((error: unknown) => {
+      const pause = Math.min(MAX_REFRESH_PAUSE_MS, (cached.hardExpiry - cached.softExpiry) / 4);
+      this.#quietUntil = Date.now() + pause;
+      this.#logger.warn(
+        `refreshing the access token before it expires failed (${causeReason(error).reason}); the current one is used meanwhile, and the refresh tried again in ${Math.round(pause / 1000)} s`,
+      );
+    });
   }
 
   /** Drops `refused` after the API answered 401 to it; a newer token is kept. */

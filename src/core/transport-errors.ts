@@ -8,7 +8,7 @@ import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
 import { makeAPIError } from './api-error.ts';
 import { AbortError, ConnectionError, IdGovError, type RequestSummary, TimeoutError } from './errors.ts';
 import type { HttpRequest } from './http-request.ts';
-import { BrokenAnswerError, exceededRetryAfterCap } from './retry.ts';
+import { BrokenAnswerError, exceededRetryAfterCap, isRetryableStatus } from './retry.ts';
 
 /** The socket or TLS error code under a failed fetch (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...). */
 function errorCode(error: unknown): string | undefined {
@@ -17,6 +17,20 @@ function errorCode(error: unknown): string | undefined {
     if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
   }
   return undefined;
+}
+
+/**
+ * What to say of a failure's cause: its code says what failed (DNS, refused, TLS); its message is
+ * quoted only without one, cut short and printable.
+ */
+export function causeReason(cause: unknown): { code: string | undefined; reason: string } {
+  const code = errorCode(cause);
+  const reason =
+    code ??
+    String((cause as Error)?.message ?? cause)
+      .replace(/[^\x20-\x7e]/g, ' ')
+      .slice(0, 200);
+  return { code, reason };
 }
 
 /** The SDK's error for what ky (or the fetch under it) threw; `timeout` is each attempt's, in ms. */
@@ -37,7 +51,8 @@ export function translate(
   const host = new URL(request.url).host;
   if (isHTTPError(error)) {
     const { response } = error;
-    const wait = exceededRetryAfterCap(error);
+    // A 401 or 404 keeps its own advice: waiting would not change it.
+    const wait = isRetryableStatus(response.status) ? exceededRetryAfterCap(error) : undefined;
     const note =
       wait === undefined
         ? undefined
@@ -61,13 +76,7 @@ export function translate(
   }
   // NetworkError carries the socket-level cause (ECONNREFUSED, reset); never the request, whose headers hold tokens.
   const cause = isNetworkError(error) ? error.cause : error;
-  // The code says what failed (DNS, refused, TLS); a message is quoted only without one, cut short.
-  const code = errorCode(cause);
-  const reason =
-    code ??
-    String((cause as Error)?.message ?? cause)
-      .replace(/[^\x20-\x7e]/g, ' ')
-      .slice(0, 200);
+  const { code, reason } = causeReason(cause);
   return new ConnectionError(
     `Could not reach ${host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
     { cause, code },

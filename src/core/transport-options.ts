@@ -2,7 +2,7 @@ import { wholeNumberProblem } from '../internal/numbers.ts';
 import { ConfigurationError, RequestValidationError } from './errors.ts';
 import type { TransportEvents } from './events.ts';
 import { type HookHandlers, Hooks } from './hooks.ts';
-import { createLogger, type Logger, type LogLevel } from './logger.ts';
+import { createLogger, isLogLevel, type Logger, type LogLevel } from './logger.ts';
 
 /**
  * Transport options that clients and webhook senders share.
@@ -134,6 +134,19 @@ export function resolveTransportOptions<Events extends TransportEvents>(
   for (const name of ['timeout', 'maxRetries', 'maxResponseBytes'] as const) {
     const problem = limitProblem(name, options[name]);
     if (problem) throw new ConfigurationError(problem);
+  }
+  if (options.logLevel !== undefined && !isLogLevel(options.logLevel)) {
+    throw new ConfigurationError(
+      `logLevel must be one of off, error, warn, info, debug (got ${JSON.stringify(String(options.logLevel)).slice(0, 40)}).`,
+    );
+  }
+  const badLogger = (['error', 'warn', 'info', 'debug'] as const).find(
+    (level) => options.logger !== undefined && typeof options.logger?.[level] !== 'function',
+  );
+  if (badLogger) {
+    throw new ConfigurationError(
+      `logger.${badLogger} is not a function: a logger has error, warn, info and debug methods (console works).`,
+    );
   }
   const logger = createLogger(options.logger, options.logLevel);
   return {

@@ -32,6 +32,18 @@ function summary(url: string, method: string): RequestSummary {
   return { method, path: pathname, url: origin + pathname };
 }
 
+/** The name (made printable) of the first caller header `Headers` refuses. */
+function unsendableHeader(headers: Record<string, string> | undefined): string | undefined {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      return name.replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
+    }
+  }
+  return undefined;
+}
+
 /**
  * The headers sent: the caller's, then the SDK's replacing any of the same name whatever its
  * casing (`Headers` merges by name; an object spread would send both and the server would see
@@ -43,12 +55,11 @@ function headersFor(request: HttpRequest, userAgent: string): Headers {
   let headers: Headers;
   try {
     headers = new Headers(request.callerHeaders);
-  } catch (error) {
-    const reason = String((error as Error)?.message)
-      .replace(/[^\x20-\x7e]/g, ' ')
-      .slice(0, 200);
+  } catch {
+    // Not the platform's message: it quotes the value, which may be a caller's secret.
+    const name = unsendableHeader(request.callerHeaders);
     throw new RequestValidationError(
-      `headers are not valid HTTP headers (${reason}): use ASCII names and values without line breaks.`,
+      `headers${name === undefined ? '' : `[${JSON.stringify(name)}]`} cannot be sent as an HTTP header: use ASCII names, and values without line breaks or control characters (the value is not quoted here, as it may be a secret).`,
       'headers',
     );
   }
@@ -68,6 +79,11 @@ export class HttpTransport {
 
   constructor(settings: ResolvedTransportOptions) {
     this.#settings = settings;
+  }
+
+  /** Each attempt's time limit when a call sets none, in ms. */
+  get timeout(): number {
+    return this.#settings.timeout;
   }
 
   /** The component's leveled logger. */
@@ -107,9 +123,10 @@ export class HttpTransport {
       signal: request.signal,
     });
     let count = 0;
+    // An attempt counts once it is sent: one whose token could not be had is not.
     const prepare = async (headers: Headers) => {
+      await request.beforeAttempt?.(headers, count + 1);
       count += 1;
-      await request.beforeAttempt?.(headers, count);
       attempts.begin();
     };
     const onRetry = (plan: RetryPlan, retry: number) => {
@@ -154,7 +171,7 @@ export class HttpTransport {
         // and any redirect would make us accept answers from a host the user did not configure.
         redirect: 'manual',
         throwHttpErrors: (status) => !request.acceptStatuses?.includes(status),
-        retry: retryOptions(maxRetries, onRetry),
+        retry: retryOptions(maxRetries, onRetry, request.signal),
         hooks: {
           beforeRequest: [({ request: r }) => prepare(r.headers)],
           beforeRetry: [({ request: r }) => prepare(r.headers)],

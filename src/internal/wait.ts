@@ -30,3 +30,17 @@ export function wait(ms: number, options: WaitOptions = {}): Promise<boolean> {
     signal?.addEventListener('abort', abort, { once: true });
   });
 }
+
+/**
+ * `promise`, or a rejection with `signal`'s reason as soon as it aborts: for waiting on work that
+ * may ignore the signal it was given (a caller's token provider).
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}

@@ -54,13 +54,14 @@ export function traceRequests(
   instruments: RequestInstruments,
 ): () => void {
   const open = new Map<number, Span>();
+  const startSpan = (event: RequestIdentity, startTime?: Date) => {
+    const attributes: Attributes = { ...requestAttributes(event), 'url.full': event.url };
+    if (event.eventId !== undefined) attributes['idgov.webhook.event_id'] = event.eventId;
+    return tracer.startSpan(event.method, { kind: SpanKind.CLIENT, attributes, startTime }, context.active());
+  };
   const offs = [
     hooks.on('request', (event) => {
-      if (event.attempt !== 1) return;
-      const attributes: Attributes = { ...requestAttributes(event), 'url.full': event.url };
-      if (event.eventId !== undefined) attributes['idgov.webhook.event_id'] = event.eventId;
-      const span = tracer.startSpan(event.method, { kind: SpanKind.CLIENT, attributes }, context.active());
-      open.set(event.requestNumber, span);
+      if (event.attempt === 1) open.set(event.requestNumber, startSpan(event));
     }),
     hooks.on('retry', (event) => {
       const attributes: Attributes = {
@@ -82,7 +83,10 @@ export function traceRequests(
         (event.status !== undefined && event.status >= 400 ? String(event.status) : undefined);
       if (errorType !== undefined) attributes['error.type'] = errorType;
       instruments.duration.record(event.durationMs / 1000, attributes);
-      const span = open.get(event.requestNumber);
+      // A request that never sent an attempt (its token could not be had) is traced all the same.
+      const span =
+        open.get(event.requestNumber) ??
+        (event.attempts === 0 ? startSpan(event, new Date(Date.now() - event.durationMs)) : undefined);
       if (!span) return;
       open.delete(event.requestNumber);
       span.setAttributes(attributes);

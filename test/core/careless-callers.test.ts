@@ -1,0 +1,280 @@
+/**
+ * What a careless caller and an odd server do to the client: secrets passed where they do not
+ * belong stay out of messages, hooks and loggers that fail change nothing, malformed Retry-After
+ * headers do not turn into a retry storm, a failing token source is named as such and bounded by
+ * the call's timeout, and a refresh ahead of expiry that keeps failing does not hammer the token
+ * endpoint.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  ConnectionError,
+  IdGovClient,
+  type RequestEndEvent,
+  type RequestEvent,
+  RequestValidationError,
+  type RetryEvent,
+  TimeoutError,
+  TokenProviderError,
+} from '../../src/index.ts';
+import { caught } from '../helpers/caught.ts';
+
+const BASE = 'http://127.0.0.1:9';
+const SEARCH = '/api/v1/search/tasks';
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const emptyPage = () => json({ list: [], nextPageToken: '' });
+const pathOf = (input: unknown) => new URL(input instanceof Request ? input.url : String(input)).pathname;
+
+describe('secrets a caller put in the wrong place', () => {
+  it('a token string passed as the credentials is refused without quoting it', () => {
+    const TOKEN = 'at_SECRET_value_123';
+    for (const credentials of [TOKEN, 42]) {
+      let error: unknown;
+      try {
+        new IdGovClient({ credentials: credentials as never, logLevel: 'off' });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(String(error)).toMatch(/pass \{ token: value \}/);
+      expect(String(error)).not.toContain(TOKEN);
+    }
+  });
+
+  it("a caller's header that cannot be sent is named, its value never quoted", async () => {
+    const KEY = 'gw_key_SECRET_42';
+    let sent = 0;
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { token: 't' },
+      logLevel: 'off',
+      fetch: async () => {
+        sent += 1;
+        return emptyPage();
+      },
+    });
+    const error = await caught(
+      client.tasks.search({}, { headers: { 'x-trace': 'ok', 'x-gateway-key': `${KEY}\nrotated` } }),
+    );
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error.field).toBe('headers');
+    expect(error.message).toContain('headers["x-gateway-key"]');
+    expect(error.message).not.toContain(KEY);
+    expect(sent).toBe(0);
+  });
+});
+
+describe('hooks and loggers that fail', () => {
+  it('an async hook that rejects is logged and ignored, never an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const warnings: string[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const client = new IdGovClient({
+        baseUrl: BASE,
+        credentials: { token: 't' },
+        logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+        hooks: {
+          response: async () => {
+            throw new Error('metrics backend down');
+          },
+        },
+        fetch: async () => emptyPage(),
+      });
+      await client.tasks.search({});
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+    expect(unhandled).toEqual([]);
+    expect(warnings.join('\n')).toMatch(/'response' hook threw \(metrics backend down\); ignored/);
+  });
+
+  it('a logger that throws does not fail an answered request', async () => {
+    const throwing = () => {
+      throw new Error('log shipper down');
+    };
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { token: 't' },
+      logLevel: 'debug',
+      logger: { error: throwing, warn: throwing, info: throwing, debug: throwing },
+      fetch: async () => emptyPage(),
+    });
+    await expect(client.tasks.search({})).resolves.toMatchObject({ list: [] });
+  });
+
+  it('an unknown logLevel or a logger without its methods is refused, naming the field', () => {
+    const make = (options: object) => () =>
+      new IdGovClient({ baseUrl: BASE, credentials: { token: 't' }, ...options });
+    expect(make({ logLevel: 'DEBUG' })).toThrow(/logLevel must be one of off, error, warn, info, debug/);
+    expect(make({ logLevel: 'toString' })).toThrow(ConfigurationError);
+    expect(make({ logger: { error: () => {} } })).toThrow(/logger\.warn is not a function/);
+    expect(make({ logLevel: 'debug', logger: console })).not.toThrow();
+  });
+});
+
+describe('Retry-After in odd forms', () => {
+  const firstDelay = async (value: string) => {
+    const retries: RetryEvent[] = [];
+    let calls = 0;
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { token: 't' },
+      logLevel: 'off',
+      hooks: { retry: (event) => retries.push(event) },
+      fetch: async () =>
+        (calls += 1) === 1 ? new Response('{}', { status: 429, headers: { 'retry-after': value } }) : emptyPage(),
+    });
+    await client.tasks.search({});
+    return retries[0]?.delayMs;
+  };
+
+  it.each(['-1', '5, 5', 'soon'])('ignores a malformed %j: the backoff waits, not zero', async (value) => {
+    expect(await firstDelay(value)).toBeGreaterThanOrEqual(250);
+  });
+
+  it('reads fractional seconds and an HTTP date', async () => {
+    expect(await firstDelay('0.3')).toBe(300);
+    const soon = new Date(Date.now() + 2_000).toUTCString();
+    const delay = await firstDelay(soon);
+    expect(delay).toBeGreaterThan(500);
+    expect(delay).toBeLessThanOrEqual(2_000);
+  });
+
+  it('a 401 carrying a long Retry-After keeps its own advice', async () => {
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { token: 'a-long-static-token' },
+      logLevel: 'off',
+      fetch: async () => json({ message: 'token revoked' }, 401, { 'retry-after': '3600' }),
+    });
+    const error = await caught(client.tasks.search({}));
+    expect(error.message).toMatch(/Check the credentials/);
+    expect(error.message).not.toMatch(/try again later/);
+  });
+
+  it("the caller's own AbortSignal.timeout is an abort, not a retry", async () => {
+    const retries: RetryEvent[] = [];
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { token: 't' },
+      logLevel: 'off',
+      hooks: { retry: (event) => retries.push(event) },
+      fetch: (input) =>
+        new Promise((_, reject) => {
+          const signal = (input as Request).signal;
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }),
+    });
+    const error = await caught(client.tasks.search({}, { signal: AbortSignal.timeout(100) }));
+    expect(error.name).toBe('AbortError');
+    expect(retries).toEqual([]);
+  });
+});
+
+describe('getting the token', () => {
+  it('a token provider that fails is a TokenProviderError, nothing sent, and events agree', async () => {
+    let sent = 0;
+    const requests: RequestEvent[] = [];
+    const ends: RequestEndEvent[] = [];
+    const client = new IdGovClient({
+      baseUrl: 'https://api.tenant.test',
+      logLevel: 'off',
+      credentials: async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED vault.internal:8200'), { code: 'ECONNREFUSED' });
+      },
+      hooks: { request: (e) => requests.push(e), requestEnd: (e) => ends.push(e) },
+      fetch: async () => {
+        sent += 1;
+        return json({});
+      },
+    });
+    const error = await caught(client.tasks.search({}));
+    expect(error).toBeInstanceOf(TokenProviderError);
+    expect(error).not.toBeInstanceOf(ConnectionError);
+    expect(error.message).toMatch(/token provider failed \(ECONNREFUSED\); no request was sent/);
+    expect(sent).toBe(0);
+    expect(requests).toEqual([]);
+    expect(ends.map((e) => e.attempts)).toEqual([0]);
+  });
+
+  it("a call's timeout bounds its wait for a token that never comes (endpoint or provider)", async () => {
+    const server = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const viaEndpoint = new IdGovClient({
+        baseUrl: url,
+        credentials: { clientId: 'c', clientSecret: 's' },
+        logLevel: 'off',
+      });
+      const viaProvider = new IdGovClient({
+        baseUrl: url,
+        credentials: () => new Promise<string>(() => {}), // ignores its signal too
+        logLevel: 'off',
+      });
+      for (const client of [viaEndpoint, viaProvider]) {
+        const started = performance.now();
+        const error = await caught(client.tasks.search({}, { timeout: 200, maxRetries: 0 }));
+        expect(error).toBeInstanceOf(TimeoutError);
+        expect(error.message).toMatch(/waited 200 ms for an access token/);
+        expect(performance.now() - started).toBeLessThan(2_000);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('a refresh ahead of expiry that fails is logged and tried again after a pause, not on every call', async () => {
+    let tokenRequests = 0;
+    const warnings: string[] = [];
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { clientId: 'c', clientSecret: 'super-secret-s' },
+      logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+      fetch: async (input) => {
+        if (pathOf(input) !== '/auth/v1/token') return emptyPage();
+        tokenRequests += 1;
+        return tokenRequests === 1
+          ? json({ access_token: 'tok1', token_type: 'Bearer', expires_in: 2 })
+          : json({ error: 'invalid_client' }, 401);
+      },
+    });
+    await client.tasks.search({});
+    await new Promise((resolve) => setTimeout(resolve, 1_050)); // into the soft window (1.0 to 1.5 s)
+    for (let i = 0; i < 20; i += 1) await client.tasks.search({});
+    expect(tokenRequests).toBe(2);
+    expect(warnings.filter((w) => /refreshing the access token before it expires failed/.test(w))).toHaveLength(1);
+    expect(warnings.join('\n')).not.toContain('super-secret-s');
+  });
+});
+
+describe('tracing a request that sent nothing', () => {
+  it('an API call whose token could not be had still has its span, with an error status', async () => {
+    const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import(
+      '@opentelemetry/sdk-trace-base'
+    );
+    const { instrumentClient } = await import('../../src/otel/index.ts');
+    const spans = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      logLevel: 'off',
+      credentials: async () => {
+        throw new Error('vault sealed');
+      },
+    });
+    instrumentClient(client, { tracerProvider });
+    await caught(client.tasks.search({}));
+    const search = spans.getFinishedSpans().filter((s) => String(s.attributes['url.full']).endsWith(SEARCH));
+    expect(search).toHaveLength(1);
+    expect(search[0]?.attributes['error.type']).toBe('TokenProviderError');
+    expect(search[0]?.status.code).toBe(2); // SpanStatusCode.ERROR
+  });
+});
