@@ -141,7 +141,10 @@ export class APIClient implements ClientCore {
    * A token for an attempt of `call`, waited for no longer than the attempt may take: the token
    * request is shared by every call, so it keeps the client's own timeout and retries.
    */
-  async #tokenWithin(options: CallOptions, call: { readonly method: string; readonly path: string }): Promise<string> {
+  async #tokenWithin(
+    options: CallOptions,
+    call: { readonly method: string; readonly path: string },
+  ): Promise<string> {
     const timeout = options.timeout ?? this.#http.timeout;
     const limit = AbortSignal.timeout(timeout);
     try {

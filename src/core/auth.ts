@@ -1,3 +1,4 @@
+import { abortable } from '../internal/wait.ts';
 import { ConfigurationError, IdGovError, TokenProviderError } from './errors.ts';
 import type { TokenEvent } from './events.ts';
 import type { Hooks } from './hooks.ts';
@@ -5,7 +6,6 @@ import type { Logger } from './logger.ts';
 import { type ClientCredentials, TokenCache, unsendableToken } from './token-cache.ts';
 import type { HttpTransport } from './transport.ts';
 import { causeReason } from './transport-errors.ts';
-import { abortable } from '../internal/wait.ts';
 
 export type { ClientCredentials } from './token-cache.ts';
 

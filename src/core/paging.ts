@@ -1,16 +1,11 @@
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import type { WithResponse } from './api-promise.ts';
 import { Awaitable } from './awaitable.ts';
-import {
-  DEFAULT_MAX_EMPTY_PAGES,
-  emptyPageDelay,
-  maxEmptyPagesProblem,
-  waitBeforePage,
-} from './empty-pages.ts';
-import { PaginationError, RequestValidationError } from './errors.ts';
+import { DEFAULT_MAX_EMPTY_PAGES, maxEmptyPagesProblem, waitBeforePage } from './empty-pages.ts';
+import { RequestValidationError } from './errors.ts';
 import { ItemIterator } from './item-iterator.ts';
 import type { Page } from './page.ts';
-import { TokenHistory } from './token-history.ts';
+import { PageChain } from './page-chain.ts';
 
 /**
  * Fetches the page after `pageToken` (the first page for `undefined`), with the answer it came in.
@@ -179,10 +174,8 @@ export class PagePromise<P extends Page<Item>, Item> extends Awaitable<P> implem
     const stop = new AbortController();
     let signal = this.#signal;
     if (this.#prefetch) signal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-    const seen = new TokenHistory();
-    let empty = 0;
+    let chain: PageChain | undefined;
     let next: Promise<WithResponse<P>> | undefined = this.#firstAnswer();
-    let started = false;
     try {
       // Outside the loop, and cleared before each wait: until V8 optimizes this code (in the first
       // thousand or so pages of a process), a suspended generator keeps what its variables held, so
@@ -196,42 +189,27 @@ export class PagePromise<P extends Page<Item>, Item> extends Awaitable<P> implem
         answer = await next;
         page = answer.data;
         next = undefined;
-        if (!started && this.#source?.startToken) seen.add(this.#source.startToken);
-        started = true;
-        const token = page.nextPageToken || undefined;
-        // A page of only `null`s yields nothing, so it counts as empty too.
-        empty = token && !page.list?.some((item) => item !== null) ? empty + 1 : 0;
-        // The page itself is good; its pointer to the next one is not: deliver it, then stop loudly.
-        const repeated = token !== undefined && !seen.add(token);
-        const endless = empty >= this.#maxEmptyPages;
-        const more = token !== undefined && !repeated && !endless;
-        if (more && this.#prefetch) {
-          next = this.#after(token, empty, signal);
+        // The source is known once the first page arrived.
+        chain ??= new PageChain(this.#maxEmptyPages, this.#source?.startToken);
+        // The page itself is good; its pointer to the next one may not be: deliver it, then stop loudly.
+        const { token, error } = chain.follow(page);
+        if (token !== undefined && this.#prefetch) {
+          next = this.#after(token, chain.delayMs, signal);
           next.catch(() => {}); // its failure is raised where it is awaited, not as unhandled
         }
         yield answer;
-        if (repeated) {
-          throw new PaginationError(
-            `The service repeated page token "${token.slice(0, 40)}" after ${seen.size} pages; stopped rather than return items twice.`,
-          );
-        }
-        if (endless) {
-          throw new PaginationError(
-            `The service sent ${empty} empty pages in a row, each with a new token; stopped rather than page forever. If the service is right, raise maxEmptyPages (now ${this.#maxEmptyPages}).`,
-          );
-        }
-        if (more) next ??= this.#after(token, empty, signal);
+        if (error) throw error;
+        if (token !== undefined) next ??= this.#after(token, chain.delayMs, signal);
       }
     } finally {
       stop.abort();
     }
   }
 
-  /** The page after `token`, once the wait owed to `empty` empty pages in a row is over. */
-  #after(token: string, empty: number, signal: AbortSignal | undefined): Promise<WithResponse<P>> {
+  /** The page after `token`, once `delay` (owed to empty pages in a row) is over. */
+  #after(token: string, delay: number, signal: AbortSignal | undefined): Promise<WithResponse<P>> {
     const source = this.#source as PageSource<P>; // set once the first page arrived
     const fetch = () => source.fetchPage(token, signal);
-    const delay = emptyPageDelay(empty);
     return delay ? waitBeforePage(delay, signal).then(fetch) : fetch();
   }
 

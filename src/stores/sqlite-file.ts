@@ -16,6 +16,8 @@ const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 const SQLITE_READONLY = 8;
 const SQLITE_CANTOPEN = 14;
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
 
 /** Options of {@link SqliteFile}. */
 export interface SqliteFileOptions {
@@ -106,6 +108,15 @@ export class SqliteFile {
     }
   }
 
+  /** Runs `work`, which only reads, with its failures explained. */
+  read<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw this.failed(error, 'reading');
+    }
+  }
+
   /** Runs statements without parameters (a migration's), inside the caller's write. */
   exec(sql: string): void {
     this.#db.exec(sql);
@@ -157,6 +168,19 @@ export class SqliteFile {
         `Cannot open the ${this.#holds} file ${path} (${why}): check that its directory exists and this process may write there.`,
         { cause: error },
       );
+    }
+    if (code === SQLITE_NOTADB || code === SQLITE_CORRUPT) {
+      return new ConfigurationError(
+        `The file ${path} is not a SQLite database, or is damaged (${why}): point the ${this.#holds} at another path (or restore this file from a backup).`,
+        { cause: error },
+      );
+    }
+    if (typeof code === 'number') {
+      return new StoreError(`SQLite failed on the ${this.#holds} file ${path}: ${why}.`, {
+        cause: error,
+        code: String(code),
+        transient: false,
+      });
     }
     return error;
   }

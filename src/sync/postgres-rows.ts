@@ -29,11 +29,12 @@ export const counted = (row: { new: string; changed: string; deleted: string }):
   deleted: Number(row.deleted),
 });
 
-// PostgreSQL text cannot hold U+0000, and jsonb refuses "\u0000": such a character (an escape not
-// itself escaped) becomes U+FFFD, the one change the copy makes to a task as sent.
-const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
-const withoutNul = (json: string) =>
-  json.includes('\\u0000') ? json.replace(NUL_ESCAPE, '$1\\ufffd') : json;
+// PostgreSQL text cannot hold U+0000, and jsonb refuses "\u0000" and an unpaired surrogate (which
+// JSON.stringify writes as an escape, its only \ud800-\udfff escapes): such a character (an escape not
+// itself escaped) becomes U+FFFD, the one change the copy makes to a task as sent, IDs included.
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
+const storable = (json: string) =>
+  json.includes('\\u') ? json.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : json;
 
 /** `rows` as the `jsonb` array the upsert reads: the task's JSON inlined as sent, not parsed again. */
 export function tasksParameter(rows: readonly TaskRow[]): string {
@@ -43,18 +44,17 @@ export function tasksParameter(rows: readonly TaskRow[]): string {
         row.createdAt ?? null,
       )},"updated_at":${JSON.stringify(row.updatedAt ?? null)},"deleted_at":${JSON.stringify(
         row.deletedAt ?? null,
-      )},"task":${withoutNul(row.json)}}`,
+      )},"task":${row.json}}`,
   );
-  return `[${items.join(',')}]`;
+  return storable(`[${items.join(',')}]`);
 }
 
 /** Expanded objects as the `jsonb` array the upsert reads. */
 export function expandedParameter(rows: readonly ExpandedRow[]): string {
   const items = rows.map(
-    (row) =>
-      `{"type":${JSON.stringify(row.type)},"id":${JSON.stringify(row.id)},"object":${withoutNul(row.json)}}`,
+    (row) => `{"type":${JSON.stringify(row.type)},"id":${JSON.stringify(row.id)},"object":${row.json}}`,
   );
-  return `[${items.join(',')}]`;
+  return storable(`[${items.join(',')}]`);
 }
 
 /**

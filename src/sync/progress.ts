@@ -84,6 +84,21 @@ export class SyncProgressMeter {
   }
 
   /** The run's summary, as `run()` returns it. */
+  /** The summary of a run stopped before it was begun or resumed: nothing done, its kind the one asked for. */
+  static notBegun(full: boolean, durationMs: number): SyncSummary {
+    return {
+      kind: full ? 'full' : 'incremental',
+      resumed: false,
+      complete: false,
+      pages: 0,
+      tasksNew: 0,
+      tasksChanged: 0,
+      tasksDeleted: 0,
+      windows: 0,
+      durationMs,
+    };
+  }
+
   summary(complete: boolean, durationMs: number): SyncSummary {
     return {
       kind: this.#run.kind,

@@ -11,11 +11,16 @@ const asSent = (task: object) => {
   return json.includes('"$kind"') ? json.replace(KIND, '') : json;
 };
 
-/** A time as the copy keeps it: ISO 8601 UTC with milliseconds, so that text order is time order. */
+/**
+ * A time as the copy keeps it: ISO 8601 UTC with milliseconds, so that text order is time order;
+ * undefined for one outside the years 0001 to 9999, which that form (and PostgreSQL) cannot hold.
+ */
 export function copyTime(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
   const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  if (Number.isNaN(ms)) return undefined;
+  const iso = new Date(ms).toISOString();
+  return /^(?!0000)\d{4}-/.test(iso) ? iso : undefined;
 }
 
 /** The copy's row of a view's task; undefined for a view without a task or an ID. */

@@ -9,7 +9,7 @@
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import type { CopyQuery, CopyRow } from './copy-reader.ts';
-import { releaseCopy, takeCopy } from './sqlite-holder.ts';
+import { OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './sqlite-holder.ts';
 import { putExpanded, upsertTasks } from './sqlite-rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './sqlite-schema.ts';
 import type { SqliteSyncStoreOptions } from './sqlite-store.ts';
@@ -32,10 +32,12 @@ const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_r
 /** The SQLite copy's work, behind `SqliteSyncStore`. */
 export class SqliteCopy implements SyncStore {
   readonly #file: SqliteFile;
-  readonly #holder = crypto.randomUUID();
-  #owned = false;
+  readonly #holder: string;
+  readonly #heartbeat: ReturnType<typeof setInterval>;
 
-  constructor(options: SqliteSyncStoreOptions) {
+  /** `holder`: the store object's ID, the same for every thread it starts (one may die). */
+  constructor(options: SqliteSyncStoreOptions & { readonly holder: string }) {
+    this.#holder = options.holder;
     this.#file = new SqliteFile({
       path: options?.path,
       busyTimeoutMs: options?.busyTimeoutMs,
@@ -45,6 +47,15 @@ export class SqliteCopy implements SyncStore {
       // undone are fetched again: waiting for the disk at every page would buy nothing.
       synchronous: 'NORMAL',
     });
+    // Said from this thread, so that it goes on while the process's event loop is busy.
+    this.#heartbeat = setInterval(() => {
+      try {
+        this.#file.write(() => stillHeld(this.#file, this.#holder));
+      } catch {
+        // A lock held past busyTimeoutMs: the next beat says it.
+      }
+    }, OWNER_HEARTBEAT_MS);
+    this.#heartbeat.unref();
   }
 
   /** The database file. */
@@ -55,7 +66,6 @@ export class SqliteCopy implements SyncStore {
   async open(identity: CopyIdentity): Promise<CopyState> {
     return this.#file.write(() => {
       takeCopy(this.#file, identity, this.#holder);
-      this.#owned = true;
       // This process holds the copy now: a lease left was its last holder's, who is gone.
       this.#file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
       this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
@@ -67,7 +77,7 @@ export class SqliteCopy implements SyncStore {
   }
 
   async unfinishedRun(): Promise<SyncRun | undefined> {
-    return this.#unfinished();
+    return this.#file.read(() => this.#unfinished());
   }
 
   #unfinished(): SyncRun | undefined {
@@ -198,27 +208,29 @@ export class SqliteCopy implements SyncStore {
 
   /** Up to `limit` rows of the copy with an ID above `after`, in ID order: a batch of `SqliteSyncStore.tasks()`. */
   async readRows(after: string, limit: number, query: CopyQuery): Promise<CopyRow[]> {
-    return this.#file
-      .sql(
-        `SELECT id, task, deleted_at IS NOT NULL AS deleted, synced_at AS syncedAt FROM idgov_tasks
+    return this.#file.read(
+      () =>
+        this.#file
+          .sql(
+            `SELECT id, task, deleted_at IS NOT NULL AS deleted, synced_at AS syncedAt FROM idgov_tasks
          WHERE id > ? AND (? IS NULL OR state = ?) AND (? OR deleted_at IS NULL) ORDER BY id LIMIT ?`,
-      )
-      .all(
-        after,
-        query.state ?? null,
-        query.state ?? null,
-        query.includeDeleted === true ? 1 : 0,
-        limit,
-      ) as unknown as CopyRow[];
+          )
+          .all(
+            after,
+            query.state ?? null,
+            query.state ?? null,
+            query.includeDeleted === true ? 1 : 0,
+            limit,
+          ) as unknown as CopyRow[],
+    );
   }
 
   async release(): Promise<void> {
-    if (!this.#owned) return;
-    this.#owned = false;
     this.#file.write(() => releaseCopy(this.#file, this.#holder));
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#heartbeat);
     try {
       await this.release();
     } catch {

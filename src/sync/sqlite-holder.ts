@@ -16,7 +16,16 @@ interface Owner {
   readonly since: string;
   /** Which store object of the process holds it: two in one process are two holders. */
   readonly holder: string;
+  /** When its holder last said it still holds it (Unix ms); copies of older versions have none. */
+  readonly seen?: number;
 }
+
+/**
+ * A holder says it still holds the copy this often, and loses it to another once this long passed
+ * without a word: a sync killed in a container leaves a process ID no other container can check.
+ */
+export const OWNER_HEARTBEAT_MS = 10_000;
+export const OWNER_STALE_MS = 30_000;
 
 /** Whether process `pid` of this machine still runs. */
 function alive(pid: number): boolean {
@@ -65,9 +74,11 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
   const owner = meta(file, 'owner');
   if (owner !== undefined) {
     const held = JSON.parse(owner) as Owner;
-    if (held.holder !== holder && (held.host !== hostname() || alive(held.pid))) {
+    const silentMs = Date.now() - (held.seen ?? Date.parse(held.since));
+    const gone = (held.host === hostname() && !alive(held.pid)) || !(silentMs <= OWNER_STALE_MS);
+    if (held.holder !== holder && !gone) {
       throw new ConfigurationError(
-        `Another sync (process ${held.pid} on ${held.host}, since ${held.since}) is running on ${file.path}: one process syncs a SQLite copy at a time. Wait for it, or stop it; if it no longer runs, delete the row 'owner' of idgov_sync_meta.`,
+        `Another sync (process ${held.pid} on ${held.host}, last seen ${Math.max(0, Math.round(silentMs / 1000))} s ago) is running on ${file.path}: one process syncs a SQLite copy at a time. Wait for it, or stop it; one killed loses its hold ${OWNER_STALE_MS / 1000} s after it was last seen.`,
       );
     }
   }
@@ -75,7 +86,13 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
   setMeta(file, 'schema_version', String(SYNC_SCHEMA_VERSION));
   setMeta(file, 'base_url', identity.baseUrl);
   setMeta(file, 'filter', identity.filter);
-  const me: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), holder };
+  const me: Owner = {
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+    holder,
+    seen: Date.now(),
+  };
   setMeta(file, 'owner', JSON.stringify(me));
 }
 
@@ -84,4 +101,13 @@ export function releaseCopy(file: SqliteFile, holder: string): void {
   file
     .sql("DELETE FROM idgov_sync_meta WHERE key = 'owner' AND json_extract(value, '$.holder') = ?")
     .run(holder);
+}
+
+/** Says that `holder` still holds the copy, if it does. */
+export function stillHeld(file: SqliteFile, holder: string): void {
+  file
+    .sql(
+      "UPDATE idgov_sync_meta SET value = json_set(value, '$.seen', ?) WHERE key = 'owner' AND json_extract(value, '$.holder') = ?",
+    )
+    .run(Date.now(), holder);
 }

@@ -6,6 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { ConfigurationError } from '../core/errors.ts';
+import { StoreError } from '../core/store-error.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { type CopiedTask, type CopyQuery, type CopyRow, readCopy } from './copy-reader.ts';
 import { fromWire, type ThreadAnswer } from './sqlite-thread-messages.ts';
@@ -48,7 +49,7 @@ type Method = Exclude<keyof SyncStore, 'time'> | 'readRows';
 export class SqliteSyncStore implements SyncStore {
   /** The database file. */
   readonly path: string;
-  readonly #options: SqliteSyncStoreOptions;
+  readonly #options: SqliteSyncStoreOptions & { readonly holder: string };
   #worker: Worker | undefined;
   #closed = false;
   #next = 0;
@@ -63,7 +64,7 @@ export class SqliteSyncStore implements SyncStore {
       throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
     }
     this.path = options.path;
-    this.#options = { path: options.path, busyTimeoutMs: busy };
+    this.#options = { path: options.path, busyTimeoutMs: busy, holder: crypto.randomUUID() };
   }
 
   /** The worker thread, started on first use; it holds the process only while a call is under way. */
@@ -82,9 +83,12 @@ export class SqliteSyncStore implements SyncStore {
       this.#pending.clear();
       this.#worker = undefined;
     };
-    worker.on('error', fail);
+    // Transient: the patient store tries the call again, on a new thread holding the copy as this one did.
+    const ended = (why: string, cause?: unknown) =>
+      fail(new StoreError(`The SQLite store's thread for ${this.path} ${why}.`, { cause, transient: true }));
+    worker.on('error', (error) => ended('failed', error));
     worker.on('exit', (code) => {
-      if (!this.#closed) fail(new Error(`The SQLite store's thread ended (exit code ${code}).`));
+      if (!this.#closed) ended(`ended (exit code ${code})`);
     });
     this.#worker = worker;
     return worker;

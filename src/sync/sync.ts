@@ -53,12 +53,19 @@ export class TaskSync {
     const { client, logger } = this.#options;
     const store = patientStore(this.#options.store, logger, options.signal);
     const started = performance.now();
-    const copy = await store.open({ baseUrl: client.baseUrl, filter: this.#options.filterKey });
     let summary: SyncSummary;
     try {
-      summary = await this.#resumeOrBegin(store, copy.lastRunStartedAt, options, started);
-    } finally {
-      await store.release();
+      const copy = await store.open({ baseUrl: client.baseUrl, filter: this.#options.filterKey });
+      try {
+        summary = await this.#resumeOrBegin(store, copy.lastRunStartedAt, options, started);
+      } finally {
+        await store.release();
+      }
+    } catch (error) {
+      // Stopped before the run was begun or resumed (opening the copy, finding the first task):
+      // nothing was done, which is a stop like any other, not a failure.
+      if (!options.signal?.aborted) throw error;
+      summary = SyncProgressMeter.notBegun(options.full === true, performance.now() - started);
     }
     this.#options.hooks.emit('runEnd', () => summary);
     return summary;

@@ -7,7 +7,9 @@
  */
 import { TaskSearchSortBy } from '../../schemas/enums.ts';
 import type { TaskSearchRequest } from '../../schemas/task-search.ts';
-import { AbortError } from '../core/errors.ts';
+import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../core/empty-pages.ts';
+import { AbortError, ResponseValidationError } from '../core/errors.ts';
+import { PageChain } from '../core/page-chain.ts';
 import { BadRequestError } from '../core/status-errors.ts';
 import type { Doorbell } from './doorbell.ts';
 import type { ResolvedSyncOptions } from './options.ts';
@@ -44,18 +46,35 @@ export function syncRequest(options: ResolvedSyncOptions): TaskSearchRequest {
   } as TaskSearchRequest;
 }
 
-/** The creation time of the tenant's first task (of the filter), or undefined when there is none. */
+// Tasks looked at for a creation time before the service's answers are taken to carry none.
+const EARLIEST_LOOKS = 1_000;
+
+/**
+ * The creation time of the tenant's first task (of the filter), or undefined when there is none.
+ * Paged like any listing (through empty pages, which a service may answer first): a run that took a
+ * first empty page for an empty tenant would copy nothing, and a full one would mark every task vanished.
+ */
 export async function earliestTask(
   options: ResolvedSyncOptions,
   signal: AbortSignal | undefined,
 ): Promise<number | undefined> {
-  const page = await options.client.tasks.search(
+  let looked = 0;
+  for await (const view of options.client.tasks.search(
     { ...syncRequest(options), pageSize: 10, expandMask: undefined },
     { signal },
+  )) {
+    const at = copyTime(view?.task?.createdAt);
+    if (at !== undefined) return Date.parse(at);
+    looked += 1;
+    if (looked >= EARLIEST_LOOKS) break;
+  }
+  if (looked === 0) return undefined;
+  throw new ResponseValidationError(
+    `the service's first ${looked} task(s) in creation order carry no createdAt (or one before the year 1 or after 9999): the sync pages by creation time and cannot copy them. Check the base URL, or ask the service's owner.`,
+    'list.task.createdAt',
+    [],
+    '',
   );
-  const first = page.list?.find((view) => view?.task?.createdAt)?.task?.createdAt;
-  const at = copyTime(first);
-  return at === undefined ? undefined : Date.parse(at);
 }
 
 /**
@@ -66,6 +85,9 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
   const { options, store, run, meter, signal } = ctx;
   let { cursor, token, queryFrom, queryTo } = window;
   let to = window.to;
+  let chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES, token);
+  // Where the query last started again after its token was refused: refused again there, it is not the token.
+  let restartedAt: number | undefined;
   for (;;) {
     // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
     // bound of the service loses a task at an edge; a task fetched twice is upserted once.
@@ -81,21 +103,27 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     } catch (error) {
       // A saved token may have expired, or be bound to a request the service no longer takes:
       // restart the query from the last committed creation time.
-      if (token && error instanceof BadRequestError) {
+      if (token && error instanceof BadRequestError && restartedAt !== cursor) {
         token = undefined;
         queryFrom = cursor;
         queryTo = to;
+        restartedAt = cursor;
+        chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
         continue;
       }
       if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
       throw error;
     }
     const tasks = taskRows(page.list);
-    const last = tasks.reduce(
-      (latest, row) => Math.max(latest, row.createdAt ? Date.parse(row.createdAt) : latest),
-      cursor,
-    );
-    const next = page.nextPageToken || undefined;
+    // Only tasks inside the query move its cursor: one the service put on the page from outside it
+    // (a hostile or broken answer) is kept, but must not end the window before its pages do.
+    const last = tasks.reduce((latest, row) => {
+      const at = row.createdAt ? Date.parse(row.createdAt) : Number.NaN;
+      return at >= queryFrom - 1 && at <= queryTo + 1 ? Math.max(latest, at) : latest;
+    }, cursor);
+    const { token: followed, error: badChain } = chain.follow(page);
+    if (badChain) throw badChain;
+    const next = followed;
     const result = await store.commitPage(
       run,
       window,
@@ -124,6 +152,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     cursor = last;
     to = result.to;
     token = next;
+    if (chain.delayMs > 0) await waitBeforePage(chain.delayMs, signal);
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   ConfigurationError,
   ConnectionError,
@@ -127,8 +127,12 @@ describe('Retry-After in odd forms', () => {
       credentials: { token: 't' },
       logLevel: 'off',
       hooks: { retry: (event) => retries.push(event) },
-      fetch: async () =>
-        (calls += 1) === 1 ? new Response('{}', { status: 429, headers: { 'retry-after': value } }) : emptyPage(),
+      fetch: async () => {
+        calls += 1;
+        return calls === 1
+          ? new Response('{}', { status: 429, headers: { 'retry-after': value } })
+          : emptyPage();
+      },
     });
     await client.tasks.search({});
     return retries[0]?.delayMs;
@@ -159,6 +163,8 @@ describe('Retry-After in odd forms', () => {
   });
 
   it("the caller's own AbortSignal.timeout is an abort, not a retry", async () => {
+    const inFlight = new Set<AbortSignal>();
+    onTestFinished(() => inFlight.clear());
     const retries: RetryEvent[] = [];
     const client = new IdGovClient({
       baseUrl: BASE,
@@ -168,6 +174,10 @@ describe('Retry-After in odd forms', () => {
       fetch: (input) =>
         new Promise((_, reject) => {
           const signal = (input as Request).signal;
+          // Held as a real fetch's socket holds its request: else a collection may take the whole
+          // pending call, the caller's AbortSignal.timeout with it (timers hold theirs weakly).
+          inFlight.add(signal);
+          if (signal.aborted) reject(signal.reason);
           signal.addEventListener('abort', () => reject(signal.reason), { once: true });
         }),
     });
@@ -250,7 +260,9 @@ describe('getting the token', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_050)); // into the soft window (1.0 to 1.5 s)
     for (let i = 0; i < 20; i += 1) await client.tasks.search({});
     expect(tokenRequests).toBe(2);
-    expect(warnings.filter((w) => /refreshing the access token before it expires failed/.test(w))).toHaveLength(1);
+    expect(
+      warnings.filter((w) => /refreshing the access token before it expires failed/.test(w)),
+    ).toHaveLength(1);
     expect(warnings.join('\n')).not.toContain('super-secret-s');
   });
 });

@@ -1,0 +1,287 @@
+/**
+ * The task sync against a service that answers oddly (an empty first page, a task from outside the
+ * window asked for, a page token repeated, tasks PostgreSQL cannot store as sent), against copies
+ * left by killed processes and threads, a file that is no database, and a stop before the run began.
+ * Each ends with the copy equal to the tenant, or a typed error that says what to do; none loses or
+ * falsely deletes a task.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError, IdGovClient, PaginationError, StoreError } from '../../src/index.ts';
+import { TaskSync } from '../../src/sync/index.ts';
+import { PostgresSyncStore } from '../../src/sync/postgres-store.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
+import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
+import { caught } from '../helpers/caught.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
+
+const workers: Array<{ terminate(): Promise<number> }> = [];
+vi.mock('node:worker_threads', async (original) => {
+  const real = await original<typeof import('node:worker_threads')>();
+  class Recorded extends real.Worker {
+    constructor(...args: ConstructorParameters<typeof real.Worker>) {
+      super(...args);
+      workers.push(this);
+    }
+  }
+  return { ...real, Worker: Recorded };
+});
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-hostile-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dbPath = () => join(dir, `${crypto.randomUUID()}.db`);
+
+interface SearchBody {
+  readonly pageToken?: string;
+  readonly createdAfter?: string;
+  readonly createdBefore?: string;
+  readonly refs?: unknown[];
+}
+interface SearchAnswer {
+  list: Array<{ task?: WireTask } | null>;
+  nextPageToken?: string;
+  expanded?: unknown[];
+}
+type Rewrite = (request: SearchBody, answer: SearchAnswer) => SearchAnswer;
+
+/** A client of `tenant` whose search answers `rewrite` may change; counts the searches. */
+function clientOf(tenant: FakeTenant, rewrite?: Rewrite) {
+  const calls = { searches: 0 };
+  const client = new IdGovClient({
+    baseUrl: tenant.baseUrl,
+    credentials: tenant.client,
+    logLevel: 'off',
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      const search = request.url.endsWith('/search/tasks');
+      const body = search ? ((await request.clone().json()) as SearchBody) : undefined;
+      let sent = request;
+      // The token of an empty first page (see below) leads to the real first page.
+      if (body?.pageToken === EMPTY_FIRST) {
+        sent = new Request(request, { body: JSON.stringify({ ...body, pageToken: undefined }) });
+      }
+      const answer = await fetch(sent);
+      if (!body) return answer;
+      calls.searches += 1;
+      if (!rewrite || answer.status !== 200) return answer;
+      return Response.json(rewrite(body, (await answer.json()) as SearchAnswer));
+    },
+  });
+  return { client, calls };
+}
+
+function syncOf(client: IdGovClient, store: SqliteSyncStore | PostgresSyncStore, concurrency = 2) {
+  return new TaskSync({ client, store, concurrency, logLevel: 'off' });
+}
+
+async function withTenant<T>(tenant: FakeTenant, work: () => Promise<T>): Promise<T> {
+  const { close } = await tenant.listen();
+  try {
+    return await work();
+  } finally {
+    await close();
+  }
+}
+
+const EMPTY_FIRST = 'empty-first-page';
+const isFirstQuery = (request: SearchBody) => !request.pageToken && !request.refs && !request.createdAfter;
+
+describe('a service that answers oddly', () => {
+  it('an empty first page with a next token: the run follows it, and a full run deletes nothing', async () => {
+    const tenant = new FakeTenant({ history: 500, seed: 3 });
+    await withTenant(tenant, async () => {
+      const path = dbPath();
+      const honest = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      await honest.run();
+      await honest.close();
+      const emptyFirst: Rewrite = (request, answer) =>
+        isFirstQuery(request) ? { list: [], nextPageToken: EMPTY_FIRST, expanded: [] } : answer;
+      // On a new copy too: it must not take the tenant for empty.
+      for (const [target, full] of [
+        [path, true],
+        [dbPath(), false],
+      ] as const) {
+        const sync = syncOf(clientOf(tenant, emptyFirst).client, new SqliteSyncStore({ path: target }));
+        const summary = await sync.run({ full });
+        await sync.close();
+        expect(summary.complete).toBe(true);
+        expect(differences(copiedTasks(target), expectedTasks(tenant.tasks))).toEqual([]);
+      }
+    });
+  });
+
+  it('a task from outside the window asked for is kept, but does not end the window early', async () => {
+    const tenant = new FakeTenant({ history: 1_000, seed: 4 });
+    await withTenant(tenant, async () => {
+      const stray: WireTask = {
+        ...tenant.tasks[0],
+        id: 'stray-from-the-future',
+        createdAt: '2099-06-01T00:00:00.000Z',
+      };
+      const stranger: Rewrite = (request, answer) =>
+        request.createdAfter && !request.pageToken && answer.list.length > 0
+          ? { ...answer, list: [...answer.list, { task: stray }] }
+          : answer;
+      const path = dbPath();
+      for (const full of [false, true]) {
+        const sync = syncOf(clientOf(tenant, stranger).client, new SqliteSyncStore({ path }), 1);
+        expect((await sync.run({ full })).complete).toBe(true);
+        await sync.close();
+        const copy = copiedTasks(path);
+        copy.delete(stray.id as string);
+        expect(differences(copy, expectedTasks(tenant.tasks))).toEqual([]);
+      }
+    });
+  });
+
+  it('a page token answered with itself: a PaginationError, not paging forever', async () => {
+    const tenant = new FakeTenant({ history: 600, seed: 5 });
+    await withTenant(tenant, async () => {
+      const { client, calls } = clientOf(tenant, (request, answer) =>
+        request.pageToken ? { ...answer, nextPageToken: request.pageToken } : answer,
+      );
+      const sync = syncOf(client, new SqliteSyncStore({ path: dbPath() }), 1);
+      const error = await caught(sync.run({ signal: AbortSignal.timeout(20_000) }));
+      await sync.close();
+      expect(error).toBeInstanceOf(PaginationError);
+      expect(error.message).toMatch(/repeated page token/);
+      expect(calls.searches).toBeLessThan(20);
+    });
+  });
+
+  it('a service whose tasks carry no createdAt is refused, not taken for an empty tenant', async () => {
+    const tenant = new FakeTenant({ history: 50, seed: 6 });
+    await withTenant(tenant, async () => {
+      const { client } = clientOf(tenant, (_request, answer) => ({
+        ...answer,
+        list: answer.list.map((view) => ({ task: { ...view?.task, createdAt: undefined } })),
+      }));
+      const sync = syncOf(client, new SqliteSyncStore({ path: dbPath() }), 1);
+      const error = await caught(sync.run());
+      await sync.close();
+      expect(error.message).toMatch(/carry no createdAt/);
+    });
+  });
+});
+
+describe('copies left by killed processes and threads', () => {
+  it('a hold not renewed for 30 s is taken over, from another host too; a fresh one is refused', async () => {
+    const tenant = new FakeTenant({ history: 200, seed: 7 });
+    await withTenant(tenant, async () => {
+      const path = dbPath();
+      const first = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      await first.run();
+      await first.close();
+      const holdBy = (seenAgoMs: number) => {
+        const db = new DatabaseSync(path);
+        const owner = {
+          pid: 1,
+          host: 'sync-7f9c2',
+          since: '2026-01-01T00:00:00Z',
+          holder: 'x',
+          seen: Date.now() - seenAgoMs,
+        };
+        db.prepare("INSERT OR REPLACE INTO idgov_sync_meta (key, value) VALUES ('owner', ?)").run(
+          JSON.stringify(owner),
+        );
+        db.close();
+      };
+      holdBy(1_000);
+      const refused = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      const error = await caught(refused.run());
+      await refused.close();
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(/process 1 on sync-7f9c2, last seen 1 s ago/);
+      holdBy(31_000);
+      const taker = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      expect((await taker.run()).complete).toBe(true);
+      await taker.close();
+    });
+  });
+
+  it("the store's thread dying mid-run: the run goes on in a new one, and the store runs again", async () => {
+    const tenant = new FakeTenant({ history: 3_000, seed: 8 });
+    await withTenant(tenant, async () => {
+      const path = dbPath();
+      const store = new SqliteSyncStore({ path });
+      const sync = syncOf(clientOf(tenant).client, store, 2);
+      let pages = 0;
+      const before = workers.length;
+      sync.hooks.on('progress', () => {
+        pages += 1;
+        if (pages === 3) void workers.at(-1)?.terminate();
+      });
+      const first = await sync.run().then(
+        (summary) => summary,
+        (error: unknown) => error,
+      );
+      if (first instanceof Error) expect(first).toBeInstanceOf(StoreError);
+      expect(workers.length).toBeGreaterThan(before + 1); // a second thread took over
+      const second = await sync.run();
+      expect(second.complete).toBe(true);
+      await sync.close();
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    });
+  });
+
+  it('a file that is not a SQLite database is refused naming it', async () => {
+    const path = dbPath();
+    writeFileSync(path, 'id,state\n'.repeat(500));
+    const tenant = new FakeTenant({ tasks: 1 });
+    await withTenant(tenant, async () => {
+      const sync = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      const error = await caught(sync.run());
+      await sync.close().catch(() => {});
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toContain(`The file ${path} is not a SQLite database`);
+    });
+  });
+});
+
+describe('stopped before the run began', () => {
+  it('a signal during the first search resolves complete: false, with nothing done', async () => {
+    const tenant = new FakeTenant({ history: 100, seed: 9, latencyMs: 5_000 });
+    await withTenant(tenant, async () => {
+      const sync = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path: dbPath() }));
+      const summary = await sync.run({ signal: AbortSignal.timeout(300) });
+      await sync.close();
+      expect(summary).toMatchObject({ complete: false, pages: 0, tasksNew: 0 });
+    });
+  });
+});
+
+const pg = await postgresForTests();
+if (!pg) console.warn(`skipping the PostgreSQL test of odd tasks: ${NO_POSTGRES}`);
+afterAll(() => pg?.stop());
+
+describe.skipIf(!pg)('tasks PostgreSQL cannot store as sent', () => {
+  let n = 0;
+
+  it('a lone surrogate, a NUL in an ID and a year out of range are stored, not a failure at every run', async () => {
+    const tenant = new FakeTenant({ history: 30, seed: 10 });
+    const [a, b, c] = tenant.tasks;
+    Object.assign(a as WireTask, { displayName: 'broken \ud800 name' });
+    tenant.tasks[1] = { ...(b as WireTask), id: 'bad\u0000id' };
+    Object.assign(c as WireTask, { updatedAt: '0000-01-01T00:00:00Z' });
+    await withTenant(tenant, async () => {
+      n += 1;
+      const store = new PostgresSyncStore({
+        connectionString: pg?.url,
+        table: `${pg?.schema}.odd_${n}`,
+        logLevel: 'off',
+      });
+      await store.migrate();
+      const sync = syncOf(clientOf(tenant).client, store, 1);
+      expect((await sync.run()).tasksNew).toBe(30);
+      const names = [];
+      for await (const copied of store.tasks({ includeDeleted: true })) names.push(copied.task.id);
+      await sync.close();
+      expect(names).toContain('bad\ufffdid');
+    });
+  });
+});
