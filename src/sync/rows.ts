@@ -11,12 +11,16 @@ const asSent = (task: object) => {
   return json.includes('"$kind"') ? json.replace(KIND, '') : json;
 };
 
+const COPY_FORM = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
 /**
  * A time as the copy keeps it: ISO 8601 UTC with milliseconds, so that text order is time order;
  * undefined for one outside the years 0001 to 9999, which that form (and PostgreSQL) cannot hold.
  */
 export function copyTime(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
+  // Already in the copy's form, as a service's times mostly are: nothing to parse.
+  if (COPY_FORM.test(value) && value[0] !== '0') return value;
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) return undefined;
   const iso = new Date(ms).toISOString();

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TaskView } from '../../schemas/task-search.ts';
-import { expandedRows, taskRows } from '../../src/sync/rows.ts';
+import { copyTime, expandedRows, taskRows } from '../../src/sync/rows.ts';
 
 const view = (id: string, updatedAt: string, state = 'TASK_STATE_OPEN') =>
   ({ task: { id, state, createdAt: '2026-01-01T00:00:00Z', updatedAt } }) as TaskView;
@@ -67,5 +67,22 @@ describe('expandedRows', () => {
     ]);
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0]?.json ?? '{}').displayName).toBe('Okta 2');
+  });
+});
+
+describe('copyTime', () => {
+  it('keeps a time in the copy form, normalises others to UTC with ms, and drops what the form cannot hold', () => {
+    expect(copyTime('2026-03-04T05:06:07.089Z')).toBe('2026-03-04T05:06:07.089Z');
+    expect(copyTime('2026-03-04T06:06:07+01:00')).toBe('2026-03-04T05:06:07.000Z');
+    expect(copyTime('2026-03-04T05:06:07.1234567Z')).toBe('2026-03-04T05:06:07.123Z');
+    for (const unstorable of [
+      '0000-01-01T00:00:00.000Z',
+      '0000-01-01T00:00:00Z',
+      '+010000-01-01T00:00:00Z',
+      '-000001-01-01T00:00:00Z',
+    ]) {
+      expect(copyTime(unstorable)).toBeUndefined();
+    }
+    for (const notATime of ['', 'yesterday', 42, null, undefined]) expect(copyTime(notATime)).toBeUndefined();
   });
 });
