@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
 import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './cursor.ts';
+import { abortable } from '../internal/wait.ts';
 import { ResponseValidationError, TimeoutError } from './errors.ts';
 import type { ClientEvents } from './events.ts';
 import type { HookHandlers, Hooks } from './hooks.ts';
@@ -148,7 +149,8 @@ export class APIClient implements ClientCore {
     const timeout = options.timeout ?? this.#http.timeout;
     const limit = AbortSignal.timeout(timeout);
     try {
-      return await this.#auth.token(options.signal ? AbortSignal.any([options.signal, limit]) : limit);
+      // Only the wait is bounded: the caller's own signal alone may give up the shared request.
+      return await abortable(this.#auth.token(options.signal), limit);
     } catch (error) {
       if (!limit.aborted || options.signal?.aborted) throw error;
       throw new TimeoutError(

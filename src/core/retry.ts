@@ -40,9 +40,10 @@ export function withJitter(delay: number): number {
 // asks for a 54-year wait, and ky draws the same line (2024-01-01), so the wait we cap is the one ky sleeps.
 const EPOCH_THRESHOLD_S = Date.parse('2024-01-01') / 1000;
 
-// RFC 9110 5.6.7's three forms: IMF-fixdate, the obsolete RFC 850 form and asctime.
+// RFC 9110 5.6.7's three forms: IMF-fixdate, the obsolete RFC 850 form and asctime; a day of one
+// digit too, as Java's RFC_1123_DATE_TIME writes it.
 const HTTP_DATE =
-  /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
+  /^(?:[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]+, \d{1,2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
 
 /**
  * How long the service asked to wait, in ms: `Retry-After` (delay-seconds, fractional too, or an

@@ -154,7 +154,9 @@ export class SqliteFile {
 
   /** A file that cannot be opened or written is the caller's setup, not a crash: say which and what to do. */
   #explained(error: unknown): unknown {
-    const code = (error as { errcode?: unknown } | null)?.errcode;
+    const extended = (error as { errcode?: unknown } | null)?.errcode;
+    // The primary code: `node:sqlite` gives extended ones (SQLITE_CORRUPT_INDEX, SQLITE_READONLY_DBMOVED...).
+    const code = typeof extended === 'number' ? extended & 0xff : undefined;
     const why = (error as Error)?.message;
     const path = this.path ?? '';
     if (code === SQLITE_READONLY) {
@@ -178,7 +180,7 @@ export class SqliteFile {
     if (typeof code === 'number') {
       return new StoreError(`SQLite failed on the ${this.#holds} file ${path}: ${why}.`, {
         cause: error,
-        code: String(code),
+        code: String(extended),
         transient: false,
       });
     }

@@ -13,14 +13,22 @@ const asSent = (task: object) => {
 
 const COPY_FORM = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
+/** Whether the day of a time in the copy's form is one of its month's. */
+function dayExists(value: string): boolean {
+  const day = Number(value.slice(8, 10));
+  if (day <= 28) return true;
+  const daysInMonth = new Date(Date.UTC(Number(value.slice(0, 4)), Number(value.slice(5, 7)), 0)).getUTCDate();
+  return day <= daysInMonth;
+}
+
 /**
  * A time as the copy keeps it: ISO 8601 UTC with milliseconds, so that text order is time order;
  * undefined for one outside the years 0001 to 9999, which that form (and PostgreSQL) cannot hold.
  */
 export function copyTime(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
-  // Already in the copy's form, as a service's times mostly are: nothing to parse.
-  if (COPY_FORM.test(value) && value[0] !== '0') return value;
+  // Already in the copy's form, as a service's times mostly are: nothing to parse (but a 30 February).
+  if (COPY_FORM.test(value) && value[0] !== '0' && dayExists(value)) return value;
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) return undefined;
   const iso = new Date(ms).toISOString();

@@ -9,7 +9,7 @@
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import type { CopyQuery, CopyRow } from './copy-reader.ts';
-import { OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './sqlite-holder.ts';
+import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './sqlite-holder.ts';
 import { putExpanded, upsertTasks } from './sqlite-rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './sqlite-schema.ts';
 import type { SqliteSyncStoreOptions } from './sqlite-store.ts';
@@ -132,6 +132,7 @@ export class SqliteCopy implements SyncStore {
     readonly counts: CommitCounts;
   }> {
     return this.#file.write(() => {
+      assertHeld(this.#file, this.#holder);
       const moved = commitWindow(this.#file, window, page, lease, Date.now());
       if (moved.lost) return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
       const syncedAt = iso(page.syncedAt);
@@ -163,6 +164,7 @@ export class SqliteCopy implements SyncStore {
     lease: SyncLease,
   ): Promise<CommitCounts> {
     return this.#file.write(() => {
+      assertHeld(this.#file, this.#holder);
       const syncedAt = iso(batch.syncedAt);
       const counts = upsertTasks(this.#file, run, batch.tasks, syncedAt);
       const gone = this.#file.sql(

@@ -111,3 +111,15 @@ export function stillHeld(file: SqliteFile, holder: string): void {
     )
     .run(Date.now(), holder);
 }
+
+/**
+ * Throws unless `holder` still holds the copy: one paused past {@link OWNER_STALE_MS} (a stopped
+ * process, a machine asleep) may have been taken over, and must not write beside its successor.
+ */
+export function assertHeld(file: SqliteFile, holder: string): void {
+  const owner = meta(file, 'owner');
+  if (owner !== undefined && (JSON.parse(owner) as Owner).holder === holder) return;
+  throw new ConfigurationError(
+    `This sync no longer holds ${file.path}: it was not heard from for ${OWNER_STALE_MS / 1000} s (the process paused, or its machine slept), and another process took the copy over. Nothing more was written; let the other one finish.`,
+  );
+}

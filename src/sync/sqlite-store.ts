@@ -53,7 +53,10 @@ export class SqliteSyncStore implements SyncStore {
   #worker: Worker | undefined;
   #closed = false;
   #next = 0;
-  readonly #pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  readonly #pending = new Map<
+    number,
+    { resolve(value: unknown): void; reject(error: Error): void; readonly worker: Worker }
+  >();
 
   constructor(options: SqliteSyncStoreOptions) {
     if (typeof options?.path !== 'string' || options.path === '') {
@@ -78,10 +81,14 @@ export class SqliteSyncStore implements SyncStore {
       if (answer.ok) waiting?.resolve(answer.value);
       else waiting?.reject(fromWire(answer.error));
     });
+    // Only this thread's calls fail with it: a late 'exit' after an 'error' must not touch its successor's.
     const fail = (error: Error) => {
-      for (const waiting of this.#pending.values()) waiting.reject(error);
-      this.#pending.clear();
-      this.#worker = undefined;
+      for (const [id, waiting] of this.#pending) {
+        if (waiting.worker !== worker) continue;
+        this.#pending.delete(id);
+        waiting.reject(error);
+      }
+      if (this.#worker === worker) this.#worker = undefined;
     };
     // Transient: the patient store tries the call again, on a new thread holding the copy as this one did.
     const ended = (why: string, cause?: unknown) =>
@@ -99,7 +106,7 @@ export class SqliteSyncStore implements SyncStore {
     const worker = this.#thread();
     const id = ++this.#next;
     return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, worker });
       worker.ref();
       worker.postMessage({ id, method, args });
     });

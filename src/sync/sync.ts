@@ -53,22 +53,29 @@ export class TaskSync {
     const { client, logger } = this.#options;
     const store = patientStore(this.#options.store, logger, options.signal);
     const started = performance.now();
-    let summary: SyncSummary;
+    let summary: SyncSummary | undefined;
     try {
       const copy = await store.open({ baseUrl: client.baseUrl, filter: this.#options.filterKey });
       try {
         summary = await this.#resumeOrBegin(store, copy.lastRunStartedAt, options, started);
       } finally {
-        await store.release();
+        await store.release().catch((error: unknown) => {
+          // Once stopped, the store's failures are no longer waited out: a stop is still a stop.
+          if (summary === undefined || !options.signal?.aborted) throw error;
+          logger.warn(
+            `the sync stopped, but could not give up its hold on the copy (${(error as Error)?.message}); the next run takes it over`,
+          );
+        });
       }
     } catch (error) {
       // Stopped before the run was begun or resumed (opening the copy, finding the first task):
       // nothing was done, which is a stop like any other, not a failure.
-      if (!options.signal?.aborted) throw error;
+      if (summary !== undefined || !options.signal?.aborted) throw error;
       summary = SyncProgressMeter.notBegun(options.full === true, performance.now() - started);
     }
-    this.#options.hooks.emit('runEnd', () => summary);
-    return summary;
+    const ended = summary;
+    this.#options.hooks.emit('runEnd', () => ended);
+    return ended;
   }
 
   /** Closes the store (its database). */

@@ -8,6 +8,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { retryAfterMs } from '../../src/core/retry.ts';
 import {
   ConfigurationError,
   ConnectionError,
@@ -142,6 +143,18 @@ describe('Retry-After in odd forms', () => {
     expect(await firstDelay(value)).toBeGreaterThanOrEqual(250);
   });
 
+  it('reads an HTTP date in each of its forms, a one-digit day too (as Java writes it)', () => {
+    const now = Date.parse('2030-12-31T23:59:30Z');
+    for (const date of [
+      'Wed, 01 Jan 2031 00:00:00 GMT',
+      'Wed, 1 Jan 2031 00:00:00 GMT',
+      'Wednesday, 01-Jan-31 00:00:00 GMT',
+      'Wed Jan  1 00:00:00 2031',
+    ]) {
+      expect(retryAfterMs(new Headers({ 'retry-after': date }), now), date).toBe(30_000);
+    }
+  });
+
   it('reads fractional seconds and an HTTP date', async () => {
     expect(await firstDelay('0.3')).toBe(300);
     const soon = new Date(Date.now() + 2_000).toUTCString();
@@ -239,6 +252,43 @@ describe('getting the token', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('calls giving up on a slow token endpoint do not abort the token request the next calls need', async () => {
+    let tokenRequests = 0;
+    let aborted = 0;
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { clientId: 'c', clientSecret: 's' },
+      logLevel: 'off',
+      fetch: async (input) => {
+        if (pathOf(input) !== '/auth/v1/token') return emptyPage();
+        tokenRequests += 1;
+        const signal = (input as Request).signal;
+        const answered = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(true), 300);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve(false);
+          });
+        });
+        if (!answered) {
+          aborted += 1;
+          throw signal.reason;
+        }
+        return json({ access_token: 'tok', token_type: 'Bearer', expires_in: 3600 });
+      },
+    });
+    expect(await caught(client.tasks.search({}, { timeout: 200, maxRetries: 0 }))).toBeInstanceOf(
+      TimeoutError,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the token has arrived meanwhile
+    for (let i = 0; i < 3; i += 1) {
+      await expect(client.tasks.search({}, { timeout: 200, maxRetries: 0 })).resolves.toMatchObject({
+        list: [],
+      });
+    }
+    expect({ tokenRequests, aborted }).toEqual({ tokenRequests: 1, aborted: 0 });
   });
 
   it('a refresh ahead of expiry that fails is logged and tried again after a pause, not on every call', async () => {

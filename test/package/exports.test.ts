@@ -54,6 +54,7 @@ const ROOT_NAMES = [
   'TaskSearchSortBy',
   'TaskState',
   'TimeoutError',
+  'TokenProviderError',
   'UnprocessableEntityError',
   'VERSION',
   'expandedTypeName',

@@ -229,6 +229,49 @@ describe('copies left by killed processes and threads', () => {
     });
   });
 
+  it("a dead thread's late exit fails only its own calls, not its successor's", async () => {
+    const store = new SqliteSyncStore({ path: dbPath() });
+    await store.unfinishedRun();
+    const first = workers.at(-1) as unknown as {
+      emit(name: string, error: Error): void;
+      terminate(): Promise<number>;
+    };
+    first.emit('error', new Error('the thread failed'));
+    const call = store.unfinishedRun(); // on a new thread
+    await first.terminate(); // the first one's exit comes after
+    await expect(call).resolves.toBeUndefined();
+    await store.close();
+  });
+
+  it('a sync whose hold was taken over (it was paused past 30 s) stops writing with an error saying so', async () => {
+    const tenant = new FakeTenant({ history: 2_000, seed: 12, latencyMs: 20 });
+    await withTenant(tenant, async () => {
+      const path = dbPath();
+      const sync = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }), 1);
+      let pages = 0;
+      sync.hooks.on('progress', () => {
+        pages += 1;
+        if (pages !== 2) return;
+        // What a process finding the hold stale does: another holder's row.
+        const db = new DatabaseSync(path);
+        const owner = {
+          pid: 1,
+          host: 'elsewhere',
+          since: new Date().toISOString(),
+          holder: 'successor',
+          seen: Date.now(),
+        };
+        db.prepare("UPDATE idgov_sync_meta SET value = ? WHERE key = 'owner'").run(JSON.stringify(owner));
+        db.close();
+      });
+      const error = await caught(sync.run());
+      await sync.close();
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toMatch(/no longer holds .* another process took the copy over/);
+      expect(pages).toBe(2); // nothing committed after
+    });
+  });
+
   it('a file that is not a SQLite database is refused naming it', async () => {
     const path = dbPath();
     writeFileSync(path, 'id,state\n'.repeat(500));
@@ -243,8 +286,41 @@ describe('copies left by killed processes and threads', () => {
   });
 });
 
-describe('stopped before the run began', () => {
-  it('a signal during the first search resolves complete: false, with nothing done', async () => {
+describe('stopping', () => {
+  it('a stop whose release fails keeps the summary of what was done, and says so in a warning', async () => {
+    const tenant = new FakeTenant({ history: 2_000, seed: 13, latencyMs: 10 });
+    await withTenant(tenant, async () => {
+      const inner = new SqliteSyncStore({ path: dbPath() });
+      const store = new Proxy(inner, {
+        get(target, key) {
+          if (key === 'release')
+            return async () => Promise.reject(new StoreError('database is locked', { transient: true }));
+          const value = Reflect.get(target, key);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const warnings: string[] = [];
+      const stop = new AbortController();
+      const sync = new TaskSync({
+        client: clientOf(tenant).client,
+        store,
+        concurrency: 2,
+        logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+      });
+      let pages = 0;
+      sync.hooks.on('progress', () => {
+        pages += 1;
+        if (pages === 3) stop.abort();
+      });
+      const summary = await sync.run({ signal: stop.signal });
+      await inner.close();
+      expect(summary.complete).toBe(false);
+      expect(summary.pages).toBeGreaterThanOrEqual(3);
+      expect(warnings.join('\n')).toMatch(/could not give up its hold on the copy \(.*database is locked\)/);
+    });
+  });
+
+  it('a signal during the first search (before the run began) resolves complete: false, with nothing done', async () => {
     const tenant = new FakeTenant({ history: 100, seed: 9, latencyMs: 5_000 });
     await withTenant(tenant, async () => {
       const sync = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path: dbPath() }));

@@ -75,6 +75,10 @@ describe('copyTime', () => {
     expect(copyTime('2026-03-04T05:06:07.089Z')).toBe('2026-03-04T05:06:07.089Z');
     expect(copyTime('2026-03-04T06:06:07+01:00')).toBe('2026-03-04T05:06:07.000Z');
     expect(copyTime('2026-03-04T05:06:07.1234567Z')).toBe('2026-03-04T05:06:07.123Z');
+    // A day its month does not have is normalised as Date.parse reads it, never kept (PostgreSQL refuses it).
+    expect(copyTime('2026-02-30T00:00:00.000Z')).toBe('2026-03-02T00:00:00.000Z');
+    expect(copyTime('2028-02-29T00:00:00.000Z')).toBe('2028-02-29T00:00:00.000Z');
+    expect(copyTime('2026-04-31T00:00:00.000Z')).toBe('2026-05-01T00:00:00.000Z');
     for (const unstorable of [
       '0000-01-01T00:00:00.000Z',
       '0000-01-01T00:00:00Z',

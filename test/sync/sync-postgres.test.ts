@@ -74,7 +74,8 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     const summaries = await Promise.all(workers.map((w) => w.sync.run()));
     expect(summaries.every((s) => s.complete && s.kind === 'full')).toBe(true);
     expect(summaries.filter((s) => !s.resumed)).toHaveLength(1); // one began the run, the others joined it
-    expect(summaries.every((s) => s.pages > 0)).toBe(true); // the work was shared
+    // The work was shared (a worker slow to start, on a loaded machine, may find none left).
+    expect(summaries.filter((s) => s.pages > 0).length).toBeGreaterThanOrEqual(2);
     expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
     expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(Math.ceil(onePages * 1.2) + 3);
 
