@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
+import { abortable } from '../internal/wait.ts';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
 import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './cursor.ts';
-import { abortable } from '../internal/wait.ts';
 import { ResponseValidationError, TimeoutError } from './errors.ts';
 import type { ClientEvents } from './events.ts';
 import type { HookHandlers, Hooks } from './hooks.ts';

@@ -16,9 +16,10 @@ export interface TransportOptions {
    */
   readonly maxRetries?: number | undefined;
   /**
-   * Timeout of each attempt in ms, from sending to the last byte of the body: a whole number from 1
-   * to 2 147 483 647 (about 24.8 days, the longest timer runtimes allow). Default 30 000. There is
-   * no "no timeout": `0` is refused rather than read as "time out at once" or "never".
+   * Timeout of each attempt in ms, from sending to the last byte of the body (and, for a client's
+   * request, of its wait for an access token before it): a whole number from 1 to 2 147 483 647
+   * (about 24.8 days, the longest timer runtimes allow). Default 30 000. There is no "no timeout":
+   * `0` is refused rather than read as "time out at once" or "never".
    */
   readonly timeout?: number | undefined;
   /**

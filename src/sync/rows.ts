@@ -11,13 +11,16 @@ const asSent = (task: object) => {
   return json.includes('"$kind"') ? json.replace(KIND, '') : json;
 };
 
-const COPY_FORM = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const COPY_FORM =
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 /** Whether the day of a time in the copy's form is one of its month's. */
 function dayExists(value: string): boolean {
   const day = Number(value.slice(8, 10));
   if (day <= 28) return true;
-  const daysInMonth = new Date(Date.UTC(Number(value.slice(0, 4)), Number(value.slice(5, 7)), 0)).getUTCDate();
+  const daysInMonth = new Date(
+    Date.UTC(Number(value.slice(0, 4)), Number(value.slice(5, 7)), 0),
+  ).getUTCDate();
   return day <= daysInMonth;
 }
 
