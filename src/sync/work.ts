@@ -164,15 +164,30 @@ export async function refreshBatch(ctx: RunContext, lease: SyncLease): Promise<b
   const { options, store, run, meter, signal } = ctx;
   const ids = await store.claimOpenTasks(run, lease, REFRESH_BATCH);
   if (ids.length === 0) return false;
-  const request = { ...syncRequest(options), refs: ids.map((id) => ({ id })), pageSize: REFRESH_BATCH };
-  const views = await options.client.tasks.search(request, { signal }).toArray();
-  const tasks = taskRows(views);
-  const returned = new Set(tasks.map((row) => row.id));
-  const counts = await store.commitRefresh(
-    run,
-    { tasks, vanished: ids.filter((id) => !returned.has(id)), syncedAt: options.now() },
-    lease,
-  );
-  meter.counted(counts, Math.ceil(views.length / REFRESH_BATCH) || 1, tasks.length);
+  const byRefs = (refs: readonly string[]) =>
+    options.client.tasks
+      .search({ ...syncRequest(options), refs: refs.map((id) => ({ id })), pageSize: REFRESH_BATCH }, { signal })
+      .toArray();
+  const views = await byRefs(ids);
+  let pages = Math.ceil(views.length / REFRESH_BATCH) || 1;
+  let tasks = taskRows(views);
+  let missing = absent(ids, tasks);
+  // A task missing from the answer is marked vanished (deleted): asked again first, so that one
+  // glitch of the service (a null in the list, a task left out) does not delete a task from the copy.
+  if (missing.length > 0) {
+    const again = await byRefs(missing);
+    pages += 1;
+    // One row an ID, should the service answer with a task twice.
+    tasks = taskRows([...views, ...again]);
+    missing = absent(missing, tasks);
+  }
+  const counts = await store.commitRefresh(run, { tasks, vanished: missing, syncedAt: options.now() }, lease);
+  meter.counted(counts, pages, tasks.length);
   return true;
+}
+
+/** The IDs of `ids` no row of `rows` holds. */
+function absent(ids: readonly string[], rows: readonly { readonly id: string }[]): string[] {
+  const returned = new Set(rows.map((row) => row.id));
+  return ids.filter((id) => !returned.has(id));
 }

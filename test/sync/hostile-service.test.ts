@@ -154,6 +154,33 @@ describe('a service that answers oddly', () => {
     });
   });
 
+  it('a refresh answered with a null in place of a task deletes nothing; a task really gone is marked vanished', async () => {
+    const tenant = new FakeTenant({ history: 400, seed: 14 });
+    await withTenant(tenant, async () => {
+      const path = dbPath();
+      const first = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      await first.run();
+      await first.close();
+      // Gone from the service altogether (not soft-deleted): the one a refresh should mark.
+      const openIndex = tenant.tasks.findIndex((task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt);
+      const [gone] = tenant.tasks.splice(openIndex, 1);
+      let glitches = 0;
+      const glitchy: Rewrite = (request, answer) => {
+        if (!request.refs || glitches > 0) return answer;
+        glitches += 1; // once: the first refresh answer has a null where its first task was
+        return { ...answer, list: [null, ...answer.list.slice(1)] };
+      };
+      const sync = syncOf(clientOf(tenant, glitchy).client, new SqliteSyncStore({ path }));
+      expect((await sync.run()).kind).toBe('incremental');
+      await sync.close();
+      expect(glitches).toBe(1);
+      const copy = copiedTasks(path);
+      expect(copy.get(gone?.id as string)).toMatchObject({ deleted: true });
+      copy.delete(gone?.id as string);
+      expect(differences(copy, expectedTasks(tenant.tasks))).toEqual([]);
+    });
+  });
+
   it('a service whose tasks carry no createdAt is refused, not taken for an empty tenant', async () => {
     const tenant = new FakeTenant({ history: 50, seed: 6 });
     await withTenant(tenant, async () => {
