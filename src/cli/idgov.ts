@@ -38,6 +38,20 @@ or SIGTERM (everything committed is kept: run the same command again to resume).
   )
   .exitOverride();
 
+/**
+ * Refuses a `--db` that is no file name: empty, or a URL (a PostgreSQL one given to the wrong
+ * option), which is not quoted back, as it may hold a password.
+ */
+function checkFile(db: string): void {
+  if (db.trim() === '')
+    throw new UsageError('--db must name the SQLite file of the copy (got an empty path).');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) {
+    throw new UsageError(
+      '--db takes a SQLite file, and this is a URL (not shown: it may hold a password): for PostgreSQL, use `idgov sync --postgres <url>`; `idgov export` reads a SQLite copy only.',
+    );
+  }
+}
+
 program
   .command('sync')
   .description(
@@ -76,6 +90,7 @@ program
       if ((options.db === undefined) === (options.postgres === undefined)) {
         throw new UsageError('give the copy as --db <file> (SQLite) or --postgres <url>, one of them.');
       }
+      if (options.db !== undefined) checkFile(options.db);
       process.exitCode = await syncCommand(options);
     },
   );
@@ -93,6 +108,7 @@ program
     if (options.format !== 'ndjson' && options.format !== 'csv') {
       throw new UsageError(`--format must be ndjson or csv (got "${options.format}").`);
     }
+    checkFile(options.db);
     await exportCommand({ db: options.db, format: options.format });
   });
 
@@ -100,15 +116,21 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   const code = (error as { code?: string }).code;
-  if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') {
+  if (code === 'commander.helpDisplayed' || code === 'commander.version') {
     process.exitCode = EXIT.done;
+  } else if (code === 'commander.help') {
+    // Help shown because no command was given: a script whose command is empty must not succeed.
+    process.exitCode = EXIT.usage;
   } else if (typeof code === 'string' && code.startsWith('commander.')) {
     process.exitCode = EXIT.usage; // commander printed the message
   } else if (error instanceof UsageError) {
     process.stderr.write(`idgov: ${error.message}\n`);
     process.exitCode = EXIT.usage;
   } else {
-    const setup = error instanceof IdGovError && error.name === 'ConfigurationError';
+    // Setup: what the caller must fix (the environment, the credentials, the path), not a failure to retry.
+    const setup =
+      error instanceof IdGovError &&
+      (error.name === 'ConfigurationError' || error.name === 'AuthenticationError');
     process.stderr.write(`idgov: ${(error as Error)?.message ?? error}\n`);
     process.exitCode = setup ? EXIT.usage : EXIT.failed;
   }

@@ -49,17 +49,18 @@ function progressReporter(stream: NodeJS.WriteStream): { update(p: SyncProgress)
   if (stream.isTTY) {
     const bar = new SingleBar({
       stream,
-      format: ' {bar} {percentage}% | {pages} pages | {tasks} tasks | {rate}/s | {eta} left',
+      // `{left}`, not `{eta}`: cli-progress fills `{eta}` itself, in bare seconds.
+      format: ' {bar} {percentage}% | {pages} pages | {tasks} tasks | {rate}/s | {left} left',
       hideCursor: true,
     });
-    bar.start(1000, 0, { pages: 0, tasks: 0, rate: 0, eta: '?' });
+    bar.start(1000, 0, { pages: 0, tasks: 0, rate: 0, left: '?' });
     return {
       update: (p) =>
         bar.update(Math.round(p.covered * 1000), {
           pages: p.pages,
           tasks: p.tasks,
           rate: Math.round(p.tasksPerSecond),
-          eta: minutes(p.etaMs),
+          left: minutes(p.etaMs),
         }),
       stop: () => bar.stop(),
     };

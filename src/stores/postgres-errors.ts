@@ -30,6 +30,13 @@ export function postgresError(error: unknown, what: string, table: string, schem
       { cause: error },
     );
   }
+  if (sqlState === '3F000') {
+    const schema = table.includes('.') ? table.slice(0, table.lastIndexOf('.')) : undefined;
+    return new ConfigurationError(
+      `PostgreSQL has no schema${schema ? ` ${schema}` : ''} for ${table} (${text}): create it (CREATE SCHEMA ${schema ?? '<name>'}), or leave the schema out of the table prefix.`,
+      { cause: error },
+    );
+  }
   if (sqlState === '42501' || sqlState === '28P01' || sqlState === '28000' || sqlState === '3D000') {
     return new ConfigurationError(
       `PostgreSQL refused ${what} on ${table} (${text}, SQLSTATE ${sqlState}): check the connection's user, password, database and grants.`,
@@ -44,7 +51,7 @@ export function postgresError(error: unknown, what: string, table: string, schem
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);
   const advice = transient
     ? 'the server is unreachable or restarting: try again (the outbox and the sync do)'
-    : 'see the cause for the statement that failed';
+    : "the error's cause holds the statement that failed";
   return new StoreError(
     `PostgreSQL failed ${what} on ${table}: ${text}${sqlState ? ` (${sqlState})` : ''}; ${advice}.`,
     {

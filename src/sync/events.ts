@@ -38,7 +38,10 @@ export interface SyncSummary {
 export interface SyncProgress {
   /** Pages committed by this call. */
   readonly pages: number;
-  /** Tasks committed by this call (new, changed or the same). */
+  /**
+   * Tasks written by this call (new, changed or the same): a task fetched twice (at a window's
+   * edge, or on a page fetched again after a crash) counts twice, so this may pass the tenant's count.
+   */
   readonly tasks: number;
   /** Windows finished, and known to be left (free or being paged). */
   readonly windowsDone: number;

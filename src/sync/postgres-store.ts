@@ -18,6 +18,7 @@ import {
   UPSERT_COUNTS,
   upsertTasksSql,
 } from './postgres-rows.ts';
+import { beginRun, openCopy, unfinishedRun } from './postgres-runs.ts';
 import {
   DEFAULT_SYNC_PREFIX,
   POSTGRES_SYNC_SCHEMA_VERSION,
@@ -87,6 +88,7 @@ export class PostgresSyncStore implements SyncStore {
   /** The prefix of the copy's tables (`idgov`: `idgov_tasks`, `idgov_expanded`, ...). */
   readonly table: string;
   readonly #t: SyncTables;
+  #identity: CopyIdentity | undefined;
   readonly #db: PostgresConnection;
 
   constructor(options: PostgresSyncStoreOptions) {
@@ -118,32 +120,8 @@ export class PostgresSyncStore implements SyncStore {
   }
 
   async open(identity: CopyIdentity): Promise<CopyState> {
-    const t = this.#t;
-    await this.#query(
-      'opening the copy',
-      `INSERT INTO ${t.meta} (key, value) VALUES ('schema_version', $1), ('base_url', $2), ('filter', $3)
-       ON CONFLICT (key) DO NOTHING`,
-      [String(POSTGRES_SYNC_SCHEMA_VERSION), identity.baseUrl, identity.filter],
-    );
-    const { rows } = await this.#query<{ meta: Record<string, string>; last: string | null }>(
-      'opening the copy',
-      `SELECT (SELECT json_object_agg(key, value) FROM ${t.meta}) AS meta,
-              (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL) AS last`,
-      [],
-    );
-    const meta = rows[0]?.meta ?? {};
-    const version = Number(meta.schema_version);
-    if (version > POSTGRES_SYNC_SCHEMA_VERSION) {
-      throw new ConfigurationError(
-        `${t.tasks} is a task copy of schema version ${version}, newer than this SDK's ${POSTGRES_SYNC_SCHEMA_VERSION}: upgrade @idgov/sdk.`,
-      );
-    }
-    if (meta.base_url !== identity.baseUrl || meta.filter !== identity.filter) {
-      throw new ConfigurationError(
-        `${t.tasks} holds a copy of ${meta.base_url} with the filter ${meta.filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another table prefix (the store's table option) for it, or drop these tables to start over.`,
-      );
-    }
-    return { lastRunStartedAt: rows[0]?.last == null ? undefined : Number(rows[0].last) };
+    this.#identity = identity;
+    return openCopy(this.#query, this.#t, identity);
   }
 
   async time(): Promise<number> {
@@ -152,13 +130,7 @@ export class PostgresSyncStore implements SyncStore {
   }
 
   async unfinishedRun(): Promise<SyncRun | undefined> {
-    const { rows } = await this.#query<{ id: string; kind: SyncRun['kind']; started_at: string }>(
-      'reading the run',
-      `SELECT id, kind, started_at FROM ${this.#t.runs} WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`,
-      [],
-    );
-    const row = rows[0];
-    return row && { id: Number(row.id), kind: row.kind, startedAt: Number(row.started_at), resumed: true };
+    return unfinishedRun(this.#query, this.#t);
   }
 
   async beginRun(
@@ -166,21 +138,8 @@ export class PostgresSyncStore implements SyncStore {
     startedAt: number,
     windows: ReadonlyArray<{ from: number; to: number }>,
   ): Promise<SyncRun> {
-    const t = this.#t;
-    // One unfinished run at a time (a unique index): of workers beginning together, one inserts,
-    // and the others join its run.
-    const { rows } = await this.#query<{ id: string }>(
-      'beginning a run',
-      `WITH r AS (INSERT INTO ${t.runs} (kind, started_at) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id),
-       w AS (INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms)
-             SELECT r.id, x.f, x.t, x.f, x.f, x.t FROM r, jsonb_to_recordset($3::jsonb) AS x(f bigint, t bigint))
-       SELECT id FROM r`,
-      [kind, startedAt, JSON.stringify(windows.map((w) => ({ f: w.from, t: w.to })))],
-    );
-    if (rows[0]) return { id: Number(rows[0].id), kind, startedAt, resumed: false };
-    const joined = await this.unfinishedRun();
-    if (!joined) return this.beginRun(kind, startedAt, windows); // the other run ended meanwhile
-    return joined;
+    if (!this.#identity) throw new ConfigurationError('beginRun: open the copy first.');
+    return beginRun(this.#query, this.#t, this.#identity, kind, startedAt, windows);
   }
 
   async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {

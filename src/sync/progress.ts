@@ -84,7 +84,7 @@ export class SyncProgressMeter {
   }
 
   /** The run's summary, as `run()` returns it. */
-  /** The summary of a run stopped before it was begun or resumed: nothing done, its kind the one asked for. */
+  /** The summary of a run stopped before it was begun or resumed: nothing done, its kind the one it would have been. */
   static notBegun(full: boolean, durationMs: number): SyncSummary {
     return {
       kind: full ? 'full' : 'incremental',

@@ -5,7 +5,7 @@ import type { SyncEvents, SyncSummary } from './events.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
 import { patientStore } from './patient-store.ts';
 import { SyncProgressMeter } from './progress.ts';
-import type { SyncLease, SyncStore } from './store.ts';
+import type { CopyState, SyncLease, SyncStore } from './store.ts';
 import { firstWindows } from './windows.ts';
 import { earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
 
@@ -54,8 +54,9 @@ export class TaskSync {
     const store = patientStore(this.#options.store, logger, options.signal);
     const started = performance.now();
     let summary: SyncSummary | undefined;
+    let copy: CopyState | undefined;
     try {
-      const copy = await store.open({ baseUrl: client.baseUrl, filter: this.#options.filterKey });
+      copy = await store.open({ baseUrl: client.baseUrl, filter: this.#options.filterKey });
       try {
         summary = await this.#resumeOrBegin(store, copy.lastRunStartedAt, options, started);
       } finally {
@@ -71,7 +72,8 @@ export class TaskSync {
       // Stopped before the run was begun or resumed (opening the copy, finding the first task):
       // nothing was done, which is a stop like any other, not a failure.
       if (summary !== undefined || !options.signal?.aborted) throw error;
-      summary = SyncProgressMeter.notBegun(options.full === true, performance.now() - started);
+      const full = options.full === true || (copy !== undefined && copy.lastRunStartedAt === undefined);
+      summary = SyncProgressMeter.notBegun(full, performance.now() - started);
     }
     const ended = summary;
     this.#options.hooks.emit('runEnd', () => ended);

@@ -166,7 +166,10 @@ export async function refreshBatch(ctx: RunContext, lease: SyncLease): Promise<b
   if (ids.length === 0) return false;
   const byRefs = (refs: readonly string[]) =>
     options.client.tasks
-      .search({ ...syncRequest(options), refs: refs.map((id) => ({ id })), pageSize: REFRESH_BATCH }, { signal })
+      .search(
+        { ...syncRequest(options), refs: refs.map((id) => ({ id })), pageSize: REFRESH_BATCH },
+        { signal },
+      )
       .toArray();
   const views = await byRefs(ids);
   let pages = Math.ceil(views.length / REFRESH_BATCH) || 1;

@@ -4,7 +4,7 @@
  * documented exit codes.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,7 +102,7 @@ describe('idgov', () => {
     );
     const csv = await idgov(['export', '--db', db, '--format', 'csv'], env);
     const rows = csv.stdout.trim().split('\n');
-    expect(rows[0]).toBe('id,state,created_at,updated_at,deleted_at,synced_at');
+    expect(rows[0]).toBe('id,state,created_at,updated_at,deleted_at,vanished,synced_at');
     expect(rows).toHaveLength(3_001);
   });
 
@@ -112,6 +112,8 @@ describe('idgov', () => {
     [['sync'], /give the copy as --db <file> \(SQLite\) or --postgres <url>, one of them/],
     [['sync', '--db', 'x.db', '--postgres', 'postgres://127.0.0.1/x'], /one of them/],
     [['frobnicate'], /unknown command/],
+    [[], /Usage: idgov/],
+    [['sync', '--db', ''], /--db must name the SQLite file/],
   ])('exits 2 with a message for bad usage: %j', async (args, message) => {
     const ran = await idgov(args, env);
     expect(ran.code).toBe(2);
@@ -122,8 +124,61 @@ describe('idgov', () => {
     const bare = await idgov(['sync', '--db', join(dir, 'none.db')], {});
     expect(bare.code).toBe(2);
     expect(bare.stderr).toMatch(/No credentials: .*IDGOV_CLIENT_ID/);
-    const notACopy = await idgov(['export', '--db', join(dir, 'nothing-here.db')], env);
-    expect(notACopy.code).toBe(2);
-    expect(notACopy.stderr).toMatch(/is no task copy.*idgov sync --db/);
+    const missing = await idgov(['export', '--db', join(dir, 'nothing-here.db')], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/does not exist: run `idgov sync --db .*` first/);
+  });
+
+  it('export says what is wrong with the path: a directory, a file that is no database, a database that is no copy', async () => {
+    const text = join(dir, 'notes.txt');
+    writeFileSync(text, 'id,state\n'.repeat(300));
+    const empty = join(dir, 'empty.db');
+    writeFileSync(empty, '');
+    for (const [path, message] of [
+      [dir, /is a directory/],
+      [text, /is not a SQLite file, or is damaged/],
+      [empty, /is a SQLite file but no task copy/],
+    ] as const) {
+      const ran = await idgov(['export', '--db', path], env);
+      expect(ran.code, path).toBe(2);
+      expect(ran.stderr).toMatch(message);
+    }
+  });
+
+  it('a PostgreSQL URL given to --db is refused without printing its password', async () => {
+    const url = 'postgres://sync:Hunter2pw@127.0.0.1:5432/reports';
+    for (const command of ['sync', 'export']) {
+      const ran = await idgov([command, '--db', url], env);
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toMatch(/--db takes a SQLite file, and this is a URL/);
+      expect(ran.stderr + ran.stdout).not.toContain('Hunter2pw');
+    }
+  });
+
+  it('wrong credentials are setup: exit 2, the secret never printed', async () => {
+    const ran = await idgov(['sync', '--db', join(dir, 'wrong.db')], {
+      ...env,
+      IDGOV_CLIENT_SECRET: 'wrongsecret-XYZ',
+    });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/401/);
+    expect(ran.stderr).not.toContain('wrongsecret-XYZ');
+  });
+
+  it('export into a pipe its reader closed early (| head -1) stops quietly, exit 0', async () => {
+    const db = join(dir, 'piped.db');
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const child = spawn(process.execPath, ['--import', fromSource, cli, 'export', '--db', db], {
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.once('data', () => child.stdout.destroy()); // the reader has its first line, and goes
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });

@@ -299,6 +299,31 @@ describe('copies left by killed processes and threads', () => {
     });
   });
 
+  it('a first run that failed before it began (a wrong base URL) does not tie the copy to that tenant', async () => {
+    const tenant = new FakeTenant({ history: 100, seed: 15 });
+    await withTenant(tenant, async () => {
+      const path = dbPath();
+      const typo = new IdGovClient({
+        baseUrl: 'http://127.0.0.1:1',
+        credentials: { token: 't' },
+        logLevel: 'off',
+        maxRetries: 0,
+      });
+      const failed = syncOf(typo, new SqliteSyncStore({ path }));
+      await caught(failed.run());
+      await failed.close();
+      const right = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      expect((await right.run()).complete).toBe(true);
+      await right.close();
+      // Once a run began, the copy is that tenant's.
+      const other = syncOf(typo, new SqliteSyncStore({ path }));
+      expect((await caught(other.run())).message).toMatch(
+        /holds a copy of http:\/\/127\.0\.0\.1:\d+ .* this sync is of http:\/\/127\.0\.0\.1:1/,
+      );
+      await other.close();
+    });
+  });
+
   it('a file that is not a SQLite database is refused naming it', async () => {
     const path = dbPath();
     writeFileSync(path, 'id,state\n'.repeat(500));
@@ -353,7 +378,8 @@ describe('stopping', () => {
       const sync = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path: dbPath() }));
       const summary = await sync.run({ signal: AbortSignal.timeout(300) });
       await sync.close();
-      expect(summary).toMatchObject({ complete: false, pages: 0, tasksNew: 0 });
+      // A new copy: the run it would have been is full.
+      expect(summary).toMatchObject({ kind: 'full', complete: false, pages: 0, tasksNew: 0 });
     });
   });
 });
@@ -364,6 +390,48 @@ afterAll(() => pg?.stop());
 
 describe.skipIf(!pg)('tasks PostgreSQL cannot store as sent', () => {
   let n = 0;
+
+  it('a first run that failed before it began does not tie the tables to that tenant; a missing schema says to create it', async () => {
+    const tenant = new FakeTenant({ history: 100, seed: 16 });
+    await withTenant(tenant, async () => {
+      n += 1;
+      const table = `${pg?.schema}.typo_${n}`;
+      const typo = new IdGovClient({
+        baseUrl: 'http://127.0.0.1:1',
+        credentials: { token: 't' },
+        logLevel: 'off',
+        maxRetries: 0,
+      });
+      const first = new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'off' });
+      await first.migrate();
+      const failed = syncOf(typo, first);
+      await caught(failed.run());
+      await failed.close();
+      const right = syncOf(
+        clientOf(tenant).client,
+        new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'off' }),
+      );
+      expect((await right.run()).tasksNew).toBe(100);
+      await right.close();
+      const other = syncOf(
+        typo,
+        new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'off' }),
+      );
+      expect((await caught(other.run())).message).toMatch(
+        /holds a copy of .* this sync is of http:\/\/127\.0\.0\.1:1/,
+      );
+      await other.close();
+    });
+    const nowhere = new PostgresSyncStore({
+      connectionString: pg?.url,
+      table: 'no_such_schema.idgov',
+      logLevel: 'off',
+    });
+    const error = await caught(nowhere.migrate());
+    await nowhere.close();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toMatch(/no schema no_such_schema .*CREATE SCHEMA no_such_schema/);
+  });
 
   it('a lone surrogate, a NUL in an ID and a year out of range are stored, not a failure at every run', async () => {
     const tenant = new FakeTenant({ history: 30, seed: 10 });
