@@ -1,5 +1,4 @@
 import type * as z from 'zod/mini';
-import { abortable } from '../internal/wait.ts';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import type { Authenticator } from './auth.ts';
 import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './cursor.ts';
@@ -147,15 +146,24 @@ export class APIClient implements ClientCore {
     call: { readonly method: string; readonly path: string },
   ): Promise<string> {
     const timeout = options.timeout ?? this.#http.timeout;
-    const limit = AbortSignal.timeout(timeout);
-    try {
-      // Only the wait is bounded: the caller's own signal alone may give up the shared request.
-      return await abortable(this.#auth.token(options.signal), limit);
-    } catch (error) {
-      if (!limit.aborted || options.signal?.aborted) throw error;
-      throw new TimeoutError(
-        `${call.method} ${call.path} waited ${timeout} ms for an access token without getting one; raise timeout or check the token endpoint (or provider).`,
+    // Only the wait is bounded: the caller's own signal alone may give up the shared request. A
+    // plain timer, cleared at once when the token is cached (as it mostly is): no signal, nothing left behind.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new TimeoutError(
+              `${call.method} ${call.path} waited ${timeout} ms for an access token without getting one; raise timeout or check the token endpoint (or provider).`,
+            ),
+          ),
+        timeout,
       );
+    });
+    try {
+      return await Promise.race([this.#auth.token(options.signal), limit]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
