@@ -19,13 +19,7 @@ import {
   upsertTasksSql,
 } from './postgres-rows.ts';
 import { beginRun, openCopy, unfinishedRun } from './postgres-runs.ts';
-import {
-  DEFAULT_SYNC_PREFIX,
-  POSTGRES_SYNC_SCHEMA_VERSION,
-  postgresSyncSchema,
-  type SyncTables,
-  syncTables,
-} from './postgres-schema.ts';
+import { DEFAULT_SYNC_PREFIX, postgresSyncSchema, type SyncTables, syncTables } from './postgres-schema.ts';
 import { claimWindow, commitPage, splitLargest } from './postgres-windows.ts';
 import type {
   CommitCounts,
