@@ -45,6 +45,9 @@ or SIGTERM (everything committed is kept: run the same command again to resume).
 function checkFile(db: string): void {
   if (db.trim() === '')
     throw new UsageError('--db must name the SQLite file of the copy (got an empty path).');
+  if (/^file:/i.test(db)) {
+    throw new UsageError('--db takes a file path: give the path itself, not a file: URI.');
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) {
     throw new UsageError(
       '--db takes a SQLite file, and this is a URL (not shown: it may hold a password): for PostgreSQL, use `idgov sync --postgres <url>`; `idgov export` reads a SQLite copy only.',
@@ -119,8 +122,8 @@ try {
   if (code === 'commander.helpDisplayed' || code === 'commander.version') {
     process.exitCode = EXIT.done;
   } else if (code === 'commander.help') {
-    // Help shown because no command was given: a script whose command is empty must not succeed.
-    process.exitCode = EXIT.usage;
+    // `idgov help` asked for it (0); no command given (1): a script whose command is empty must not succeed.
+    process.exitCode = (error as { exitCode?: number }).exitCode === 0 ? EXIT.done : EXIT.usage;
   } else if (typeof code === 'string' && code.startsWith('commander.')) {
     process.exitCode = EXIT.usage; // commander printed the message
   } else if (error instanceof UsageError) {

@@ -33,7 +33,9 @@ export function postgresError(error: unknown, what: string, table: string, schem
   if (sqlState === '3F000') {
     const schema = table.includes('.') ? table.slice(0, table.lastIndexOf('.')) : undefined;
     return new ConfigurationError(
-      `PostgreSQL has no schema${schema ? ` ${schema}` : ''} for ${table} (${text}): create it (CREATE SCHEMA ${schema ?? '<name>'}), or leave the schema out of the table prefix.`,
+      schema
+        ? `PostgreSQL has no schema ${schema} for ${table} (${text}): create it (CREATE SCHEMA ${schema}), or leave the schema out of the table prefix.`
+        : `PostgreSQL has no schema to put ${table} in (${text}): create the schema the connection's search_path names, or give the table prefix as schema.prefix.`,
       { cause: error },
     );
   }

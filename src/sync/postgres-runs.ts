@@ -9,30 +9,19 @@ import type { PgQuery } from './postgres-rows.ts';
 import { POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './postgres-schema.ts';
 import type { CopyIdentity, CopyState, SyncRun } from './store.ts';
 
-/** Throws unless `meta` (the copy's meta table) is of `identity`'s tenant and filter. */
-function checkIdentity(t: SyncTables, meta: Record<string, string>, identity: CopyIdentity): void {
-  if (meta.base_url === identity.baseUrl && meta.filter === identity.filter) return;
-  throw new ConfigurationError(
-    `${t.tasks} holds a copy of ${meta.base_url} with the filter ${meta.filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another table prefix (the store's table option) for it, or drop these tables to start over.`,
-  );
-}
-
-/**
- * Opens the copy for `identity`. A copy no run has begun on (its first failed before it began: a
- * typo in the base URL, say) is anybody's; once a run began, its tenant and filter are the copy's.
- */
+/** Opens the copy for `identity`: a copy of another tenant or filter is refused. */
 export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIdentity): Promise<CopyState> {
   await query(
     'opening the copy',
     `INSERT INTO ${t.meta} (key, value) VALUES ('schema_version', $1), ('base_url', $2), ('filter', $3)
-     ON CONFLICT (key) DO UPDATE SET value = excluded.value
-     WHERE ${t.meta}.key <> 'schema_version' AND NOT EXISTS (SELECT 1 FROM ${t.runs})`,
+     ON CONFLICT (key) DO NOTHING`,
     [String(POSTGRES_SYNC_SCHEMA_VERSION), identity.baseUrl, identity.filter],
   );
-  const { rows } = await query<{ meta: Record<string, string>; last: string | null }>(
+  const { rows } = await query<{ meta: Record<string, string>; last: string | null; begun: boolean }>(
     'opening the copy',
     `SELECT (SELECT json_object_agg(key, value) FROM ${t.meta}) AS meta,
-            (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL) AS last`,
+            (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL) AS last,
+            EXISTS (SELECT 1 FROM ${t.runs}) OR EXISTS (SELECT 1 FROM ${t.tasks}) AS begun`,
     [],
   );
   const meta = rows[0]?.meta ?? {};
@@ -42,7 +31,16 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
       `${t.tasks} is a task copy of schema version ${version}, newer than this SDK's ${POSTGRES_SYNC_SCHEMA_VERSION}: upgrade @idgov/sdk.`,
     );
   }
-  checkIdentity(t, meta, identity);
+  if (meta.base_url !== identity.baseUrl || meta.filter !== identity.filter) {
+    // Not taken over even when empty: workers of two tenants opening one new copy at once could
+    // both pass, and share a run. An empty copy is said to be one, with its simple remedy.
+    const remedy = rows[0]?.begun
+      ? "Use another table prefix (the store's table option) for it, or drop these tables to start over."
+      : `It holds nothing yet (its first run failed before it began: a wrong base URL?): delete the rows of ${t.meta} (or drop the tables) to use it for this one.`;
+    throw new ConfigurationError(
+      `${t.tasks} holds a copy of ${meta.base_url} with the filter ${meta.filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. ${remedy}`,
+    );
+  }
   return { lastRunStartedAt: rows[0]?.last == null ? undefined : Number(rows[0].last) };
 }
 
@@ -59,38 +57,25 @@ export async function unfinishedRun(query: PgQuery, t: SyncTables): Promise<Sync
 
 /**
  * Begins a run with `windows`, or joins the unfinished one: one at a time (a unique index), so of
- * workers beginning together one inserts and the others join. Begun only while the copy is still
- * of `identity`'s tenant and filter: of two workers opening a new copy for different ones at once,
- * the one whose identity the copy took begins, and the other is refused.
+ * workers beginning together one inserts and the others join.
  */
 export async function beginRun(
   query: PgQuery,
   t: SyncTables,
-  identity: CopyIdentity,
   kind: SyncRun['kind'],
   startedAt: number,
   windows: ReadonlyArray<{ from: number; to: number }>,
 ): Promise<SyncRun> {
   for (;;) {
-    const { rows } = await query<{ id: string | null; meta: Record<string, string> }>(
+    const { rows } = await query<{ id: string }>(
       'beginning a run',
-      `WITH r AS (INSERT INTO ${t.runs} (kind, started_at)
-                  SELECT $1, $2 WHERE (SELECT value FROM ${t.meta} WHERE key = 'base_url') = $4
-                                  AND (SELECT value FROM ${t.meta} WHERE key = 'filter') = $5
-                  ON CONFLICT DO NOTHING RETURNING id),
+      `WITH r AS (INSERT INTO ${t.runs} (kind, started_at) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id),
        w AS (INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms)
              SELECT r.id, x.f, x.t, x.f, x.f, x.t FROM r, jsonb_to_recordset($3::jsonb) AS x(f bigint, t bigint))
-       SELECT (SELECT id FROM r) AS id, (SELECT json_object_agg(key, value) FROM ${t.meta}) AS meta`,
-      [
-        kind,
-        startedAt,
-        JSON.stringify(windows.map((w) => ({ f: w.from, t: w.to }))),
-        identity.baseUrl,
-        identity.filter,
-      ],
+       SELECT id FROM r`,
+      [kind, startedAt, JSON.stringify(windows.map((w) => ({ f: w.from, t: w.to })))],
     );
-    checkIdentity(t, rows[0]?.meta ?? {}, identity);
-    if (rows[0]?.id) return { id: Number(rows[0].id), kind, startedAt, resumed: false };
+    if (rows[0]) return { id: Number(rows[0].id), kind, startedAt, resumed: false };
     const joined = await unfinishedRun(query, t);
     if (joined) return joined;
     // The other run ended meanwhile: begin again.

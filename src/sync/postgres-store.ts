@@ -82,7 +82,6 @@ export class PostgresSyncStore implements SyncStore {
   /** The prefix of the copy's tables (`idgov`: `idgov_tasks`, `idgov_expanded`, ...). */
   readonly table: string;
   readonly #t: SyncTables;
-  #identity: CopyIdentity | undefined;
   readonly #db: PostgresConnection;
 
   constructor(options: PostgresSyncStoreOptions) {
@@ -114,7 +113,6 @@ export class PostgresSyncStore implements SyncStore {
   }
 
   async open(identity: CopyIdentity): Promise<CopyState> {
-    this.#identity = identity;
     return openCopy(this.#query, this.#t, identity);
   }
 
@@ -132,8 +130,7 @@ export class PostgresSyncStore implements SyncStore {
     startedAt: number,
     windows: ReadonlyArray<{ from: number; to: number }>,
   ): Promise<SyncRun> {
-    if (!this.#identity) throw new ConfigurationError('beginRun: open the copy first.');
-    return beginRun(this.#query, this.#t, this.#identity, kind, startedAt, windows);
+    return beginRun(this.#query, this.#t, kind, startedAt, windows);
   }
 
   async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {

@@ -66,9 +66,13 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
   }
   const baseUrl = meta(file, 'base_url');
   const filter = meta(file, 'filter');
-  // A copy no run has begun on (its first failed before it began: a typo in the base URL, say) is
-  // anybody's; once a run began, its tenant and filter are the copy's.
-  const begun = file.sql('SELECT 1 FROM idgov_sync_runs LIMIT 1').get() !== undefined;
+  // A copy nothing was written to (its first run failed before it began: a typo in the base URL,
+  // say) is anybody's; once a run began, its tenant and filter are the copy's. (One process holds a
+  // SQLite copy at a time, so two cannot take an empty one for two tenants at once.)
+  const begun =
+    file
+      .sql('SELECT EXISTS (SELECT 1 FROM idgov_sync_runs) OR EXISTS (SELECT 1 FROM idgov_tasks) AS begun')
+      .get()?.begun === 1;
   if (begun && baseUrl !== undefined && (baseUrl !== identity.baseUrl || filter !== identity.filter)) {
     throw new ConfigurationError(
       `${file.path} holds a copy of ${baseUrl} with the filter ${filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another file for it, or delete this one to start over.`,

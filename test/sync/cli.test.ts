@@ -68,6 +68,15 @@ describe('idgov', () => {
     expect(ran.stdout).toMatch(/130 stopped by SIGINT/);
   });
 
+  it.each([[['help']], [['help', 'sync']], [['export', '--help']]])(
+    '%j shows help and exits 0',
+    async (args) => {
+      const ran = await idgov(args, {});
+      expect(ran.code).toBe(0);
+      expect(ran.stdout + ran.stderr).toMatch(/Usage: idgov/);
+    },
+  );
+
   it('sync: SIGINT keeps what was committed and says how to resume; the same command then finishes', async () => {
     const db = join(dir, 'interrupted.db');
     let signalled = false;
@@ -114,6 +123,7 @@ describe('idgov', () => {
     [['frobnicate'], /unknown command/],
     [[], /Usage: idgov/],
     [['sync', '--db', ''], /--db must name the SQLite file/],
+    [['export', '--db', 'file:///tmp/tasks.db'], /give the path itself, not a file: URI/],
   ])('exits 2 with a message for bad usage: %j', async (args, message) => {
     const ran = await idgov(args, env);
     expect(ran.code).toBe(2);
