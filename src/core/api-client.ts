@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
-import type { Authenticator } from './auth.ts';
+import { type Authenticator, tokenWithin } from './auth.ts';
 import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './cursor.ts';
-import { ResponseValidationError, TimeoutError } from './errors.ts';
+import { ResponseValidationError } from './errors.ts';
 import type { ClientEvents } from './events.ts';
 import type { HookHandlers, Hooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
@@ -137,36 +137,6 @@ export class APIClient implements ClientCore {
     return this.#logger;
   }
 
-  /**
-   * A token for an attempt of `call`, waited for no longer than the attempt may take: the token
-   * request is shared by every call, so it keeps the client's own timeout and retries.
-   */
-  async #tokenWithin(
-    options: CallOptions,
-    call: { readonly method: string; readonly path: string },
-  ): Promise<string> {
-    const timeout = options.timeout ?? this.#http.timeout;
-    // Only the wait is bounded: the caller's own signal alone may give up the shared request. A
-    // plain timer, cleared at once when the token is cached (as it mostly is): no signal, nothing left behind.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new TimeoutError(
-              `${call.method} ${call.path} waited ${timeout} ms for an access token without getting one; raise timeout or check the token endpoint (or provider).`,
-            ),
-          ),
-        timeout,
-      );
-    });
-    try {
-      return await Promise.race([this.#auth.token(options.signal), limit]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   request<S extends z.core.$ZodType>(call: Call<S>): APIPromise<z.output<S>> {
     return new APIPromise(this.#send(call));
   }
@@ -199,7 +169,7 @@ export class APIClient implements ClientCore {
         errorContext: { secrets: () => tokens },
         beforeAttempt: async (headers) => {
           sent = ''; // stays empty if getting the token fails: that 401 is the token endpoint's, not ours to retry
-          sent = await this.#tokenWithin(options, call);
+          sent = await tokenWithin(this.#auth, options.signal, options.timeout ?? this.#http.timeout, call);
           tokens.push(sent);
           headers.set('authorization', `Bearer ${sent}`);
         },

@@ -1,5 +1,5 @@
 import { abortable } from '../internal/wait.ts';
-import { ConfigurationError, IdGovError, TokenProviderError } from './errors.ts';
+import { ConfigurationError, IdGovError, TimeoutError, TokenProviderError } from './errors.ts';
 import type { TokenEvent } from './events.ts';
 import type { Hooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
@@ -131,4 +131,35 @@ export function createAuthenticator(
     },
     describe: () => `client credentials (client_id ${clientId})`,
   };
+}
+
+/**
+ * A token from `auth` for an attempt of `call`, waited for no longer than `timeout` (the attempt's):
+ * the token request is shared by every call, so it keeps the client's own timeout and retries, and
+ * only the caller's own `signal` may give it up. A plain timer, cleared at once when the token is
+ * cached (as it mostly is): no signal, nothing left behind.
+ */
+export async function tokenWithin(
+  auth: Authenticator,
+  signal: AbortSignal | undefined,
+  timeout: number,
+  call: { readonly method: string; readonly path: string },
+): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new TimeoutError(
+            `${call.method} ${call.path} waited ${timeout} ms for an access token without getting one; raise timeout or check the token endpoint (or provider).`,
+          ),
+        ),
+      timeout,
+    );
+  });
+  try {
+    return await Promise.race([auth.token(signal), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
