@@ -5,10 +5,12 @@
  * Each ends with the copy equal to the tenant, or a typed error that says what to do; none loses or
  * falsely deletes a task.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, IdGovClient, PaginationError, StoreError } from '../../src/index.ts';
 import { TaskSync } from '../../src/sync/index.ts';
@@ -17,7 +19,7 @@ import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
 import { caught } from '../helpers/caught.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
-import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
+import { copiedTasks, copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';
 
 const workers: Array<{ terminate(): Promise<number> }> = [];
 vi.mock('node:worker_threads', async (original) => {
@@ -437,6 +439,34 @@ describe.skipIf(!pg)('tasks PostgreSQL cannot store as sent', () => {
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error.message).toMatch(/no schema no_such_schema .*CREATE SCHEMA no_such_schema/);
   });
+
+  it('PostgreSQL crashed and restarted mid-run: the run waits it out and the copy equals the tenant', async () => {
+    // A server of its own: the shared one serves other tests meanwhile.
+    const script = fileURLToPath(new URL('../../scripts/pg-test-server.sh', import.meta.url));
+    const url = execFileSync('bash', [script, 'start'], { encoding: 'utf8' }).trim();
+    const tenant = new FakeTenant({ history: 3_000, seed: 17, latencyMs: 10 });
+    try {
+      await withTenant(tenant, async () => {
+        const store = new PostgresSyncStore({ connectionString: url, logLevel: 'off' });
+        await store.migrate();
+        const sync = syncOf(clientOf(tenant).client, store, 4);
+        let pages = 0;
+        sync.hooks.on('progress', () => {
+          pages += 1;
+          if (pages !== 5) return;
+          execFileSync('bash', [script, 'pause', url]); // -m immediate: a crash, not a clean stop
+          setTimeout(() => execFileSync('bash', [script, 'resume', url]), 1_000);
+        });
+        const summary = await sync.run();
+        expect(summary.complete).toBe(true);
+        expect(pages).toBeGreaterThan(5);
+        expect(differences(await copiedTasksPg(url, 'idgov'), expectedTasks(tenant.tasks))).toEqual([]);
+        await sync.close();
+      });
+    } finally {
+      execFileSync('bash', [script, 'stop', url]);
+    }
+  }, 60_000);
 
   it('a lone surrogate, a NUL in an ID and a year out of range are stored, not a failure at every run', async () => {
     const tenant = new FakeTenant({ history: 30, seed: 10 });
