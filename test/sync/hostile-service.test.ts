@@ -90,6 +90,15 @@ async function withTenant<T>(tenant: FakeTenant, work: () => Promise<T>): Promis
   }
 }
 
+/** A new SQLite copy of `tenant`, synced once by an honest client: its path. */
+async function syncedCopy(tenant: FakeTenant): Promise<string> {
+  const path = dbPath();
+  const sync = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+  await sync.run();
+  await sync.close();
+  return path;
+}
+
 const EMPTY_FIRST = 'empty-first-page';
 const isFirstQuery = (request: SearchBody) => !request.pageToken && !request.refs && !request.createdAfter;
 
@@ -97,10 +106,7 @@ describe('a service that answers oddly', () => {
   it('an empty first page with a next token: the run follows it, and a full run deletes nothing', async () => {
     const tenant = new FakeTenant({ history: 500, seed: 3 });
     await withTenant(tenant, async () => {
-      const path = dbPath();
-      const honest = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
-      await honest.run();
-      await honest.close();
+      const path = await syncedCopy(tenant);
       const emptyFirst: Rewrite = (request, answer) =>
         isFirstQuery(request) ? { list: [], nextPageToken: EMPTY_FIRST, expanded: [] } : answer;
       // On a new copy too: it must not take the tenant for empty.
@@ -159,10 +165,7 @@ describe('a service that answers oddly', () => {
   it('a refresh answered with a null in place of a task deletes nothing; a task really gone is marked vanished', async () => {
     const tenant = new FakeTenant({ history: 400, seed: 14 });
     await withTenant(tenant, async () => {
-      const path = dbPath();
-      const first = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
-      await first.run();
-      await first.close();
+      const path = await syncedCopy(tenant);
       // Gone from the service altogether (not soft-deleted): the one a refresh should mark.
       const openIndex = tenant.tasks.findIndex((task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt);
       const [gone] = tenant.tasks.splice(openIndex, 1);
@@ -202,10 +205,7 @@ describe('copies left by killed processes and threads', () => {
   it('a hold not renewed for 30 s is taken over, from another host too; a fresh one is refused', async () => {
     const tenant = new FakeTenant({ history: 200, seed: 7 });
     await withTenant(tenant, async () => {
-      const path = dbPath();
-      const first = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
-      await first.run();
-      await first.close();
+      const path = await syncedCopy(tenant);
       const holdBy = (seenAgoMs: number) => {
         const db = new DatabaseSync(path);
         const owner = {
