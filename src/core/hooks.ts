@@ -65,16 +65,18 @@ export class Hooks<Events> {
   }
 
   #call<Name extends keyof Events>(name: Name, handler: (event: never) => void, event: Events[Name]): void {
-    const failed = (error: unknown) =>
-      this.#logger.warn(`a '${String(name)}' hook threw (${(error as Error)?.message ?? error}); ignored`);
     try {
       const returned: unknown = (handler as (event: Events[Name]) => unknown)(event);
       // An async handler's rejection is its throw: caught here, it cannot end the process as unhandled.
       if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function') {
-        (returned as PromiseLike<unknown>).then(undefined, failed);
+        (returned as PromiseLike<unknown>).then(undefined, (error: unknown) => this.#threw(name, error));
       }
     } catch (error) {
-      failed(error);
+      this.#threw(name, error);
     }
+  }
+
+  #threw(name: keyof Events, error: unknown): void {
+    this.#logger.warn(`a '${String(name)}' hook threw (${(error as Error)?.message ?? error}); ignored`);
   }
 }
