@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigurationError } from '../core/errors.ts';
+import { isDamaged } from '../stores/sqlite-file.ts';
 
 /** What `idgov export` takes. */
 export interface ExportCommandOptions {
@@ -24,9 +25,6 @@ function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-// SQLite's primary codes for a file that is no database, damaged, or unreadable as one (a directory).
-const NOT_A_DATABASE = new Set([10, 11, 26]);
-
 /** The copy at `path`, opened to read; what is wrong with the path, said with its fix, otherwise. */
 function openCopy(path: string): DatabaseSync {
   if (!existsSync(path)) {
@@ -44,10 +42,8 @@ function openCopy(path: string): DatabaseSync {
     return db;
   } catch (error) {
     db?.close();
-    const code = (error as { errcode?: unknown }).errcode;
-    const damaged = typeof code === 'number' && NOT_A_DATABASE.has(code & 0xff);
     throw new ConfigurationError(
-      damaged
+      isDamaged(error)
         ? `${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`
         : `${path} is a SQLite file but no task copy (${(error as Error).message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
       { cause: error },

@@ -13,8 +13,9 @@ export type HookHandlers<Events> = {
 /**
  * The hooks of one component (a client, a sender, an outbox): handlers added with
  * {@link Hooks.on} or the component's `hooks` option, told of each event in the order added. A
- * handler that throws, or an async one that rejects, is logged and ignored (not awaited): what it does cannot change the component's work. An
- * event nobody listens to is not even built, so unused hooks cost a property read.
+ * handler that throws, or an async one that rejects, is logged and ignored (not awaited): what it
+ * does cannot change the component's work. An event nobody listens to is not even built, so unused
+ * hooks cost a property read.
  *
  * @group Observability
  */

@@ -115,7 +115,8 @@ export function exceededRetryAfterCap(error: HTTPError): number | undefined {
 
 /**
  * ky's retry options for `limit` retries, with {@link planRetry} as the whole policy: `onPlan` is
- * told of each retry before its wait; none once the caller's `signal` is aborted. POST is included: callers opt in per request.
+ * told of each retry before its wait; none once the caller's `signal` is aborted. POST is
+ * included: callers opt in per request.
  */
 export function retryOptions(
   limit: number,

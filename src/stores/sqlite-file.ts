@@ -19,6 +19,13 @@ const SQLITE_CANTOPEN = 14;
 const SQLITE_CORRUPT = 11;
 const SQLITE_NOTADB = 26;
 
+/** Whether `error` of `node:sqlite` says the file is no database, or a damaged one. */
+export function isDamaged(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  // The primary code: `node:sqlite` gives extended ones (SQLITE_CORRUPT_INDEX...).
+  return typeof code === 'number' && ((code & 0xff) === SQLITE_NOTADB || (code & 0xff) === SQLITE_CORRUPT);
+}
+
 /** Options of {@link SqliteFile}. */
 export interface SqliteFileOptions {
   /** The database file; created if missing. */
@@ -171,7 +178,7 @@ export class SqliteFile {
         { cause: error },
       );
     }
-    if (code === SQLITE_NOTADB || code === SQLITE_CORRUPT) {
+    if (isDamaged(error)) {
       return new ConfigurationError(
         `The file ${path} is not a SQLite database, or is damaged (${why}): point the ${this.#holds} at another path (or restore this file from a backup).`,
         { cause: error },

@@ -82,7 +82,9 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
   if (owner !== undefined) {
     const held = JSON.parse(owner) as Owner;
     const silentMs = Date.now() - (held.seen ?? Date.parse(held.since));
-    const gone = (held.host === hostname() && !alive(held.pid)) || !(silentMs <= OWNER_STALE_MS);
+    // A holder of an older version says nothing while it runs: only its process can tell.
+    const dead = held.host === hostname() && !alive(held.pid);
+    const gone = held.seen === undefined ? dead : dead || !(silentMs <= OWNER_STALE_MS);
     if (held.holder !== holder && !gone) {
       throw new ConfigurationError(
         `Another sync (process ${held.pid} on ${held.host}, last seen ${Math.max(0, Math.round(silentMs / 1000))} s ago) is running on ${file.path}: one process syncs a SQLite copy at a time. Wait for it, or stop it; one killed loses its hold ${OWNER_STALE_MS / 1000} s after it was last seen.`,
@@ -124,8 +126,10 @@ export function stillHeld(file: SqliteFile, holder: string): void {
  * process, a machine asleep) may have been taken over, and must not write beside its successor.
  */
 export function assertHeld(file: SqliteFile, holder: string): void {
-  const owner = meta(file, 'owner');
-  if (owner !== undefined && (JSON.parse(owner) as Owner).holder === holder) return;
+  const held = file
+    .sql("SELECT 1 FROM idgov_sync_meta WHERE key = 'owner' AND json_extract(value, '$.holder') = ?")
+    .get(holder);
+  if (held !== undefined) return;
   throw new ConfigurationError(
     `This sync no longer holds ${file.path}: it was not heard from for ${OWNER_STALE_MS / 1000} s (the process paused, or its machine slept), and another process took the copy over. Nothing more was written; let the other one finish.`,
   );

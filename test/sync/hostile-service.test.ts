@@ -206,14 +206,14 @@ describe('copies left by killed processes and threads', () => {
     const tenant = new FakeTenant({ history: 200, seed: 7 });
     await withTenant(tenant, async () => {
       const path = await syncedCopy(tenant);
-      const holdBy = (seenAgoMs: number) => {
+      const holdBy = (seenAgoMs: number | undefined) => {
         const db = new DatabaseSync(path);
         const owner = {
           pid: 1,
           host: 'sync-7f9c2',
           since: '2026-01-01T00:00:00Z',
           holder: 'x',
-          seen: Date.now() - seenAgoMs,
+          seen: seenAgoMs === undefined ? undefined : Date.now() - seenAgoMs,
         };
         db.prepare("INSERT OR REPLACE INTO idgov_sync_meta (key, value) VALUES ('owner', ?)").run(
           JSON.stringify(owner),
@@ -226,6 +226,11 @@ describe('copies left by killed processes and threads', () => {
       await refused.close();
       expect(error).toBeInstanceOf(ConfigurationError);
       expect(error.message).toMatch(/process 1 on sync-7f9c2, last seen 1 s ago/);
+      // A holder of an older SDK (no heartbeat, long since) on another host: only its process could tell.
+      holdBy(undefined);
+      const beside = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      expect((await caught(beside.run())).message).toMatch(/Another sync \(process 1 on sync-7f9c2/);
+      await beside.close();
       holdBy(31_000);
       const taker = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
       expect((await taker.run()).complete).toBe(true);
