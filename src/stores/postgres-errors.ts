@@ -30,6 +30,12 @@ export function postgresError(error: unknown, what: string, table: string, schem
       { cause: error },
     );
   }
+  if (sqlState === '42703') {
+    return new ConfigurationError(
+      `PostgreSQL's ${table} lacks a column this SDK uses (${text}): its tables are of an older version. Run store.migrate() once, or the SQL of ${schemaSql} (it adds what is missing).`,
+      { cause: error },
+    );
+  }
   if (sqlState === '3F000') {
     const schema = table.includes('.') ? table.slice(0, table.lastIndexOf('.')) : undefined;
     return new ConfigurationError(

@@ -19,6 +19,7 @@ export type {
   SyncRun,
   SyncStore,
   SyncWindow,
+  SyncWindowPlan,
   TaskRow,
 } from './store.ts';
 export { TaskSync } from './sync.ts';

@@ -6,8 +6,8 @@
  */
 import { ConfigurationError } from '../core/errors.ts';
 import type { PgQuery } from './postgres-rows.ts';
-import { POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './postgres-schema.ts';
-import type { CopyIdentity, CopyState, SyncRun } from './store.ts';
+import { addedColumns, POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './postgres-schema.ts';
+import type { CopyIdentity, CopyState, SyncRun, SyncWindowPlan } from './store.ts';
 
 /** Opens the copy for `identity`: a copy of another tenant or filter is refused. */
 export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIdentity): Promise<CopyState> {
@@ -17,18 +17,42 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
      ON CONFLICT (key) DO NOTHING`,
     [String(POSTGRES_SYNC_SCHEMA_VERSION), identity.baseUrl, identity.filter],
   );
-  const { rows } = await query<{ meta: Record<string, string>; last: string | null; begun: boolean }>(
+  const columns = addedColumns(t);
+  const { rows } = await query<{
+    meta: Record<string, string>;
+    last: string | null;
+    earliest: string | null;
+    begun: boolean;
+    current: boolean;
+  }>(
     'opening the copy',
     `SELECT (SELECT json_object_agg(key, value) FROM ${t.meta}) AS meta,
             (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL) AS last,
-            EXISTS (SELECT 1 FROM ${t.runs}) OR EXISTS (SELECT 1 FROM ${t.tasks}) AS begun`,
-    [],
+            (SELECT floor(extract(epoch FROM min(created_at)) * 1000)::bigint FROM ${t.tasks}) AS earliest,
+            EXISTS (SELECT 1 FROM ${t.runs}) OR EXISTS (SELECT 1 FROM ${t.tasks}) AS begun,
+            (SELECT bool_and(EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(c.t)
+                                       AND attname = c.col AND NOT attisdropped))
+             FROM unnest($1::text[], $2::text[]) AS c(t, col)) AS current`,
+    [columns.map((c) => c.table), columns.map((c) => c.column)],
   );
   const meta = rows[0]?.meta ?? {};
   const version = Number(meta.schema_version);
   if (version > POSTGRES_SYNC_SCHEMA_VERSION) {
     throw new ConfigurationError(
       `${t.tasks} is a task copy of schema version ${version}, newer than this SDK's ${POSTGRES_SYNC_SCHEMA_VERSION}: upgrade @idgov/sdk.`,
+    );
+  }
+  if (!rows[0]?.current) {
+    throw new ConfigurationError(
+      `${t.tasks} is a task copy of an older schema version (${version}): run store.migrate() once, or the SQL of postgresSyncSchema() (it adds what is missing), before syncing it with this SDK.`,
+    );
+  }
+  if (version < POSTGRES_SYNC_SCHEMA_VERSION) {
+    // Its tables are current: say so, so that an older SDK's worker refuses the copy.
+    await query(
+      'opening the copy',
+      `UPDATE ${t.meta} SET value = $1 WHERE key = 'schema_version' AND value::int < $1::int`,
+      [String(POSTGRES_SYNC_SCHEMA_VERSION)],
     );
   }
   if (meta.base_url !== identity.baseUrl || meta.filter !== identity.filter) {
@@ -41,7 +65,10 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
       `${t.tasks} holds a copy of ${meta.base_url} with the filter ${meta.filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. ${remedy}`,
     );
   }
-  return { lastRunStartedAt: rows[0]?.last == null ? undefined : Number(rows[0].last) };
+  return {
+    lastRunStartedAt: rows[0]?.last == null ? undefined : Number(rows[0].last),
+    earliestCreatedAt: rows[0]?.earliest == null ? undefined : Number(rows[0].earliest),
+  };
 }
 
 /** The unfinished run, if there is one. */
@@ -64,16 +91,20 @@ export async function beginRun(
   t: SyncTables,
   kind: SyncRun['kind'],
   startedAt: number,
-  windows: ReadonlyArray<{ from: number; to: number }>,
+  windows: readonly SyncWindowPlan[],
 ): Promise<SyncRun> {
   for (;;) {
     const { rows } = await query<{ id: string }>(
       'beginning a run',
       `WITH r AS (INSERT INTO ${t.runs} (kind, started_at) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id),
-       w AS (INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms)
-             SELECT r.id, x.f, x.t, x.f, x.f, x.t FROM r, jsonb_to_recordset($3::jsonb) AS x(f bigint, t bigint))
+       w AS (INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, acted_after_ms)
+             SELECT r.id, x.f, x.t, x.f, x.f, x.t, x.a FROM r, jsonb_to_recordset($3::jsonb) AS x(f bigint, t bigint, a bigint))
        SELECT id FROM r`,
-      [kind, startedAt, JSON.stringify(windows.map((w) => ({ f: w.from, t: w.to })))],
+      [
+        kind,
+        startedAt,
+        JSON.stringify(windows.map((w) => ({ f: w.from, t: w.to, a: w.actedAfter ?? null }))),
+      ],
     );
     if (rows[0]) return { id: Number(rows[0].id), kind, startedAt, resumed: false };
     const joined = await unfinishedRun(query, t);

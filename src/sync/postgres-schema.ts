@@ -7,7 +7,7 @@
 import { checkedTable, quotedName } from '../stores/postgres.ts';
 
 /** The schema version the SDK writes in `<prefix>_sync_meta`; a newer copy is refused. */
-export const POSTGRES_SYNC_SCHEMA_VERSION = 1;
+export const POSTGRES_SYNC_SCHEMA_VERSION = 2;
 
 /** The prefix of the tables when none is given. */
 export const DEFAULT_SYNC_PREFIX = 'idgov';
@@ -41,6 +41,16 @@ export function syncTables(prefix: string = DEFAULT_SYNC_PREFIX): SyncTables {
     windows: name('_sync_windows'),
     bare: checked.split('.').pop() as string,
   };
+}
+
+/**
+ * Columns added after a table was first created, by version (2: `acted_after_ms`): a copy whose
+ * tables lack one is migrated.
+ */
+export function addedColumns(
+  t: SyncTables,
+): ReadonlyArray<{ readonly table: string; readonly column: string }> {
+  return [{ table: t.windows, column: 'acted_after_ms' }];
 }
 
 /** Every table and index {@link postgresSyncSchema} creates, as `to_regclass` reads names. */
@@ -131,10 +141,13 @@ CREATE TABLE IF NOT EXISTS ${t.windows} (
   still         integer NOT NULL DEFAULT 0,
   stalled       boolean NOT NULL DEFAULT false,
   parent        bigint,
+  acted_after_ms bigint,           -- set: pages only tasks acted on since then (includeActedAfter)
   lease_token   text,
   leased_at     bigint,
   lease_until   bigint
 );
 CREATE INDEX IF NOT EXISTS "${t.bare}_sync_windows_run" ON ${t.windows} (run_id, state);
+-- Version 2 (a copy made by version 1 gains it).
+ALTER TABLE ${t.windows} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
 `;
 }

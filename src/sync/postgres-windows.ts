@@ -20,7 +20,8 @@ import type { SyncTables } from './postgres-schema.ts';
 import type { CommitCounts, SyncLease, SyncRun, SyncStore, SyncWindow } from './store.ts';
 import { splitPlan } from './windows.ts';
 
-const WINDOW_COLUMNS = 'id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token';
+const WINDOW_COLUMNS =
+  'id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token, acted_after_ms';
 
 interface WindowRow {
   id: string;
@@ -30,6 +31,7 @@ interface WindowRow {
   query_from_ms: string;
   query_to_ms: string;
   page_token: string | null;
+  acted_after_ms: string | null;
 }
 
 // pg returns bigint as text; every number here is a Unix ms or an identity, far below 2^53.
@@ -41,6 +43,7 @@ const windowOf = (row: WindowRow): SyncWindow => ({
   queryFrom: Number(row.query_from_ms),
   queryTo: Number(row.query_to_ms),
   token: row.page_token ?? undefined,
+  actedAfter: row.acted_after_ms === null ? undefined : Number(row.acted_after_ms),
 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -109,9 +112,9 @@ export async function splitLargest(
   await query(
     'splitting a window',
     `WITH s AS (UPDATE ${t.windows} SET to_ms = $2
-                WHERE id = $1 AND to_ms = $3 AND state = 'free' AND cursor_ms < $2 RETURNING run_id, id)
-     INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent)
-     SELECT run_id, $2, $3, $2, $2, $3, id FROM s`,
+                WHERE id = $1 AND to_ms = $3 AND state = 'free' AND cursor_ms < $2 RETURNING run_id, id, acted_after_ms)
+     INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent, acted_after_ms)
+     SELECT run_id, $2, $3, $2, $2, $3, id, acted_after_ms FROM s`,
     [plan.id, plan.at, plan.to],
   );
   return true;

@@ -31,7 +31,8 @@ export class SyncProgressMeter {
   window(event: SyncWindowEvent['event'], window: SyncWindow | undefined): void {
     if (event === 'claimed' && window) {
       this.#windowsKnown += 1;
-      this.#left.set(window.id, Math.max(0, window.to - window.cursor));
+      // Tasks acted on since are few over a long stretch of creation time: it tells nothing of the time left.
+      if (window.actedAfter === undefined) this.#left.set(window.id, Math.max(0, window.to - window.cursor));
     }
     if (event === 'lost' && window) {
       this.#windowsKnown -= 1;
@@ -51,6 +52,10 @@ export class SyncProgressMeter {
 
   /** A page of `window` was committed: its cursor is at `cursor`, its end at `to`. */
   page(counts: CommitCounts, tasks: number, window: SyncWindow, cursor: number, to: number): void {
+    if (window.actedAfter !== undefined) {
+      this.counted(counts, 1, tasks);
+      return;
+    }
     const before = this.#left.get(window.id) ?? 0;
     const left = Math.max(0, to - cursor);
     this.#coveredMs += Math.max(0, before - left);
@@ -83,7 +88,6 @@ export class SyncProgressMeter {
     });
   }
 
-  /** The run's summary, as `run()` returns it. */
   /** The summary of a run stopped before it was begun or resumed: nothing done, its kind the one it would have been. */
   static notBegun(full: boolean, durationMs: number): SyncSummary {
     return {
@@ -99,6 +103,7 @@ export class SyncProgressMeter {
     };
   }
 
+  /** The run's summary, as `run()` returns it. */
   summary(complete: boolean, durationMs: number): SyncSummary {
     return {
       kind: this.#run.kind,

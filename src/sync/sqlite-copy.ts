@@ -22,12 +22,17 @@ import type {
   SyncRun,
   SyncStore,
   SyncWindow,
+  SyncWindowPlan,
 } from './store.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 // The refresh's work: tasks the copy holds as open that the run (placeholder `?`) has not fetched.
 const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ?";
+
+// A window of the run (placeholder `?`) paging tasks acted on is not done: the refresh waits for it.
+const ACTED_PENDING =
+  "EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ? AND state <> 'done' AND acted_after_ms IS NOT NULL)";
 
 /** The SQLite copy's work, behind `SqliteSyncStore`. */
 export class SqliteCopy implements SyncStore {
@@ -70,9 +75,15 @@ export class SqliteCopy implements SyncStore {
       this.#file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
       this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
       const last = this.#file
-        .sql('SELECT max(started_at) AS at FROM idgov_sync_runs WHERE finished_at IS NOT NULL')
-        .get() as { at: number | null };
-      return { lastRunStartedAt: last.at ?? undefined };
+        .sql(
+          `SELECT (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL) AS at,
+             (SELECT min(created_at) FROM idgov_tasks) AS earliest`,
+        )
+        .get() as { at: number | null; earliest: string | null };
+      return {
+        lastRunStartedAt: last.at ?? undefined,
+        earliestCreatedAt: last.earliest === null ? undefined : Date.parse(last.earliest),
+      };
     });
   }
 
@@ -92,7 +103,7 @@ export class SqliteCopy implements SyncStore {
   async beginRun(
     kind: SyncRun['kind'],
     startedAt: number,
-    windows: ReadonlyArray<{ from: number; to: number }>,
+    windows: readonly SyncWindowPlan[],
   ): Promise<SyncRun> {
     return this.#file.write(() => {
       const unfinished = this.#unfinished();
@@ -102,9 +113,10 @@ export class SqliteCopy implements SyncStore {
         .run(kind, startedAt);
       const id = Number(lastInsertRowid);
       const add = this.#file.sql(
-        'INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, acted_after_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
       );
-      for (const { from, to } of windows) add.run(id, from, to, from, from, to);
+      for (const { from, to, actedAfter } of windows)
+        add.run(id, from, to, from, from, to, actedAfter ?? null);
       return { id, kind, startedAt, resumed: false };
     });
   }
@@ -147,9 +159,10 @@ export class SqliteCopy implements SyncStore {
       const now = Date.now();
       const rows = this.#file
         .sql(
-          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} ORDER BY id LIMIT ?`,
+          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} AND NOT ${ACTED_PENDING}
+           ORDER BY id LIMIT ?`,
         )
-        .all(run.id, now, now, limit) as Array<{ id: string }>;
+        .all(run.id, now, now, run.id, limit) as Array<{ id: string }>;
       const take = this.#file.sql(
         'UPDATE idgov_tasks SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?',
       );

@@ -6,11 +6,12 @@
  */
 
 /** The schema version this SDK writes; a copy of an older one is migrated when opened. */
-export const SYNC_SCHEMA_VERSION = 2;
+export const SYNC_SCHEMA_VERSION = 3;
 
 /**
  * The statements that take a copy from version `n` to `n + 1`, by `n`. Version 2: windows and
- * open tasks are held under leases (the same design as the PostgreSQL copy's workers).
+ * open tasks are held under leases (the same design as the PostgreSQL copy's workers). Version 3:
+ * a window may page only the tasks acted on since a time.
  */
 export const SQLITE_SYNC_MIGRATIONS: Readonly<Record<number, string>> = {
   1: `
@@ -22,6 +23,9 @@ ALTER TABLE idgov_sync_windows ADD COLUMN leased_at INTEGER;
 ALTER TABLE idgov_sync_windows ADD COLUMN lease_until INTEGER;
 UPDATE idgov_sync_windows SET state = 'free' WHERE state = 'active';
 ALTER TABLE idgov_sync_runs DROP COLUMN refreshed_through;
+`,
+  2: `
+ALTER TABLE idgov_sync_windows ADD COLUMN acted_after_ms INTEGER;
 `,
 };
 
@@ -75,6 +79,7 @@ CREATE TABLE IF NOT EXISTS idgov_sync_windows (
   still         INTEGER NOT NULL DEFAULT 0,
   stalled       INTEGER NOT NULL DEFAULT 0,
   parent        INTEGER,
+  acted_after_ms INTEGER,
   lease_token   TEXT,
   leased_at     INTEGER,
   lease_until   INTEGER

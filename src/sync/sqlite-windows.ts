@@ -18,6 +18,7 @@ interface WindowRow {
   query_from_ms: number;
   query_to_ms: number;
   page_token: string | null;
+  acted_after_ms: number | null;
 }
 
 function windowOf(row: WindowRow): SyncWindow {
@@ -29,6 +30,7 @@ function windowOf(row: WindowRow): SyncWindow {
     queryFrom: row.query_from_ms,
     queryTo: row.query_to_ms,
     token: row.page_token ?? undefined,
+    actedAfter: row.acted_after_ms ?? undefined,
   };
 }
 
@@ -39,7 +41,7 @@ function windowOf(row: WindowRow): SyncWindow {
 export function claim(file: SqliteFile, run: SyncRun, lease: SyncLease, now: number): SyncWindow | undefined {
   const row = file
     .sql(
-      `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token FROM idgov_sync_windows
+      `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token, acted_after_ms FROM idgov_sync_windows
        WHERE run_id = ? AND state = 'free' AND (${notHeldSql('?', '?')} OR lease_token = ?)
        ORDER BY to_ms - cursor_ms DESC LIMIT 1`,
     )
@@ -91,9 +93,10 @@ export function split(
   file.sql('UPDATE idgov_sync_windows SET to_ms = ? WHERE id = ?').run(plan.at, plan.id);
   file
     .sql(
-      'INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent, acted_after_ms)
+       SELECT run_id, ?, ?, ?, ?, ?, id, acted_after_ms FROM idgov_sync_windows WHERE id = ?`,
     )
-    .run(run.id, plan.at, plan.to, plan.at, plan.at, plan.to, plan.id);
+    .run(plan.at, plan.to, plan.at, plan.at, plan.to, plan.id);
   return true;
 }
 

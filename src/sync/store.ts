@@ -35,6 +35,23 @@ export interface SyncWindow {
   readonly queryFrom: number;
   readonly queryTo: number;
   readonly token: string | undefined;
+  /**
+   * Set on a window of an incremental run that pages only the tasks acted on after this time
+   * (`includeActedAfter`), among those created before the run's new tasks; split halves keep it.
+   */
+  readonly actedAfter?: number | undefined;
+}
+
+/**
+ * A window to begin a run with: `from..to` of creation time, and `actedAfter` for the tasks acted
+ * on since (see {@link SyncWindow.actedAfter}).
+ *
+ * @group Task sync
+ */
+export interface SyncWindowPlan {
+  readonly from: number;
+  readonly to: number;
+  readonly actedAfter?: number | undefined;
 }
 
 /**
@@ -66,7 +83,8 @@ export interface ExpandedRow {
 
 /**
  * A run of the sync: `full` (every task, in windows of creation time) or `incremental` (tasks
- * created since the last run, then every task the copy holds as open).
+ * created since the last run, and older ones acted on since, then every task the copy holds as open
+ * that those did not fetch).
  *
  * @group Task sync
  */
@@ -100,6 +118,8 @@ export interface SyncLease {
 export interface CopyState {
   /** When the last completed run started (Unix ms); undefined before the first completes. */
   readonly lastRunStartedAt: number | undefined;
+  /** The creation time of the copy's first task (Unix ms); undefined when it holds none. */
+  readonly earliestCreatedAt?: number | undefined;
 }
 
 /**
@@ -133,11 +153,7 @@ export interface SyncStore {
    * Begins a run with its first windows, unless one is unfinished (another worker began it first):
    * then returns that one, to join. One unfinished run at a time.
    */
-  beginRun(
-    kind: SyncRun['kind'],
-    startedAt: number,
-    windows: ReadonlyArray<{ from: number; to: number }>,
-  ): Promise<SyncRun>;
+  beginRun(kind: SyncRun['kind'], startedAt: number, windows: readonly SyncWindowPlan[]): Promise<SyncRun>;
   /**
    * Takes, under `lease`, the window of `run` with the most time left that no live lease holds
    * (a dead holder's window resumes from its last checkpoint), or one `lease` holds already (its
@@ -182,7 +198,8 @@ export interface SyncStore {
   }>;
   /**
    * Takes, under `lease`, up to `limit` tasks the copy holds as open that `run` has not fetched yet
-   * and no live lease holds, in ID order: a batch of the refresh. Their IDs; none when all are taken.
+   * and no live lease holds, in ID order: a batch of the refresh. Their IDs; none when all are taken,
+   * and none while a window of tasks acted on is not done (the tasks it fetches need no refresh).
    */
   claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]>;
   /**

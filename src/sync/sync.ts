@@ -6,7 +6,7 @@ import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } fr
 import { patientStore } from './patient-store.ts';
 import { SyncProgressMeter } from './progress.ts';
 import type { CopyState, SyncLease, SyncStore } from './store.ts';
-import { firstWindows } from './windows.ts';
+import { firstWindows, incrementalWindows } from './windows.ts';
 import { earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a
@@ -21,9 +21,10 @@ const MIN_SPLIT_MS = 2;
  * left, so the work moves to where the tasks are. Each page's tasks and its window's progress commit
  * in one transaction, and a resumed window restarts from its last committed creation time, so a run
  * killed at any instant loses nothing and repeats at most a page a window. Later runs are
- * incremental: tasks created since the last run (with an overlap), then every task the copy holds
- * as open, to see it closed or deleted. `run({ full: true })` pages everything again and marks the
- * tasks that vanished.
+ * incremental: tasks created since the last run (with an overlap), older tasks acted on since
+ * (`includeActedAfter`: a closed task commented on), then every task the copy holds as open that
+ * those did not fetch, to see it closed or deleted. `run({ full: true })` pages everything again
+ * and marks the tasks that vanished.
  *
  * @example
  * const sync = new TaskSync({ client, store: new SqliteSyncStore({ path: 'tasks.db' }) });
@@ -58,7 +59,7 @@ export class TaskSync {
     try {
       copy = await store.open({ baseUrl: client.baseUrl, filter: this.#options.filterKey });
       try {
-        summary = await this.#resumeOrBegin(store, copy.lastRunStartedAt, options, started);
+        summary = await this.#resumeOrBegin(store, copy, options, started);
       } finally {
         await store.release().catch((error: unknown) => {
           // Once stopped, the store's failures are no longer waited out: a stop is still a stop.
@@ -87,21 +88,21 @@ export class TaskSync {
 
   async #resumeOrBegin(
     store: SyncStore,
-    lastRunStartedAt: number | undefined,
+    copy: CopyState,
     options: { readonly signal?: AbortSignal; readonly full?: boolean },
     started: number,
   ): Promise<SyncSummary> {
     let run = await store.unfinishedRun();
     if (!run) {
       const startedAt = store.time ? await store.time() : this.#options.now();
-      const full = options.full === true || lastRunStartedAt === undefined;
-      const from = full
-        ? await earliestTask(this.#options, options.signal)
-        : (lastRunStartedAt as number) - this.#options.overlapMs;
-      // A full run starts a window a cursor; an incremental one, whose stretch of time is short and
-      // mostly empty, one window, split only where its first pages find tasks.
-      const windows =
-        from === undefined ? [] : firstWindows(from, startedAt, full ? this.#options.concurrency : 1);
+      const full = options.full === true || copy.lastRunStartedAt === undefined;
+      const windows = full
+        ? firstWindows(
+            await earliestTask(this.#options, options.signal),
+            startedAt,
+            this.#options.concurrency,
+          )
+        : incrementalWindows(copy, startedAt, this.#options.overlapMs);
       run = await store.beginRun(full ? 'full' : 'incremental', startedAt, windows);
     }
     const meter = new SyncProgressMeter(this.#options.hooks, run);

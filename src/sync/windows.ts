@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { SyncWindowPlan } from './store.ts';
 
 /** What a store knows of a window still to finish. */
 export interface WindowLoad {
@@ -44,14 +45,37 @@ export function tasksLeft(window: WindowLoad): number {
   return (window.to - window.cursor) * known;
 }
 
-/** The first windows of a run: `from..to` in `count` equal stretches of time, sharing their ends. */
-export function firstWindows(from: number, to: number, count: number): Array<{ from: number; to: number }> {
+/**
+ * The first windows of a full run: `from..to` in `count` equal stretches of time, sharing their
+ * ends (none when `from` is undefined: the tenant has no task).
+ */
+export function firstWindows(from: number | undefined, to: number, count: number): SyncWindowPlan[] {
+  if (from === undefined) return [];
   const span = Math.max(0, to - from);
   const parts = Math.max(1, Math.min(count, span));
   return Array.from({ length: parts }, (_, i) => ({
     from: from + Math.floor((span * i) / parts),
     to: i === parts - 1 ? to : from + Math.floor((span * (i + 1)) / parts),
   }));
+}
+
+/**
+ * The first windows of an incremental run, after a run that started at `copy.lastRunStartedAt`:
+ * one of the tasks created since (less `overlapMs`, for clocks and commits late to show), and one
+ * of the older tasks acted on since, down to the copy's first. One each, split only where their
+ * first pages find tasks: their stretches of time are mostly empty.
+ */
+export function incrementalWindows(
+  copy: { readonly lastRunStartedAt?: number | undefined; readonly earliestCreatedAt?: number | undefined },
+  startedAt: number,
+  overlapMs: number,
+): SyncWindowPlan[] {
+  const since = (copy.lastRunStartedAt ?? startedAt) - overlapMs;
+  const windows: SyncWindowPlan[] = [{ from: since, to: startedAt }];
+  const earliest = copy.earliestCreatedAt;
+  if (earliest !== undefined && earliest < since)
+    windows.push({ from: earliest, to: since, actedAfter: since });
+  return windows;
 }
 
 /**

@@ -15,12 +15,32 @@ import type { Doorbell } from './doorbell.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import type { SyncProgressMeter } from './progress.ts';
 import { copyTime, expandedRows, taskRows } from './rows.ts';
-import type { SyncLease, SyncRun, SyncStore, SyncWindow } from './store.ts';
+import type { SyncLease, SyncRun, SyncStore, SyncWindow, TaskRow } from './store.ts';
 
 // Refs asked for at once when refreshing the tasks the copy holds as open.
 const REFRESH_BATCH = 100;
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+// Runs already told that their service pages tasks acted on as if it ignored the bound.
+const toldIgnored = new WeakSet<RunContext>();
+
+/**
+ * Whether a page of tasks acted on after `actedAfter` shows the service ignoring that bound: most of
+ * its tasks were last updated before it. A task acted on since was updated since, unless an action
+ * (a comment, say) leaves `updatedAt` alone: hence most, not any.
+ */
+function ignoresActedAfter(tasks: readonly TaskRow[], actedAfter: number): boolean {
+  let dated = 0;
+  let older = 0;
+  for (const row of tasks) {
+    const at = row.updatedAt ? Date.parse(row.updatedAt) : Number.NaN;
+    if (Number.isNaN(at)) continue;
+    dated += 1;
+    if (at < actedAfter) older += 1;
+  }
+  return older * 2 > dated;
+}
 
 /** What a cursor works with during one run. */
 export interface RunContext {
@@ -95,6 +115,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
       ...syncRequest(options),
       createdAfter: iso(queryFrom - 1),
       createdBefore: iso(queryTo + 1),
+      ...(window.actedAfter !== undefined ? { includeActedAfter: iso(window.actedAfter) } : {}),
       ...(token ? { pageToken: token } : {}),
     };
     let page: Awaited<ReturnType<typeof options.client.tasks.search>>;
@@ -123,7 +144,16 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     }, cursor);
     const { token: followed, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
-    const next = followed;
+    // A service that ignores the bound would have this window page every older task: its page is
+    // kept, and the window ends (the refresh of open tasks still sees those closed or deleted).
+    const ignored = window.actedAfter !== undefined && ignoresActedAfter(tasks, window.actedAfter);
+    if (ignored && !toldIgnored.has(ctx)) {
+      toldIgnored.add(ctx);
+      options.logger.warn(
+        `the service answered a search for tasks acted on since ${iso(window.actedAfter as number)} (includeActedAfter) with tasks mostly updated before it: it seems not to apply that bound, so this incremental run does not look for older tasks acted on. A full run (full: true) sees every change.`,
+      );
+    }
+    const next = ignored ? undefined : followed;
     const result = await store.commitPage(
       run,
       window,

@@ -9,7 +9,7 @@ import { json, problem } from './fake-answers.ts';
 import type { WireEntitlement, WireRule, WireTask } from './fake-data.ts';
 import { createHmacSecret } from './hmac-secret.ts';
 import { decodePageToken, effectivePageSize, encodePageToken } from './page-token.ts';
-import { type SearchFilter, searchTasks } from './task-filter.ts';
+import { type ActedAt, type SearchFilter, searchTasks } from './task-filter.ts';
 
 /** The access tokens a fake tenant issued, and their expiry. */
 export class FakeTokens {
@@ -53,7 +53,11 @@ export class FakeTokens {
 }
 
 /** Answers a task search: filtered, paged by offset tokens bound to the request, expanded as asked. */
-export async function searchAnswer(tasks: readonly WireTask[], request: Request): Promise<Response> {
+export async function searchAnswer(
+  tasks: readonly WireTask[],
+  request: Request,
+  actedAt: ActedAt,
+): Promise<Response> {
   const text = await request.text();
   let body: SearchFilter & {
     pageSize?: number;
@@ -68,7 +72,7 @@ export async function searchAnswer(tasks: readonly WireTask[], request: Request)
   const { pageToken, ...bound } = body;
   const offset = pageToken ? decodePageToken(pageToken, bound) : 0;
   if (offset === undefined) return problem(400, 'invalid page token: it belongs to another request');
-  const found = searchTasks(tasks, body);
+  const found = searchTasks(tasks, body, actedAt);
   const size = effectivePageSize(body.pageSize);
   const page = found.slice(offset, offset + size);
   const { list, expanded } = expandPage(page, body.expandMask?.paths ?? []);

@@ -161,11 +161,12 @@ export class FakeData {
     }
     times.sort((a, b) => a - b);
     return times.map((created) => {
-      const roll = r.next();
-      const state = roll < 0.35 ? 'TASK_STATE_OPEN' : 'TASK_STATE_CLOSED';
+      // A task is closed within a week of its creation, unless that is still to come (then it is open),
+      // or never: a third of the tasks are open.
+      const closing = r.next() < 0.17 ? undefined : created + r.int(DAY_MS * 7);
+      const state = closing !== undefined && closing <= this.#now ? 'TASK_STATE_CLOSED' : 'TASK_STATE_OPEN';
       const createdAt = new Date(created).toISOString();
-      const closedAt =
-        state === 'TASK_STATE_CLOSED' ? Math.min(this.#now, created + r.int(DAY_MS * 7)) : created;
+      const closedAt = state === 'TASK_STATE_CLOSED' ? (closing as number) : created;
       const deletedAt =
         r.next() < 0.05 ? new Date(Math.min(this.#now, closedAt + r.int(DAY_MS))).toISOString() : null;
       return this.task({

@@ -15,67 +15,16 @@ import {
   FakeListeners,
   JWKS_PATH,
 } from './fake-listeners.ts';
-import { type FaultCounts, FaultInjector, type FaultOptions } from './faults.ts';
+import type { FakeTenantOptions, FakeTenantStats } from './fake-tenant-options.ts';
+import { FaultInjector } from './faults.ts';
 import { createHmacSecret } from './hmac-secret.ts';
 import type { LoopbackServer } from './loopback-server.ts';
+
+export type { FakeTenantOptions, FakeTenantStats };
 
 // Unref'd: an answer still being delayed for a client that gave up must not keep a test process
 // alive once the server is closed.
 const delay = (ms: number) => wait(ms, { keepAlive: false });
-
-/**
- * Options of {@link FakeTenant}.
- *
- * @group Testing kit
- */
-export interface FakeTenantOptions {
-  /** Base URL for msw handlers. Default `https://fake-tenant.test`; {@link FakeTenant.listen} sets its own. */
-  readonly baseUrl?: string | undefined;
-  /** Seed of generated data and tokens. Default 1. */
-  readonly seed?: number | undefined;
-  /** Stored tasks, or how many realistic ones to generate (dated over the 90 days before `now()`). Default 0. */
-  readonly tasks?: readonly WireTask[] | number | undefined;
-  /**
-   * How many tasks of a realistic history to generate instead ({@link FakeData.history}): mostly
-   * recent, some in bursts created at one instant, a third open, the rest closed, some deleted.
-   */
-  readonly history?: number | undefined;
-  /** Stored finding transformation rules. */
-  readonly rules?: readonly WireRule[] | undefined;
-  /** Stored entitlements by app ID. */
-  readonly entitlements?: Readonly<Record<string, readonly WireEntitlement[]>> | undefined;
-  /** Lifetime of issued access tokens, in seconds. Default 600. */
-  readonly tokenLifetimeSeconds?: number | undefined;
-  /** Faults to inject into every request. */
-  readonly faults?: FaultOptions | undefined;
-  /** Latency added to every API answer, in ms (for benchmarks). Default 0. */
-  readonly latencyMs?: number | undefined;
-  /** The tenant's clock in ms. Default `Date.now`. */
-  readonly now?: (() => number) | undefined;
-  /**
-   * The client credentials the token endpoint accepts, e.g. those your code reads from its
-   * environment. Default: a client ID of the fake tenant and a fresh secret.
-   */
-  readonly client?: ClientCredentials | undefined;
-}
-
-/**
- * Counters of what the fake tenant saw, for assertions and soak reports.
- *
- * @group Testing kit
- */
-export interface FakeTenantStats {
-  /** Requests received, faulted ones included. */
-  requests: number;
-  /** Access tokens issued. */
-  tokensIssued: number;
-  /** Task search requests answered with a page. */
-  searchPages: number;
-  /** Webhook requests answered 409. */
-  duplicates: number;
-  /** Faults injected, by kind. */
-  readonly faults: FaultCounts;
-}
 
 /**
  * An in-memory tenant that follows the service's interface: the token endpoint, task search (filters, paging,
@@ -116,6 +65,9 @@ export class FakeTenant {
   readonly #faults: FaultInjector;
   readonly #options: FakeTenantOptions;
   readonly #now: () => number;
+  // When the helpers last acted on a task (a task object, replaced at each change); else its updatedAt.
+  readonly #acted = new WeakMap<WireTask, string>();
+  readonly #actedAt = (task: WireTask) => this.#acted.get(task) ?? task.updatedAt;
 
   constructor(options: FakeTenantOptions = {}) {
     this.#options = options;
@@ -207,7 +159,7 @@ export class FakeTenant {
     if (!this.#tokens.authorized(request)) return problem(401, 'missing, unknown or expired access token');
     if (this.#options.latencyMs) await delay(this.#options.latencyMs);
     if (path === '/api/v1/search/tasks' && request.method === 'POST') {
-      const answer = await searchAnswer(this.tasks, request);
+      const answer = await searchAnswer(this.tasks, request, this.#actedAt);
       if (answer.ok) this.stats.searchPages += 1;
       return answer;
     }
@@ -244,27 +196,61 @@ export class FakeTenant {
     return created;
   }
 
-  /** Closes up to `count` open tasks (the oldest first) now; returns them. */
+  /** Closes up to `count` open tasks (the oldest first) now, an action on each; returns them. */
   closeTasks(count: number): WireTask[] {
-    return this.#change(count, (task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt, {
-      state: 'TASK_STATE_CLOSED',
-    });
+    return this.#change(
+      count,
+      (task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt,
+      true,
+      () => ({
+        state: 'TASK_STATE_CLOSED',
+      }),
+    );
   }
 
-  /** Deletes up to `count` tasks not deleted yet (the oldest first, of those `where` picks) now; returns them. */
+  /**
+   * Comments on up to `count` tasks not deleted (the oldest first, of those `where` picks) now: an
+   * action, which a search with `includeActedAfter` finds, on closed tasks too; returns them.
+   */
+  commentOnTasks(count: number, where: (task: WireTask) => boolean = () => true): WireTask[] {
+    return this.#change(
+      count,
+      (task) => !task.deletedAt && where(task),
+      true,
+      (task) => ({
+        commentCount: (task.commentCount ?? 0) + 1,
+      }),
+    );
+  }
+
+  /**
+   * Deletes up to `count` tasks not deleted yet (the oldest first, of those `where` picks) now;
+   * returns them. A deletion is no action: `includeActedAfter` does not find it.
+   */
   deleteTasks(count: number, where: (task: WireTask) => boolean = () => true): WireTask[] {
-    return this.#change(count, (task) => !task.deletedAt && where(task), {
-      deletedAt: new Date(this.#now()).toISOString(),
-    });
+    const deletedAt = new Date(this.#now()).toISOString();
+    return this.#change(
+      count,
+      (task) => !task.deletedAt && where(task),
+      false,
+      () => ({ deletedAt }),
+    );
   }
 
-  #change(count: number, eligible: (task: WireTask) => boolean, change: Partial<WireTask>): WireTask[] {
+  #change(
+    count: number,
+    eligible: (task: WireTask) => boolean,
+    action: boolean,
+    change: (task: WireTask) => Partial<WireTask>,
+  ): WireTask[] {
     const now = new Date(this.#now()).toISOString();
     const changed: WireTask[] = [];
     for (let i = 0; i < this.tasks.length && changed.length < count; i++) {
       const task = this.tasks[i] as WireTask;
       if (!eligible(task)) continue;
-      const updated = { ...task, ...change, updatedAt: now };
+      const updated = { ...task, ...change(task), updatedAt: now };
+      const acted = action ? now : this.#actedAt(task);
+      if (acted) this.#acted.set(updated, acted);
       this.tasks[i] = updated;
       changed.push(updated);
     }

@@ -18,8 +18,20 @@ export interface SearchFilter {
   readonly createdAfter?: string | null;
   readonly createdBefore?: string | null;
   readonly includeDeleted?: boolean;
+  /** Only tasks acted on (approved, denied, commented on, ...) after this time; a deletion is no action. */
+  readonly includeActedAfter?: string | null;
   readonly sortBy?: string;
 }
+
+/**
+ * When a task was last acted on, as ISO 8601 text; the fake tenant's own record, since a task says
+ * nothing of it. Defaults to the task's `updatedAt`.
+ *
+ * @group Testing kit
+ */
+export type ActedAt = (task: WireTask) => string | null | undefined;
+
+const lastUpdated: ActedAt = (task) => task.updatedAt;
 
 /**
  * The variant name of a wire task type: the one key that is set.
@@ -53,8 +65,10 @@ const lacks = (set: ReadonlySet<string> | undefined, value: string | null | unde
 const setOf = (list: readonly string[] | null | undefined) => (list?.length ? new Set(list) : undefined);
 
 /** A filter made ready once per search: lists as sets, bounds parsed, so each task costs little. */
-function prepared(f: SearchFilter) {
+function prepared(f: SearchFilter, actedAt: ActedAt) {
   return {
+    actedAt,
+    actedAfter: boundKey(f.includeActedAfter),
     includeDeleted: Boolean(f.includeDeleted),
     states: setOf(f.taskStates),
     types: f.taskTypes?.length ? f.taskTypes : undefined,
@@ -99,6 +113,10 @@ function matches(task: WireTask, f: ReturnType<typeof prepared>): boolean {
     if (f.before !== undefined && (f.before === null || created === '' || !(created < f.before)))
       return false;
   }
+  if (f.actedAfter !== undefined) {
+    const acted = boundKey(f.actedAt(task));
+    if (f.actedAfter === null || !acted || !(acted > f.actedAfter)) return false;
+  }
   const variant = f.types ? variantOf(task) : undefined;
   const query = f.query;
   return (
@@ -125,7 +143,8 @@ const SORTS: Record<string, { key: (task: WireTask) => string | bigint; reverse:
 };
 
 /**
- * The stored tasks a search returns, in its order (stored order unless a supported `sortBy` is given).
+ * The stored tasks a search returns, in its order (stored order unless a supported `sortBy` is given);
+ * `actedAt` says when a task was last acted on, for `includeActedAfter`.
  * A search by creation time looks only at the stretch of time asked for, found by binary search
  * when the tasks are stored in creation order; to move a task in time, replace it
  * (`tasks[i] = { ...task, createdAt }`): a `createdAt` changed in place is seen only by a search of
@@ -133,8 +152,12 @@ const SORTS: Record<string, { key: (task: WireTask) => string | bigint; reverse:
  *
  * @group Testing kit
  */
-export function searchTasks(tasks: readonly WireTask[], filter: SearchFilter): WireTask[] {
-  const ready = prepared(filter);
+export function searchTasks(
+  tasks: readonly WireTask[],
+  filter: SearchFilter,
+  actedAt: ActedAt = lastUpdated,
+): WireTask[] {
+  const ready = prepared(filter, actedAt);
   const sort = filter.sortBy ? SORTS[filter.sortBy] : undefined;
   const index = ready.after !== undefined || ready.before !== undefined ? createdIndex(tasks) : undefined;
   if (index?.sorted) {
@@ -146,7 +169,7 @@ export function searchTasks(tasks: readonly WireTask[], filter: SearchFilter): W
     // A task moved in time in place, where the search looks: make the index again.
     if (stretch.some((task, i) => task.createdAt !== index.createdAt[from + i])) {
       indexes.delete(tasks);
-      return searchTasks(tasks, filter);
+      return searchTasks(tasks, filter, actedAt);
     }
     const found = stretch.filter((task) => matches(task, ready));
     if (sort?.key === createdKey && !sort.reverse) return found;

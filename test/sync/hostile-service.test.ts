@@ -42,6 +42,7 @@ interface SearchBody {
   readonly createdAfter?: string;
   readonly createdBefore?: string;
   readonly refs?: unknown[];
+  readonly includeActedAfter?: string;
 }
 interface SearchAnswer {
   list: Array<{ task?: WireTask } | null>;
@@ -50,8 +51,8 @@ interface SearchAnswer {
 }
 type Rewrite = (request: SearchBody, answer: SearchAnswer) => SearchAnswer;
 
-/** A client of `tenant` whose search answers `rewrite` may change; counts the searches. */
-function clientOf(tenant: FakeTenant, rewrite?: Rewrite) {
+/** A client of `tenant` whose searches `ask` and whose answers `rewrite` may change; counts the searches. */
+function clientOf(tenant: FakeTenant, rewrite?: Rewrite, ask?: (request: SearchBody) => SearchBody) {
   const calls = { searches: 0 };
   const client = new IdGovClient({
     baseUrl: tenant.baseUrl,
@@ -62,11 +63,10 @@ function clientOf(tenant: FakeTenant, rewrite?: Rewrite) {
       const request = new Request(input, init);
       const search = request.url.endsWith('/search/tasks');
       const body = search ? ((await request.clone().json()) as SearchBody) : undefined;
-      let sent = request;
       // The token of an empty first page (see below) leads to the real first page.
-      if (body?.pageToken === EMPTY_FIRST) {
-        sent = new Request(request, { body: JSON.stringify({ ...body, pageToken: undefined }) });
-      }
+      let asked = body?.pageToken === EMPTY_FIRST ? { ...body, pageToken: undefined } : body;
+      if (asked && ask) asked = ask(asked);
+      const sent = asked === body ? request : new Request(request, { body: JSON.stringify(asked) });
       const answer = await fetch(sent);
       if (!body) return answer;
       calls.searches += 1;
@@ -183,6 +183,36 @@ describe('a service that answers oddly', () => {
       expect(copy.get(gone?.id as string)).toMatchObject({ deleted: true });
       copy.delete(gone?.id as string);
       expect(differences(copy, expectedTasks(tenant.tasks))).toEqual([]);
+    });
+  });
+
+  it('a service that ignores includeActedAfter: one page of it, a warning, and the copy still current', async () => {
+    const tenant = new FakeTenant({ history: 2_000, seed: 43 });
+    await withTenant(tenant, async () => {
+      const path = await syncedCopy(tenant);
+      const openInCopy = [...copiedTasks(path).values()].filter(
+        (task) => task.state === 'TASK_STATE_OPEN' && !task.deleted,
+      ).length;
+      tenant.closeTasks(30);
+      const created = tenant.createTasks(50);
+      tenant.deleteTasks(10, (task) => task.state === 'TASK_STATE_OPEN');
+      const { client, calls } = clientOf(tenant, undefined, ({ includeActedAfter, ...rest }) => rest);
+      const warnings: string[] = [];
+      const sync = new TaskSync({
+        client,
+        store: new SqliteSyncStore({ path }),
+        concurrency: 2,
+        logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+      });
+      const summary = await sync.run();
+      await sync.close();
+      expect(summary.complete).toBe(true);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      expect(warnings.filter((w) => w.includes('includeActedAfter'))).toEqual([
+        expect.stringMatching(/seems not to apply that bound.*A full run \(full: true\) sees every change/),
+      ]);
+      // Not a page of every older task: the issue's budget, and the one page that showed the bound ignored.
+      expect(calls.searches).toBeLessThanOrEqual(Math.ceil(((created.length + openInCopy) / 100) * 1.1) + 1);
     });
   });
 

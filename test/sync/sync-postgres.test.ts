@@ -82,6 +82,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     tenant.closeTasks(60);
     tenant.createTasks(150);
     tenant.deleteTasks(20, (task) => task.state === 'TASK_STATE_OPEN');
+    tenant.commentOnTasks(25, (task) => task.state === 'TASK_STATE_CLOSED'); // seen as tasks acted on
     const next = await Promise.all(workers.slice(0, 2).map((w) => w.sync.run()));
     expect(next.every((s) => s.complete && s.kind === 'incremental')).toBe(true);
     expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
@@ -257,5 +258,33 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
       );
     }
     expect(postgresSyncSchema('reports.user')).toContain('CREATE TABLE IF NOT EXISTS "reports"."user_tasks"');
+  });
+
+  it('a copy made by schema version 1 is refused until migrated; migrate() brings it to version 2', async () => {
+    const prefix = newPrefix();
+    const first = worker(tenant, prefix);
+    await first.store.migrate();
+    await first.sync.run();
+    // What version 1 made: the windows without acted_after_ms, and its version in the metadata.
+    await sql(`ALTER TABLE ${prefix}_sync_windows DROP COLUMN acted_after_ms`);
+    await sql(`UPDATE ${prefix}_sync_meta SET value = '1' WHERE key = 'schema_version'`);
+    const old = worker(tenant, prefix);
+    const refused = await caught(old.sync.run());
+    expect(refused).toBeInstanceOf(ConfigurationError);
+    expect(refused.message).toMatch(
+      /an older schema version \(1\): run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
+    );
+    // A store used without opening the copy names the missing column's fix too.
+    const run = { id: 1, kind: 'incremental', startedAt: 0, resumed: true } as const;
+    const unopened = await caught(old.store.claimWindow(run, { holder: 'h', ms: 1_000 }));
+    expect(unopened).toBeInstanceOf(ConfigurationError);
+    expect(unopened.message).toMatch(/lacks a column this SDK uses .*Run store\.migrate\(\) once/);
+    await old.store.migrate();
+    tenant.commentOnTasks(5, (task) => task.state === 'TASK_STATE_CLOSED');
+    expect((await old.sync.run()).kind).toBe('incremental');
+    expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
+    expect(await sql(`SELECT value FROM ${prefix}_sync_meta WHERE key = 'schema_version'`)).toEqual([
+      { value: '2' },
+    ]);
   });
 });

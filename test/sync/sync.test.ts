@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigurationError, IdGovClient, ResponseValidationError, TaskState } from '../../src/index.ts';
 import { type SyncProgress, TaskSync } from '../../src/sync/index.ts';
@@ -185,6 +186,57 @@ describe('incremental runs', () => {
     }
   });
 
+  it('see closed tasks acted on since (a comment) by asking for tasks acted on, and refresh none of them again', async () => {
+    const tenant = new FakeTenant({ history: 1_500, seed: 17 });
+    const { close } = await tenant.listen();
+    const asked: Array<{ includeActedAfter?: string; refs?: Array<{ id: string }> }> = [];
+    const client = new IdGovClient({
+      baseUrl: tenant.baseUrl,
+      credentials: tenant.client,
+      logLevel: 'error',
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (request.url.endsWith('/search/tasks')) asked.push(await request.clone().json());
+        return fetch(request);
+      },
+    });
+    const syncOfAsked = (path: string) => {
+      const sync = new TaskSync({ client, store: new SqliteSyncStore({ path }), logLevel: 'error' });
+      opened.push(sync);
+      return sync;
+    };
+    try {
+      const path = dbPath();
+      await syncOfAsked(path).run();
+      const db = new DatabaseSync(path, { readOnly: true });
+      const { started_at: lastStarted } = db.prepare('SELECT started_at FROM idgov_sync_runs').get() as {
+        started_at: number;
+      };
+      db.close();
+      const openInCopy = [...copiedTasks(path).values()].filter(
+        (task) => task.state === 'TASK_STATE_OPEN' && !task.deleted,
+      ).length;
+      const commented = tenant.commentOnTasks(30, (task) => task.state === 'TASK_STATE_CLOSED');
+      const closed = tenant.closeTasks(40);
+      asked.length = 0;
+      const summary = await syncOfAsked(path).run();
+      expect(summary).toMatchObject({ kind: 'incremental', complete: true });
+      expect(summary.tasksChanged).toBeGreaterThanOrEqual(commented.length + closed.length);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      // Asked for what was acted on since the last run began (less the overlap), once.
+      const acted = asked.filter((body) => body.includeActedAfter);
+      expect(new Set(acted.map((body) => body.includeActedAfter))).toEqual(
+        new Set([new Date(lastStarted - 600_000).toISOString()]),
+      );
+      // The tasks closed since came with the acted ones: the refresh asked for none of them.
+      const refreshed = new Set(asked.flatMap((body) => (body.refs ?? []).map((ref) => ref.id)));
+      expect(closed.filter((task) => refreshed.has(task.id as string))).toEqual([]);
+      expect(refreshed.size).toBe(openInCopy - closed.length);
+    } finally {
+      await close();
+    }
+  });
+
   it('cannot see a closed task deleted later; a full run can, and marks the tasks that vanished', async () => {
     const tenant = new FakeTenant({ history: 300, seed: 16 });
     const { close } = await tenant.listen();
@@ -286,8 +338,8 @@ describe('a copy of an older schema version', () => {
         db.prepare('PRAGMA table_info(idgov_sync_windows)').all() as Array<{ name: string }>
       ).map((c) => c.name);
       db.close();
-      expect(version).toEqual({ value: '2' });
-      expect(columns).toContain('lease_until');
+      expect(version).toEqual({ value: '3' });
+      expect(columns).toEqual(expect.arrayContaining(['lease_until', 'acted_after_ms']));
     } finally {
       await close();
     }
@@ -306,7 +358,7 @@ describe('a copy of an older schema version', () => {
     try {
       const error = await caught(syncOf(tenant, path).run());
       expect(error).toBeInstanceOf(ConfigurationError);
-      expect(error.message).toMatch(/schema version 99, newer than this SDK's 2: upgrade @idgov\/sdk/);
+      expect(error.message).toMatch(/schema version 99, newer than this SDK's 3: upgrade @idgov\/sdk/);
     } finally {
       await close();
     }

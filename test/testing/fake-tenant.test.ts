@@ -338,6 +338,46 @@ describe('fake data', () => {
   });
 });
 
+describe('fake tenant history and actions', () => {
+  it('closes each closed task within a week, none in the future; a third are open; a search by action time finds actions, not deletions', async () => {
+    let now = Date.parse('2026-06-30T12:00:00Z');
+    const tenant = new FakeTenant({ history: 3_000, seed: 5, now: () => now });
+    const closed = tenant.tasks.filter((t) => t.state === 'TASK_STATE_CLOSED');
+    expect(closed.every((t) => Date.parse(t.updatedAt ?? '') <= now)).toBe(true);
+    const week = 7 * 24 * 3600 * 1000;
+    expect(closed.every((t) => Date.parse(t.updatedAt ?? '') - Date.parse(t.createdAt ?? '') < week)).toBe(
+      true,
+    );
+    const open = tenant.tasks.length - closed.length;
+    expect(open / tenant.tasks.length).toBeGreaterThan(0.28);
+    expect(open / tenant.tasks.length).toBeLessThan(0.4);
+
+    now += 60_000;
+    const since = new Date(now - 1).toISOString();
+    const [commented] = tenant.commentOnTasks(1, (t) => t.state === 'TASK_STATE_CLOSED');
+    const [shut] = tenant.closeTasks(1);
+    const [deleted] = tenant.deleteTasks(1, (t) => t.state === 'TASK_STATE_CLOSED' && t !== commented);
+    expect(commented?.commentCount).toBe((closed.find((t) => t.id === commented?.id)?.commentCount ?? 0) + 1);
+    const { close } = await tenant.listen();
+    try {
+      const client = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'error',
+      });
+      const acted = await client.tasks.search({ includeActedAfter: since, includeDeleted: true }).toArray();
+      expect(acted.map((v) => v.task?.id).sort()).toEqual([commented?.id, shut?.id].sort());
+      expect(deleted?.deletedAt).toBeTruthy();
+      // Deleting an acted-on task keeps when it was acted on.
+      tenant.deleteTasks(1, (t) => t.id === commented?.id);
+      const again = await client.tasks.search({ includeActedAfter: since, includeDeleted: true }).toArray();
+      expect(again.map((v) => v.task?.id).sort()).toEqual([commented?.id, shut?.id].sort());
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('fake tenant through msw', () => {
   const tenant = new FakeTenant({ tasks: [fakeTask({ displayName: 'Only task', variant: 'finding' })] });
   const server = setupServer();
