@@ -22,8 +22,17 @@ const REFRESH_BATCH = 100;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-// Runs already told that their service pages tasks acted on as if it ignored the bound.
-const toldIgnored = new WeakSet<RunContext>();
+// Runs already told that their service does not apply includeActedAfter.
+const toldUnsupported = new WeakSet<RunContext>();
+
+/** Says once a run that the service `did` something other than apply `includeActedAfter`. */
+function unsupported(ctx: RunContext, actedAfter: number, did: string): void {
+  if (toldUnsupported.has(ctx)) return;
+  toldUnsupported.add(ctx);
+  ctx.options.logger.warn(
+    `asked for the tasks acted on since ${iso(actedAfter)} (includeActedAfter), the service ${did}: it seems not to apply that bound, so this incremental run does not look for older tasks acted on. A full run (full: true) sees every change.`,
+  );
+}
 
 /**
  * Whether a page of tasks acted on after `actedAfter` shows the service ignoring that bound: most of
@@ -133,6 +142,19 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
         continue;
       }
       if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
+      // A service that refuses the bound (an older API): the window ends, as for one that ignores it.
+      if (!token && window.actedAfter !== undefined && error instanceof BadRequestError) {
+        unsupported(ctx, window.actedAfter, `refused it (${error.message})`);
+        const end = { tasks: [], expanded: [], cursor, moved: false, queryFrom, queryTo, token: undefined };
+        const ended = await store.commitPage(
+          run,
+          window,
+          { ...end, exhausted: true, syncedAt: options.now() },
+          lease,
+        );
+        meter.window(ended.lost ? 'lost' : 'done', window);
+        return;
+      }
       throw error;
     }
     const tasks = taskRows(page.list);
@@ -147,12 +169,8 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     // A service that ignores the bound would have this window page every older task: its page is
     // kept, and the window ends (the refresh of open tasks still sees those closed or deleted).
     const ignored = window.actedAfter !== undefined && ignoresActedAfter(tasks, window.actedAfter);
-    if (ignored && !toldIgnored.has(ctx)) {
-      toldIgnored.add(ctx);
-      options.logger.warn(
-        `the service answered a search for tasks acted on since ${iso(window.actedAfter as number)} (includeActedAfter) with tasks mostly updated before it: it seems not to apply that bound, so this incremental run does not look for older tasks acted on. A full run (full: true) sees every change.`,
-      );
-    }
+    if (ignored)
+      unsupported(ctx, window.actedAfter as number, 'answered with tasks mostly updated before it');
     const next = ignored ? undefined : followed;
     const result = await store.commitPage(
       run,
