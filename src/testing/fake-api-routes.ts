@@ -9,7 +9,7 @@ import { json, problem } from './fake-answers.ts';
 import type { WireEntitlement, WireRule, WireTask } from './fake-data.ts';
 import { createHmacSecret } from './hmac-secret.ts';
 import { decodePageToken, effectivePageSize, encodePageToken } from './page-token.ts';
-import { type ActedAt, type SearchFilter, searchTasks } from './task-filter.ts';
+import { type ActedAt, type SearchFilter, searchPage } from './task-filter.ts';
 
 /** The access tokens a fake tenant issued, and their expiry. */
 export class FakeTokens {
@@ -72,11 +72,10 @@ export async function searchAnswer(
   const { pageToken, ...bound } = body;
   const offset = pageToken ? decodePageToken(pageToken, bound) : 0;
   if (offset === undefined) return problem(400, 'invalid page token: it belongs to another request');
-  const found = searchTasks(tasks, body, actedAt);
   const size = effectivePageSize(body.pageSize);
-  const page = found.slice(offset, offset + size);
+  const { page, more } = searchPage(tasks, body, offset, size, actedAt);
   const { list, expanded } = expandPage(page, body.expandMask?.paths ?? []);
-  const next = offset + size < found.length ? encodePageToken(offset + size, bound) : '';
+  const next = more ? encodePageToken(offset + size, bound) : '';
   return json({ list, expanded, nextPageToken: next });
 }
 

@@ -1,3 +1,4 @@
+import { boundKey, createdIndex, createdKey, forgetIndex, stretchOf } from './created-index.ts';
 import type { WireTask } from './fake-data.ts';
 
 /**
@@ -84,26 +85,6 @@ function prepared(f: SearchFilter, actedAt: ActedAt) {
   };
 }
 
-/**
- * A task's creation time as text that sorts as time does: ISO 8601 UTC with milliseconds, as the
- * fake data writes it (compared as it is: a search of a large tenant parses nothing), or another
- * form made so; '' when missing or not a time.
- */
-function createdKey(task: WireTask): string {
-  const at = task.createdAt;
-  if (!at) return '';
-  if (at.length === 24 && at.charCodeAt(23) === 90 /* Z */ && at.charCodeAt(10) === 84 /* T */) return at;
-  const ms = Date.parse(at);
-  return Number.isNaN(ms) ? '' : new Date(ms).toISOString();
-}
-
-/** A bound of a search as a {@link createdKey}; undefined when absent, null when it is not a time (nothing matches). */
-function boundKey(at: string | null | undefined): string | null | undefined {
-  if (!at) return undefined;
-  const ms = Date.parse(at);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-}
-
 function matches(task: WireTask, f: ReturnType<typeof prepared>): boolean {
   if (!(f.includeDeleted || !task.deletedAt) || !has(f.refs, task.id) || !has(f.states, task.state))
     return false;
@@ -161,14 +142,12 @@ export function searchTasks(
   const sort = filter.sortBy ? SORTS[filter.sortBy] : undefined;
   const index = ready.after !== undefined || ready.before !== undefined ? createdIndex(tasks) : undefined;
   if (index?.sorted) {
-    // Only the stretch of creation time asked for is looked at: a window of a large tenant costs
-    // what its own tasks cost, which is what a sync's pages measure.
-    const from = ready.after ? firstAbove(index.keys, ready.after) : 0;
-    const to = ready.before ? firstAtOrAbove(index.keys, ready.before) : tasks.length;
-    const stretch = tasks.slice(from, Math.max(from, to));
+    // Only the stretch of creation time asked for is looked at.
+    const { from, to } = stretchOf(index, ready.after, ready.before);
+    const stretch = tasks.slice(from, to);
     // A task moved in time in place, where the search looks: make the index again.
     if (stretch.some((task, i) => task.createdAt !== index.createdAt[from + i])) {
-      indexes.delete(tasks);
+      forgetIndex(tasks);
       return searchTasks(tasks, filter, actedAt);
     }
     const found = stretch.filter((task) => matches(task, ready));
@@ -177,6 +156,49 @@ export function searchTasks(
   }
   const found = tasks.filter((task) => matches(task, ready));
   return sort ? sorted(found, sort) : found;
+}
+
+/**
+ * One page of a search: the tasks at `offset` to `offset + size` of what {@link searchTasks}
+ * returns, and whether more follow. A search in creation order by creation time looks only as far
+ * as its page, so a page of a window of a large tenant costs what the page costs, as the service's
+ * would; others are searched whole.
+ *
+ * @group Testing kit
+ */
+export function searchPage(
+  tasks: readonly WireTask[],
+  filter: SearchFilter,
+  offset: number,
+  size: number,
+  actedAt: ActedAt = lastUpdated,
+): { readonly page: WireTask[]; readonly more: boolean } {
+  const ready = prepared(filter, actedAt);
+  const sort = filter.sortBy ? SORTS[filter.sortBy] : undefined;
+  const inCreationOrder = !sort || (sort.key === createdKey && !sort.reverse);
+  const index =
+    inCreationOrder && (ready.after !== undefined || ready.before !== undefined)
+      ? createdIndex(tasks)
+      : undefined;
+  if (!index?.sorted) {
+    const found = searchTasks(tasks, filter, actedAt);
+    return { page: found.slice(offset, offset + size), more: offset + size < found.length };
+  }
+  const { from, to } = stretchOf(index, ready.after, ready.before);
+  const page: WireTask[] = [];
+  let skipped = 0;
+  for (let i = from; i < to; i++) {
+    const task = tasks[i] as WireTask;
+    if (task.createdAt !== index.createdAt[i]) {
+      forgetIndex(tasks);
+      return searchPage(tasks, filter, offset, size, actedAt);
+    }
+    if (!matches(task, ready)) continue;
+    if (skipped < offset) skipped += 1;
+    else if (page.length === size) return { page, more: true };
+    else page.push(task);
+  }
+  return { page, more: false };
 }
 
 /** `found` in the order of `sort`; stable, as Array.prototype.sort is: tasks with one key keep their stored order. */
@@ -189,71 +211,4 @@ function sorted(found: WireTask[], sort: (typeof SORTS)[string]): WireTask[] {
     return (sort.reverse ? ascending(y, x) : ascending(x, y)) || a - b;
   });
   return order.map((i) => found[i] as WireTask);
-}
-
-/** The stored tasks' creation keys, and whether the tasks are stored in creation order. */
-interface CreatedIndex {
-  readonly tasks: readonly WireTask[];
-  readonly createdAt: ReadonlyArray<string | null | undefined>;
-  readonly keys: readonly string[];
-  readonly sorted: boolean;
-}
-
-const indexes = new WeakMap<readonly WireTask[], CreatedIndex>();
-
-/**
- * The creation index of `tasks`, made again when a task was added, removed or replaced (checked by
- * identity, cheap next to parsing): tests change tasks freely.
- */
-function createdIndex(tasks: readonly WireTask[]): CreatedIndex {
-  const known = indexes.get(tasks);
-  if (known && unchanged(tasks, known)) return known;
-  const keys = tasks.map(createdKey);
-  const index: CreatedIndex = {
-    tasks: [...tasks],
-    createdAt: tasks.map((task) => task.createdAt),
-    keys,
-    // Tasks without a creation time ('') cannot be placed in a stretch of time: scan instead.
-    sorted: keys.every((key, i) => key !== '' && (i === 0 || (keys[i - 1] as string) <= key)),
-  };
-  indexes.set(tasks, index);
-  return index;
-}
-
-/**
- * Whether `tasks` are still the ones `index` was made of: the same objects, in the same places. A
- * `createdAt` changed in place is seen where a search looks (see {@link searchTasks}); reading every
- * task's would cost a large tenant more than the search.
- */
-function unchanged(tasks: readonly WireTask[], index: CreatedIndex): boolean {
-  if (tasks.length !== index.tasks.length) return false;
-  for (let i = 0; i < tasks.length; i++) {
-    const task = tasks[i] as WireTask;
-    if (task !== index.tasks[i]) return false;
-  }
-  return true;
-}
-
-/** The first position whose key is above `bound` (keys ascending). */
-function firstAbove(keys: readonly string[], bound: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) > bound) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** The first position whose key is at or above `bound` (keys ascending). */
-function firstAtOrAbove(keys: readonly string[], bound: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) >= bound) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }

@@ -459,4 +459,42 @@ describe('fake tenant searches by creation time', () => {
       ids(searchTasks(offset, { createdAfter: iso(base - 1), sortBy: 'TASK_SEARCH_SORT_BY_CREATED_AT' })),
     ).toEqual(['a', 'b']);
   });
+
+  it('answers a page as the whole search would, looking no further than the page in creation order', async () => {
+    const { searchPage, searchTasks } = await import('../../src/testing/task-filter.ts');
+    const tenant = new FakeTenant({ history: 1_500, seed: 9 });
+    const tasks = tenant.tasks;
+    const at = (i: number) => tasks[i]?.createdAt as string;
+    const filters = [
+      {
+        createdAfter: at(100),
+        createdBefore: at(900),
+        includeDeleted: true,
+        sortBy: 'TASK_SEARCH_SORT_BY_CREATED_AT',
+      },
+      { createdAfter: at(0), taskStates: ['TASK_STATE_OPEN'] },
+      { createdBefore: at(1_200), includeDeleted: false, sortBy: 'TASK_SEARCH_SORT_BY_REVERSE_CREATED_AT' },
+      { createdAfter: at(50), includeActedAfter: at(1_400), includeDeleted: true },
+      { taskStates: ['TASK_STATE_CLOSED'] },
+    ];
+    for (const filter of filters) {
+      const whole = searchTasks(tasks, filter);
+      for (const [offset, size] of [
+        [0, 25],
+        [100, 100],
+        [whole.length - 10, 10],
+        [whole.length - 10, 11],
+        [whole.length, 25],
+      ] as const) {
+        const { page, more } = searchPage(tasks, filter, offset, size);
+        expect(page).toEqual(whole.slice(offset, offset + size));
+        expect(more).toBe(offset + size < whole.length);
+      }
+    }
+    // A task moved in time in place, where the page looks, is seen there.
+    const window = filters[0] as (typeof filters)[0];
+    const moved = tasks[500] as WireTask;
+    (moved as { createdAt?: string }).createdAt = at(1_499);
+    expect(searchPage(tasks, window, 0, 1_000).page).not.toContain(moved);
+  });
 });
