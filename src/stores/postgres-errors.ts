@@ -13,6 +13,9 @@ import { StoreError } from '../core/store-error.ts';
 // (a shutdown or restart), and serialization failures or deadlocks.
 const TRANSIENT_CLASSES = ['08', '53', '57'];
 const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03']);
+// Of class 08 (connection exceptions), the one a statement the server could not take causes:
+// trying it again changes nothing.
+const PROTOCOL_VIOLATION = '08P01';
 const SYSTEM_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)$/;
 
 /**
@@ -32,7 +35,7 @@ export function postgresError(error: unknown, what: string, table: string, schem
   }
   if (sqlState === '42703') {
     return new ConfigurationError(
-      `PostgreSQL's ${table} lacks a column this SDK uses (${text}): its tables are of an older version. Run store.migrate() once, or the SQL of ${schemaSql} (it adds what is missing).`,
+      `PostgreSQL's ${table} lacks a column this SDK uses (${text}): its tables were made by an earlier release, or by hand. Bring them to what the SQL of ${schemaSql} makes (a task copy's store.migrate() adds what is missing).`,
       { cause: error },
     );
   }
@@ -53,7 +56,7 @@ export function postgresError(error: unknown, what: string, table: string, schem
   }
   const transient =
     (sqlState !== undefined &&
-      (TRANSIENT_CLASSES.includes(sqlState.slice(0, 2)) ||
+      ((TRANSIENT_CLASSES.includes(sqlState.slice(0, 2)) && sqlState !== PROTOCOL_VIOLATION) ||
         TRANSIENT_CODES.has(sqlState) ||
         SYSTEM_CODES.test(sqlState))) ||
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);

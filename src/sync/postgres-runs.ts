@@ -9,46 +9,59 @@ import type { PgQuery } from './postgres-rows.ts';
 import { addedColumns, POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './postgres-schema.ts';
 import type { CopyIdentity, CopyState, SyncRun, SyncWindowPlan } from './store.ts';
 
-/** Opens the copy for `identity`: a copy of another tenant or filter is refused. */
+/**
+ * Opens the copy for `identity`: tables of an older version are refused until migrated, a copy of
+ * another tenant or filter is refused.
+ */
 export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIdentity): Promise<CopyState> {
+  const columns = addedColumns(t);
+  // Checked before the copy is said to be of this version, so that tables of version 1 stay so
+  // (missing tables are said by the statements that need them).
+  const { rows: missing } = await query<{ name: string }>(
+    'opening the copy',
+    `SELECT c.t || '.' || c.col AS name FROM unnest($1::text[], $2::text[]) AS c(t, col)
+     WHERE to_regclass(c.t) IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(c.t) AND attname = c.col AND NOT attisdropped)`,
+    [columns.map((c) => c.table), columns.map((c) => c.column)],
+  );
+  if (missing.length > 0) {
+    throw new ConfigurationError(
+      `${t.tasks} is a task copy of an earlier release, without ${missing.map((m) => m.name).join(' and ')}: run store.migrate() once, or the SQL of postgresSyncSchema() (it adds what is missing), before syncing it with this SDK.`,
+    );
+  }
   await query(
     'opening the copy',
     `INSERT INTO ${t.meta} (key, value) VALUES ('schema_version', $1), ('base_url', $2), ('filter', $3)
      ON CONFLICT (key) DO NOTHING`,
     [String(POSTGRES_SYNC_SCHEMA_VERSION), identity.baseUrl, identity.filter],
   );
-  const columns = addedColumns(t);
   const { rows } = await query<{
     meta: Record<string, string>;
     last: string | null;
+    acted: string | null;
     earliest: string | null;
     begun: boolean;
-    current: boolean;
   }>(
     'opening the copy',
     `SELECT (SELECT json_object_agg(key, value) FROM ${t.meta}) AS meta,
             (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL) AS last,
+            (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL
+               AND (kind = 'full' OR acted_after_ms IS NOT NULL)) AS acted,
             (SELECT floor(extract(epoch FROM min(created_at)) * 1000)::bigint FROM ${t.tasks}) AS earliest,
-            EXISTS (SELECT 1 FROM ${t.runs}) OR EXISTS (SELECT 1 FROM ${t.tasks}) AS begun,
-            (SELECT bool_and(EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(c.t)
-                                       AND attname = c.col AND NOT attisdropped))
-             FROM unnest($1::text[], $2::text[]) AS c(t, col)) AS current`,
-    [columns.map((c) => c.table), columns.map((c) => c.column)],
+            EXISTS (SELECT 1 FROM ${t.runs}) OR EXISTS (SELECT 1 FROM ${t.tasks}) AS begun`,
+    [],
   );
-  const meta = rows[0]?.meta ?? {};
+  const row = rows[0];
+  const meta = row?.meta ?? {};
   const version = Number(meta.schema_version);
   if (version > POSTGRES_SYNC_SCHEMA_VERSION) {
     throw new ConfigurationError(
       `${t.tasks} is a task copy of schema version ${version}, newer than this SDK's ${POSTGRES_SYNC_SCHEMA_VERSION}: upgrade @idgov/sdk.`,
     );
   }
-  if (!rows[0]?.current) {
-    throw new ConfigurationError(
-      `${t.tasks} is a task copy of an older schema version (${version}): run store.migrate() once, or the SQL of postgresSyncSchema() (it adds what is missing), before syncing it with this SDK.`,
-    );
-  }
   if (version < POSTGRES_SYNC_SCHEMA_VERSION) {
-    // Its tables are current: say so, so that an older SDK's worker refuses the copy.
+    // Its tables are current (its columns were added by hand?): say so, so that workers of an
+    // earlier release refuse the copy.
     await query(
       'opening the copy',
       `UPDATE ${t.meta} SET value = $1 WHERE key = 'schema_version' AND value::int < $1::int`,
@@ -58,16 +71,18 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
   if (meta.base_url !== identity.baseUrl || meta.filter !== identity.filter) {
     // Not taken over even when empty: workers of two tenants opening one new copy at once could
     // both pass, and share a run. An empty copy is said to be one, with its simple remedy.
-    const remedy = rows[0]?.begun
+    const remedy = row?.begun
       ? "Use another table prefix (the store's table option) for it, or drop these tables to start over."
       : `It holds nothing yet (its first run failed before it began: a wrong base URL?): delete the rows of ${t.meta} (or drop the tables) to use it for this one.`;
     throw new ConfigurationError(
       `${t.tasks} holds a copy of ${meta.base_url} with the filter ${meta.filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. ${remedy}`,
     );
   }
+  const ms = (value: string | null | undefined) => (value == null ? undefined : Number(value));
   return {
-    lastRunStartedAt: rows[0]?.last == null ? undefined : Number(rows[0].last),
-    earliestCreatedAt: rows[0]?.earliest == null ? undefined : Number(rows[0].earliest),
+    lastRunStartedAt: ms(row?.last),
+    actedSeenSince: ms(row?.acted),
+    earliestCreatedAt: ms(row?.earliest),
   };
 }
 
@@ -96,7 +111,8 @@ export async function beginRun(
   for (;;) {
     const { rows } = await query<{ id: string }>(
       'beginning a run',
-      `WITH r AS (INSERT INTO ${t.runs} (kind, started_at) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id),
+      `WITH r AS (INSERT INTO ${t.runs} (kind, started_at, acted_after_ms) VALUES ($1, $2, $4::bigint)
+                  ON CONFLICT DO NOTHING RETURNING id),
        w AS (INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, acted_after_ms)
              SELECT r.id, x.f, x.t, x.f, x.f, x.t, x.a FROM r, jsonb_to_recordset($3::jsonb) AS x(f bigint, t bigint, a bigint))
        SELECT id FROM r`,
@@ -104,6 +120,7 @@ export async function beginRun(
         kind,
         startedAt,
         JSON.stringify(windows.map((w) => ({ f: w.from, t: w.to, a: w.actedAfter ?? null }))),
+        windows.find((w) => w.actedAfter !== undefined)?.actedAfter ?? null,
       ],
     );
     if (rows[0]) return { id: Number(rows[0].id), kind, startedAt, resumed: false };

@@ -44,13 +44,16 @@ export function syncTables(prefix: string = DEFAULT_SYNC_PREFIX): SyncTables {
 }
 
 /**
- * Columns added after a table was first created, by version (2: `acted_after_ms`): a copy whose
- * tables lack one is migrated.
+ * Columns added after a table was first created (version 2: the `acted_after_ms` of windows and
+ * runs): a copy whose tables lack one is migrated.
  */
 export function addedColumns(
   t: SyncTables,
 ): ReadonlyArray<{ readonly table: string; readonly column: string }> {
-  return [{ table: t.windows, column: 'acted_after_ms' }];
+  return [
+    { table: t.windows, column: 'acted_after_ms' },
+    { table: t.runs, column: 'acted_after_ms' },
+  ];
 }
 
 /** Every table and index {@link postgresSyncSchema} creates, as `to_regclass` reads names. */
@@ -121,7 +124,8 @@ CREATE TABLE IF NOT EXISTS ${t.runs} (
   id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   kind        text   NOT NULL CHECK (kind IN ('full', 'incremental')),
   started_at  bigint NOT NULL,  -- the end of the run's creation-time range
-  finished_at bigint
+  finished_at bigint,
+  acted_after_ms bigint         -- set: it paged the tasks acted on since then
 );
 -- One unfinished run at a time: workers starting together join one.
 CREATE UNIQUE INDEX IF NOT EXISTS "${t.bare}_sync_runs_open" ON ${t.runs} ((finished_at IS NULL)) WHERE finished_at IS NULL;
@@ -147,7 +151,9 @@ CREATE TABLE IF NOT EXISTS ${t.windows} (
   lease_until   bigint
 );
 CREATE INDEX IF NOT EXISTS "${t.bare}_sync_windows_run" ON ${t.windows} (run_id, state);
--- Version 2 (a copy made by version 1 gains it).
+-- Version 2: what a copy made by version 1 gains; then workers of version 1 refuse it.
 ALTER TABLE ${t.windows} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
+ALTER TABLE ${t.runs} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
+UPDATE ${t.meta} SET value = '${POSTGRES_SYNC_SCHEMA_VERSION}' WHERE key = 'schema_version' AND value::int < ${POSTGRES_SYNC_SCHEMA_VERSION};
 `;
 }

@@ -165,8 +165,7 @@ export class PostgresSyncStore implements SyncStore {
       'claiming open tasks',
       `UPDATE ${t.tasks} SET lease_token = $2, leased_at = ${NOW}, lease_until = ${NOW} + $3
        WHERE id IN (SELECT id FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')} AND ${notHeldSql(NOW)}
-                      AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done'
-                                        AND acted_after_ms IS NOT NULL)
+                      AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
                     ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
        RETURNING id`,
       [run.id, lease.holder, lease.ms, limit],

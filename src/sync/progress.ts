@@ -31,8 +31,7 @@ export class SyncProgressMeter {
   window(event: SyncWindowEvent['event'], window: SyncWindow | undefined): void {
     if (event === 'claimed' && window) {
       this.#windowsKnown += 1;
-      // Tasks acted on since are few over a long stretch of creation time: it tells nothing of the time left.
-      if (window.actedAfter === undefined) this.#left.set(window.id, Math.max(0, window.to - window.cursor));
+      this.#left.set(window.id, Math.max(0, window.to - window.cursor));
     }
     if (event === 'lost' && window) {
       this.#windowsKnown -= 1;
@@ -52,10 +51,6 @@ export class SyncProgressMeter {
 
   /** A page of `window` was committed: its cursor is at `cursor`, its end at `to`. */
   page(counts: CommitCounts, tasks: number, window: SyncWindow, cursor: number, to: number): void {
-    if (window.actedAfter !== undefined) {
-      this.counted(counts, 1, tasks);
-      return;
-    }
     const before = this.#left.get(window.id) ?? 0;
     const left = Math.max(0, to - cursor);
     this.#coveredMs += Math.max(0, before - left);

@@ -30,9 +30,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 // The refresh's work: tasks the copy holds as open that the run (placeholder `?`) has not fetched.
 const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ?";
 
-// A window of the run (placeholder `?`) paging tasks acted on is not done: the refresh waits for it.
-const ACTED_PENDING =
-  "EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ? AND state <> 'done' AND acted_after_ms IS NOT NULL)";
+// A window of the run (placeholder `?`) is not done: the refresh waits for it.
+const WINDOWS_PENDING = "EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ? AND state <> 'done')";
 
 /** The SQLite copy's work, behind `SqliteSyncStore`. */
 export class SqliteCopy implements SyncStore {
@@ -77,11 +76,14 @@ export class SqliteCopy implements SyncStore {
       const last = this.#file
         .sql(
           `SELECT (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL) AS at,
+             (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL
+                AND (kind = 'full' OR acted_after_ms IS NOT NULL)) AS acted,
              (SELECT min(created_at) FROM idgov_tasks) AS earliest`,
         )
-        .get() as { at: number | null; earliest: string | null };
+        .get() as { at: number | null; acted: number | null; earliest: string | null };
       return {
         lastRunStartedAt: last.at ?? undefined,
+        actedSeenSince: last.acted ?? undefined,
         earliestCreatedAt: last.earliest === null ? undefined : Date.parse(last.earliest),
       };
     });
@@ -109,8 +111,8 @@ export class SqliteCopy implements SyncStore {
       const unfinished = this.#unfinished();
       if (unfinished) return unfinished;
       const { lastInsertRowid } = this.#file
-        .sql('INSERT INTO idgov_sync_runs (kind, started_at) VALUES (?, ?)')
-        .run(kind, startedAt);
+        .sql('INSERT INTO idgov_sync_runs (kind, started_at, acted_after_ms) VALUES (?, ?, ?)')
+        .run(kind, startedAt, windows.find((w) => w.actedAfter !== undefined)?.actedAfter ?? null);
       const id = Number(lastInsertRowid);
       const add = this.#file.sql(
         'INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, acted_after_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -159,7 +161,7 @@ export class SqliteCopy implements SyncStore {
       const now = Date.now();
       const rows = this.#file
         .sql(
-          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} AND NOT ${ACTED_PENDING}
+          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} AND NOT ${WINDOWS_PENDING}
            ORDER BY id LIMIT ?`,
         )
         .all(run.id, now, now, run.id, limit) as Array<{ id: string }>;

@@ -11,7 +11,7 @@ export const SYNC_SCHEMA_VERSION = 3;
 /**
  * The statements that take a copy from version `n` to `n + 1`, by `n`. Version 2: windows and
  * open tasks are held under leases (the same design as the PostgreSQL copy's workers). Version 3:
- * a window may page only the tasks acted on since a time.
+ * a window may page only the tasks acted on since a time, and a run says whether it did.
  */
 export const SQLITE_SYNC_MIGRATIONS: Readonly<Record<number, string>> = {
   1: `
@@ -26,6 +26,7 @@ ALTER TABLE idgov_sync_runs DROP COLUMN refreshed_through;
 `,
   2: `
 ALTER TABLE idgov_sync_windows ADD COLUMN acted_after_ms INTEGER;
+ALTER TABLE idgov_sync_runs ADD COLUMN acted_after_ms INTEGER;
 `,
 };
 
@@ -62,7 +63,8 @@ CREATE TABLE IF NOT EXISTS idgov_sync_runs (
   id                INTEGER PRIMARY KEY AUTOINCREMENT,
   kind              TEXT NOT NULL,
   started_at        INTEGER NOT NULL,
-  finished_at       INTEGER
+  finished_at       INTEGER,
+  acted_after_ms    INTEGER
 );
 CREATE TABLE IF NOT EXISTS idgov_sync_windows (
   id            INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -120,6 +120,13 @@ export interface CopyState {
   readonly lastRunStartedAt: number | undefined;
   /** The creation time of the copy's first task (Unix ms); undefined when it holds none. */
   readonly earliestCreatedAt?: number | undefined;
+  /**
+   * When the last completed run that saw the tasks acted on started (Unix ms): a full run, or an
+   * incremental one that paged them. An incremental run's pass of tasks acted on begins there, so
+   * that a run without one (of an earlier release, or against a service that does not apply the
+   * bound) leaves no gap.
+   */
+  readonly actedSeenSince?: number | undefined;
 }
 
 /**
@@ -151,7 +158,8 @@ export interface SyncStore {
   unfinishedRun(): Promise<SyncRun | undefined>;
   /**
    * Begins a run with its first windows, unless one is unfinished (another worker began it first):
-   * then returns that one, to join. One unfinished run at a time.
+   * then returns that one, to join. One unfinished run at a time. A window with `actedAfter` makes
+   * the run one that sees the tasks acted on since then.
    */
   beginRun(kind: SyncRun['kind'], startedAt: number, windows: readonly SyncWindowPlan[]): Promise<SyncRun>;
   /**
@@ -199,7 +207,7 @@ export interface SyncStore {
   /**
    * Takes, under `lease`, up to `limit` tasks the copy holds as open that `run` has not fetched yet
    * and no live lease holds, in ID order: a batch of the refresh. Their IDs; none when all are taken,
-   * and none while a window of tasks acted on is not done (the tasks it fetches need no refresh).
+   * and none while a window of the run is not done (the tasks its pages fetch need no refresh).
    */
   claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]>;
   /**

@@ -7,7 +7,7 @@ import { patientStore } from './patient-store.ts';
 import { SyncProgressMeter } from './progress.ts';
 import type { CopyState, SyncLease, SyncStore } from './store.ts';
 import { firstWindows, incrementalWindows } from './windows.ts';
-import { earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
+import { appliesActedAfter, earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a
 // few instants, and tasks sharing one instant can only be paged with tokens.
@@ -22,9 +22,10 @@ const MIN_SPLIT_MS = 2;
  * in one transaction, and a resumed window restarts from its last committed creation time, so a run
  * killed at any instant loses nothing and repeats at most a page a window. Later runs are
  * incremental: tasks created since the last run (with an overlap), older tasks acted on since
- * (`includeActedAfter`: a closed task commented on), then every task the copy holds as open that
- * those did not fetch, to see it closed or deleted. `run({ full: true })` pages everything again
- * and marks the tasks that vanished.
+ * (`includeActedAfter`: a closed task commented on; left out, with a warning, when a probe shows the
+ * service does not apply that bound), then every task the copy holds as open that those did not
+ * fetch, to see it closed or deleted. `run({ full: true })` pages everything again and marks the
+ * tasks that vanished.
  *
  * @example
  * const sync = new TaskSync({ client, store: new SqliteSyncStore({ path: 'tasks.db' }) });
@@ -102,7 +103,9 @@ export class TaskSync {
             startedAt,
             this.#options.concurrency,
           )
-        : incrementalWindows(copy, startedAt, this.#options.overlapMs);
+        : await incrementalWindows(copy, startedAt, this.#options.overlapMs, () =>
+            appliesActedAfter(this.#options, startedAt, options.signal),
+          );
       run = await store.beginRun(full ? 'full' : 'incremental', startedAt, windows);
     }
     const meter = new SyncProgressMeter(this.#options.hooks, run);

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SyncWindowPlan } from './store.ts';
+import type { CopyState, SyncWindowPlan } from './store.ts';
 
 /** What a store knows of a window still to finish. */
 export interface WindowLoad {
@@ -60,21 +60,25 @@ export function firstWindows(from: number | undefined, to: number, count: number
 }
 
 /**
- * The first windows of an incremental run, after a run that started at `copy.lastRunStartedAt`:
- * one of the tasks created since (less `overlapMs`, for clocks and commits late to show), and one
- * of the older tasks acted on since, down to the copy's first. One each, split only where their
- * first pages find tasks: their stretches of time are mostly empty.
+ * The first windows of an incremental run: one of the tasks created since the last run started
+ * (less `overlapMs`, for clocks and commits late to show), and, when the copy holds older tasks and
+ * `applies()` says the service applies `includeActedAfter`, one of those acted on since the last
+ * run that saw such tasks started (less the overlap). One each, split only where their first pages
+ * find tasks: their stretches of time are mostly empty.
  */
-export function incrementalWindows(
-  copy: { readonly lastRunStartedAt?: number | undefined; readonly earliestCreatedAt?: number | undefined },
+export async function incrementalWindows(
+  copy: CopyState,
   startedAt: number,
   overlapMs: number,
-): SyncWindowPlan[] {
+  applies: () => Promise<boolean>,
+): Promise<SyncWindowPlan[]> {
   const since = (copy.lastRunStartedAt ?? startedAt) - overlapMs;
   const windows: SyncWindowPlan[] = [{ from: since, to: startedAt }];
   const earliest = copy.earliestCreatedAt;
-  if (earliest !== undefined && earliest < since)
-    windows.push({ from: earliest, to: since, actedAfter: since });
+  if (earliest !== undefined && earliest < since && (await applies())) {
+    const actedAfter = (copy.actedSeenSince ?? copy.lastRunStartedAt ?? startedAt) - overlapMs;
+    windows.push({ from: earliest, to: since, actedAfter });
+  }
   return windows;
 }
 

@@ -15,40 +15,56 @@ import type { Doorbell } from './doorbell.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import type { SyncProgressMeter } from './progress.ts';
 import { copyTime, expandedRows, taskRows } from './rows.ts';
-import type { SyncLease, SyncRun, SyncStore, SyncWindow, TaskRow } from './store.ts';
+import type { SyncLease, SyncRun, SyncStore, SyncWindow } from './store.ts';
 
 // Refs asked for at once when refreshing the tasks the copy holds as open.
 const REFRESH_BATCH = 100;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-// Runs already told that their service does not apply includeActedAfter.
+// Runs already told that their service stopped applying includeActedAfter.
 const toldUnsupported = new WeakSet<RunContext>();
 
-/** Says once a run that the service `did` something other than apply `includeActedAfter`. */
-function unsupported(ctx: RunContext, actedAfter: number, did: string): void {
-  if (toldUnsupported.has(ctx)) return;
-  toldUnsupported.add(ctx);
-  ctx.options.logger.warn(
-    `asked for the tasks acted on since ${iso(actedAfter)} (includeActedAfter), the service ${did}: it seems not to apply that bound, so this incremental run does not look for older tasks acted on. A full run (full: true) sees every change.`,
+/** Warns that the service `did` something other than apply `includeActedAfter`. */
+function unsupported(options: ResolvedSyncOptions, did: string): void {
+  options.logger.warn(
+    `asked for the tasks acted on since a time (includeActedAfter), the service ${did}: it seems not to apply that bound, so this incremental run does not look for older tasks acted on. A full run (full: true) sees every change.`,
   );
 }
 
+// How far ahead of the run's start the probe of includeActedAfter asks: no task is acted on then.
+const PROBE_AHEAD_MS = 24 * 3_600_000;
+
 /**
- * Whether a page of tasks acted on after `actedAfter` shows the service ignoring that bound: most of
- * its tasks were last updated before it. A task acted on since was updated since, unless an action
- * (a comment, say) leaves `updatedAt` alone: hence most, not any.
+ * Whether the service applies `includeActedAfter`: asked for the tasks acted on a day after `now`,
+ * it answers none. One that ignores the bound answers tasks (then a pass of the tasks acted on
+ * would page every older task), and one that refuses it answers 400; either is said once, and the
+ * run goes without that pass.
  */
-function ignoresActedAfter(tasks: readonly TaskRow[], actedAfter: number): boolean {
-  let dated = 0;
-  let older = 0;
-  for (const row of tasks) {
-    const at = row.updatedAt ? Date.parse(row.updatedAt) : Number.NaN;
-    if (Number.isNaN(at)) continue;
-    dated += 1;
-    if (at < actedAfter) older += 1;
+export async function appliesActedAfter(
+  options: ResolvedSyncOptions,
+  now: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const probe = {
+    ...syncRequest(options),
+    pageSize: 10,
+    expandMask: undefined,
+    includeActedAfter: iso(now + PROBE_AHEAD_MS),
+  };
+  try {
+    // Paged like any listing: a service may answer empty pages first.
+    for await (const view of options.client.tasks.search(probe, { signal })) {
+      if (view === null || view === undefined) continue;
+      unsupported(options, 'answered with tasks acted on tomorrow');
+      return false;
+    }
+    return true;
+  } catch (error) {
+    if (!(error instanceof BadRequestError)) throw error;
+    unsupported(options, `refused it (${error.message})`);
+    return false;
   }
-  return older * 2 > dated;
 }
 
 /** What a cursor works with during one run. */
@@ -142,9 +158,11 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
         continue;
       }
       if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
-      // A service that refuses the bound (an older API): the window ends, as for one that ignores it.
+      // A service that stopped taking the bound since the run began (it was upgraded, or rolled
+      // back): the window ends, said once, rather than fail every resumed run.
       if (!token && window.actedAfter !== undefined && error instanceof BadRequestError) {
-        unsupported(ctx, window.actedAfter, `refused it (${error.message})`);
+        if (!toldUnsupported.has(ctx)) unsupported(options, `refused it (${error.message})`);
+        toldUnsupported.add(ctx);
         const end = { tasks: [], expanded: [], cursor, moved: false, queryFrom, queryTo, token: undefined };
         const ended = await store.commitPage(
           run,
@@ -164,14 +182,8 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
       const at = row.createdAt ? Date.parse(row.createdAt) : Number.NaN;
       return at >= queryFrom - 1 && at <= queryTo + 1 ? Math.max(latest, at) : latest;
     }, cursor);
-    const { token: followed, error: badChain } = chain.follow(page);
+    const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
-    // A service that ignores the bound would have this window page every older task: its page is
-    // kept, and the window ends (the refresh of open tasks still sees those closed or deleted).
-    const ignored = window.actedAfter !== undefined && ignoresActedAfter(tasks, window.actedAfter);
-    if (ignored)
-      unsupported(ctx, window.actedAfter as number, 'answered with tasks mostly updated before it');
-    const next = ignored ? undefined : followed;
     const result = await store.commitPage(
       run,
       window,

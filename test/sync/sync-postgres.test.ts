@@ -260,31 +260,45 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     expect(postgresSyncSchema('reports.user')).toContain('CREATE TABLE IF NOT EXISTS "reports"."user_tasks"');
   });
 
-  it('a copy made by schema version 1 is refused until migrated; migrate() brings it to version 2', async () => {
+  it('a copy made by schema version 1 is refused until migrated, and not marked version 2; migrate() brings it there', async () => {
     const prefix = newPrefix();
     const first = worker(tenant, prefix);
     await first.store.migrate();
     await first.sync.run();
-    // What version 1 made: the windows without acted_after_ms, and its version in the metadata.
-    await sql(`ALTER TABLE ${prefix}_sync_windows DROP COLUMN acted_after_ms`);
-    await sql(`UPDATE ${prefix}_sync_meta SET value = '1' WHERE key = 'schema_version'`);
+    // What version 1 made: windows and runs without acted_after_ms, and its version in the metadata.
+    const toVersion1 = async () => {
+      await sql(`ALTER TABLE ${prefix}_sync_windows DROP COLUMN acted_after_ms`);
+      await sql(`ALTER TABLE ${prefix}_sync_runs DROP COLUMN acted_after_ms`);
+      await sql(`UPDATE ${prefix}_sync_meta SET value = '1' WHERE key = 'schema_version'`);
+    };
+    await toVersion1();
     const old = worker(tenant, prefix);
     const refused = await caught(old.sync.run());
     expect(refused).toBeInstanceOf(ConfigurationError);
     expect(refused.message).toMatch(
-      /an older schema version \(1\): run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
+      /an earlier release, without .*_sync_windows"?\.acted_after_ms and .*_sync_runs"?\.acted_after_ms: run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
     );
     // A store used without opening the copy names the missing column's fix too.
     const run = { id: 1, kind: 'incremental', startedAt: 0, resumed: true } as const;
     const unopened = await caught(old.store.claimWindow(run, { holder: 'h', ms: 1_000 }));
     expect(unopened).toBeInstanceOf(ConfigurationError);
-    expect(unopened.message).toMatch(/lacks a column this SDK uses .*Run store\.migrate\(\) once/);
+    expect(unopened.message).toMatch(
+      /lacks a column this SDK uses .*store\.migrate\(\) adds what is missing/,
+    );
+    // Tables of version 1 that never held a copy stay so: nothing claims version 2 for them.
+    await sql(`DELETE FROM ${prefix}_sync_meta`);
+    expect(await caught(old.sync.run())).toBeInstanceOf(ConfigurationError);
+    expect(await sql(`SELECT key FROM ${prefix}_sync_meta`)).toEqual([]);
+    await sql(
+      `INSERT INTO ${prefix}_sync_meta SELECT * FROM (VALUES ('schema_version', '1')) AS v(key, value)`,
+    );
+    await sql(`INSERT INTO ${prefix}_sync_meta VALUES ('base_url', $1), ('filter', '{}')`, [tenant.baseUrl]);
     await old.store.migrate();
-    tenant.commentOnTasks(5, (task) => task.state === 'TASK_STATE_CLOSED');
-    expect((await old.sync.run()).kind).toBe('incremental');
-    expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
     expect(await sql(`SELECT value FROM ${prefix}_sync_meta WHERE key = 'schema_version'`)).toEqual([
       { value: '2' },
     ]);
+    tenant.commentOnTasks(5, (task) => task.state === 'TASK_STATE_CLOSED');
+    expect((await old.sync.run()).kind).toBe('incremental');
+    expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
   });
 });
