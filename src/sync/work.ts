@@ -10,7 +10,7 @@ import type { TaskSearchRequest } from '../../schemas/task-search.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../core/empty-pages.ts';
 import { AbortError, ResponseValidationError } from '../core/errors.ts';
 import { PageChain } from '../core/page-chain.ts';
-import { BadRequestError } from '../core/status-errors.ts';
+import { BadRequestError, UnprocessableEntityError } from '../core/status-errors.ts';
 import type { Doorbell } from './doorbell.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import type { SyncProgressMeter } from './progress.ts';
@@ -31,6 +31,10 @@ function unsupported(options: ResolvedSyncOptions, did: string): void {
     `asked for the tasks acted on since a time (includeActedAfter), the service ${did}: it seems not to apply that bound, so this incremental run does not look for older tasks acted on. A full run (full: true) sees every change.`,
   );
 }
+
+/** Whether `error` is the service refusing a request as asked (400, 422): a bound it does not take. */
+const refused = (error: unknown) =>
+  error instanceof BadRequestError || error instanceof UnprocessableEntityError;
 
 // How far ahead of the run's start the probe of includeActedAfter asks: no task is acted on then.
 const PROBE_AHEAD_MS = 24 * 3_600_000;
@@ -61,8 +65,8 @@ export async function appliesActedAfter(
     }
     return true;
   } catch (error) {
-    if (!(error instanceof BadRequestError)) throw error;
-    unsupported(options, `refused it (${error.message})`);
+    if (!refused(error)) throw error;
+    unsupported(options, `refused it (${(error as Error).message})`);
     return false;
   }
 }
@@ -160,8 +164,8 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
       if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
       // A service that stopped taking the bound since the run began (it was upgraded, or rolled
       // back): the window ends, said once, rather than fail every resumed run.
-      if (!token && window.actedAfter !== undefined && error instanceof BadRequestError) {
-        if (!toldUnsupported.has(ctx)) unsupported(options, `refused it (${error.message})`);
+      if (!token && window.actedAfter !== undefined && refused(error)) {
+        if (!toldUnsupported.has(ctx)) unsupported(options, `refused it (${(error as Error).message})`);
         toldUnsupported.add(ctx);
         const end = { tasks: [], expanded: [], cursor, moved: false, queryFrom, queryTo, token: undefined };
         const ended = await store.commitPage(

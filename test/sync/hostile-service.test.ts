@@ -198,6 +198,7 @@ describe('a service that answers oddly', () => {
   it.each([
     ['ignores', /answered with tasks acted on tomorrow/, true],
     ['refuses (400)', /refused it \(.*unknown field includeActedAfter.*\)/, true],
+    ['refuses (422)', /refused it \(.*unknown field includeActedAfter.*\)/, true],
     ['stops taking mid-run', /refused it \(.*unknown field includeActedAfter.*\)/, false],
   ])(
     'a service that %s includeActedAfter: one warning, the copy current but for closed tasks acted on, which the next run sees',
@@ -213,13 +214,14 @@ describe('a service that answers oddly', () => {
         tenant.closeTasks(30);
         const created = tenant.createTasks(50);
         tenant.deleteTasks(10, (task) => task.state === 'TASK_STATE_OPEN');
-        const refused = () => Response.json({ message: 'unknown field includeActedAfter' }, { status: 400 });
+        const status = how === 'refuses (422)' ? 422 : 400;
+        const refused = () => Response.json({ message: 'unknown field includeActedAfter' }, { status });
         const { client, calls } = clientOf(tenant, undefined, (request) => {
           const { includeActedAfter, ...rest } = request;
           if (!includeActedAfter) return request;
           if (how === 'ignores') return rest;
           // The probe (no creation bound) is taken; the pages of the pass are not.
-          return how === 'refuses (400)' || request.createdAfter ? refused() : request;
+          return how.startsWith('refuses') || request.createdAfter ? refused() : request;
         });
         const warnings: string[] = [];
         // No overlap: the comments were made before this run began, and the next run must find
