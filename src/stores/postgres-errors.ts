@@ -13,9 +13,10 @@ import { StoreError } from '../core/store-error.ts';
 // (a shutdown or restart), and serialization failures or deadlocks.
 const TRANSIENT_CLASSES = ['08', '53', '57'];
 const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03']);
-// Of class 08 (connection exceptions), the one a statement the server could not take causes:
-// trying it again changes nothing.
-const PROTOCOL_VIOLATION = '08P01';
+// Of class 08 (connection exceptions), what a statement the server could not take causes: trying
+// it again changes nothing. A pooler's own failures (PgBouncer's "server conn crashed?") share the
+// code 08P01, and pass.
+const MALFORMED_MESSAGE = /^(bind message|insufficient data|invalid message format)/i;
 const SYSTEM_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)$/;
 
 /**
@@ -56,7 +57,8 @@ export function postgresError(error: unknown, what: string, table: string, schem
   }
   const transient =
     (sqlState !== undefined &&
-      ((TRANSIENT_CLASSES.includes(sqlState.slice(0, 2)) && sqlState !== PROTOCOL_VIOLATION) ||
+      ((TRANSIENT_CLASSES.includes(sqlState.slice(0, 2)) &&
+        !(sqlState === '08P01' && MALFORMED_MESSAGE.test(text))) ||
         TRANSIENT_CODES.has(sqlState) ||
         SYSTEM_CODES.test(sqlState))) ||
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);

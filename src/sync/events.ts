@@ -10,13 +10,16 @@
  * @group Task sync
  */
 export interface SyncSummary {
-  /** `full` (every task) or `incremental` (tasks created since the last run, and open ones refreshed). */
+  /**
+   * `full` (every task) or `incremental` (tasks created since the last run, older ones acted on
+   * since, and open ones refreshed).
+   */
   readonly kind: 'full' | 'incremental';
   /** True when the run resumed one a previous process left unfinished. */
   readonly resumed: boolean;
   /** True when the run finished; false when it was stopped (`signal`), to be resumed by the next run. */
   readonly complete: boolean;
-  /** Pages fetched by this call. */
+  /** Pages fetched by this call (the probe of `includeActedAfter` included). */
   readonly pages: number;
   /** Tasks the copy did not hold before. */
   readonly tasksNew: number;

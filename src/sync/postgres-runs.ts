@@ -64,7 +64,8 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
     // earlier release refuse the copy.
     await query(
       'opening the copy',
-      `UPDATE ${t.meta} SET value = $1 WHERE key = 'schema_version' AND value::int < $1::int`,
+      `UPDATE ${t.meta} SET value = $1
+       WHERE key = 'schema_version' AND CASE WHEN value ~ '^[0-9]+$' THEN value::int END < $1::int`,
       [String(POSTGRES_SYNC_SCHEMA_VERSION)],
     );
   }

@@ -154,6 +154,7 @@ CREATE INDEX IF NOT EXISTS "${t.bare}_sync_windows_run" ON ${t.windows} (run_id,
 -- Version 2: what a copy made by version 1 gains; then workers of version 1 refuse it.
 ALTER TABLE ${t.windows} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
 ALTER TABLE ${t.runs} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
-UPDATE ${t.meta} SET value = '${POSTGRES_SYNC_SCHEMA_VERSION}' WHERE key = 'schema_version' AND value::int < ${POSTGRES_SYNC_SCHEMA_VERSION};
+UPDATE ${t.meta} SET value = '${POSTGRES_SYNC_SCHEMA_VERSION}'
+  WHERE key = 'schema_version' AND CASE WHEN value ~ '^[0-9]+$' THEN value::int END < ${POSTGRES_SYNC_SCHEMA_VERSION};
 `;
 }

@@ -157,7 +157,8 @@ export async function commitPage(
        WHERE id = $1 AND lease_token = $2
        RETURNING to_ms, state),
      ${upsertTasksSql(t, { tasks: '$12', syncedAt: '$14::timestamptz', run: '$15::bigint' }, 'EXISTS (SELECT 1 FROM w)')},
-     ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, 'EXISTS (SELECT 1 FROM w)')}
+     ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, 'EXISTS (SELECT 1 FROM w)')},
+     cut AS (UPDATE ${t.runs} SET acted_after_ms = NULL WHERE id = $15 AND $16::boolean AND EXISTS (SELECT 1 FROM w))
      SELECT (SELECT to_ms FROM w) AS to_ms, (SELECT state FROM w) AS state, ${UPSERT_COUNTS}`,
     [
       window.id,
@@ -175,6 +176,7 @@ export async function commitPage(
       expandedParameter(page.expanded),
       iso(page.syncedAt),
       run.id,
+      page.actedCut === true,
     ],
   );
   const row = rows[0];

@@ -149,6 +149,8 @@ export class SqliteCopy implements SyncStore {
       assertHeld(this.#file, this.#holder);
       const moved = commitWindow(this.#file, window, page, lease, Date.now());
       if (moved.lost) return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
+      if (page.actedCut)
+        this.#file.sql('UPDATE idgov_sync_runs SET acted_after_ms = NULL WHERE id = ?').run(run.id);
       const syncedAt = iso(page.syncedAt);
       const counts = upsertTasks(this.#file, run, page.tasks, syncedAt);
       putExpanded(this.#file, page.expanded, syncedAt);

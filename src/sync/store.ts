@@ -195,6 +195,11 @@ export interface SyncStore {
       readonly queryTo: number;
       readonly token: string | undefined;
       readonly exhausted: boolean;
+      /**
+       * The window ends because the service refused its `includeActedAfter`: the run no longer
+       * counts as one that saw the tasks acted on (its `acted_after_ms` is cleared).
+       */
+      readonly actedCut?: boolean;
       readonly syncedAt: number;
     },
     lease: SyncLease,

@@ -1,5 +1,6 @@
 import { AbortError } from '../core/errors.ts';
 import type { Hooks } from '../core/hooks.ts';
+import { appliesActedAfter } from './acted-probe.ts';
 import { Doorbell } from './doorbell.ts';
 import type { SyncEvents, SyncSummary } from './events.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
@@ -7,7 +8,7 @@ import { patientStore } from './patient-store.ts';
 import { SyncProgressMeter } from './progress.ts';
 import type { CopyState, SyncLease, SyncStore } from './store.ts';
 import { firstWindows, incrementalWindows } from './windows.ts';
-import { appliesActedAfter, earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
+import { earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a
 // few instants, and tasks sharing one instant can only be paged with tokens.
@@ -94,6 +95,8 @@ export class TaskSync {
     started: number,
   ): Promise<SyncSummary> {
     let run = await store.unfinishedRun();
+    // Pages of the probe of includeActedAfter, counted once the run is known.
+    let probePages = 0;
     if (!run) {
       const startedAt = store.time ? await store.time() : this.#options.now();
       const full = options.full === true || copy.lastRunStartedAt === undefined;
@@ -104,11 +107,14 @@ export class TaskSync {
             this.#options.concurrency,
           )
         : await incrementalWindows(copy, startedAt, this.#options.overlapMs, () =>
-            appliesActedAfter(this.#options, startedAt, options.signal),
+            appliesActedAfter(this.#options, startedAt, options.signal, () => {
+              probePages += 1;
+            }),
           );
       run = await store.beginRun(full ? 'full' : 'incremental', startedAt, windows);
     }
     const meter = new SyncProgressMeter(this.#options.hooks, run);
+    if (probePages > 0) meter.counted({ new: 0, changed: 0, deleted: 0 }, probePages);
     const stop = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     let complete = false;

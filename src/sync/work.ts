@@ -5,15 +5,14 @@
  *
  * @module
  */
-import { TaskSearchSortBy } from '../../schemas/enums.ts';
-import type { TaskSearchRequest } from '../../schemas/task-search.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../core/empty-pages.ts';
 import { AbortError, ResponseValidationError } from '../core/errors.ts';
 import { PageChain } from '../core/page-chain.ts';
-import { BadRequestError, UnprocessableEntityError } from '../core/status-errors.ts';
+import { refused, unsupported } from './acted-probe.ts';
 import type { Doorbell } from './doorbell.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import type { SyncProgressMeter } from './progress.ts';
+import { syncRequest } from './request.ts';
 import { copyTime, expandedRows, taskRows } from './rows.ts';
 import type { SyncLease, SyncRun, SyncStore, SyncWindow } from './store.ts';
 
@@ -22,54 +21,8 @@ const REFRESH_BATCH = 100;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-// Runs already told that their service stopped applying includeActedAfter.
-const toldUnsupported = new WeakSet<RunContext>();
-
-/** Warns that the service `did` something other than apply `includeActedAfter`. */
-function unsupported(options: ResolvedSyncOptions, did: string): void {
-  options.logger.warn(
-    `asked for the tasks acted on since a time (includeActedAfter), the service ${did}: it seems not to apply that bound, so this incremental run does not look for older tasks acted on. A full run (full: true) sees every change.`,
-  );
-}
-
-/** Whether `error` is the service refusing a request as asked (400, 422): a bound it does not take. */
-const refused = (error: unknown) =>
-  error instanceof BadRequestError || error instanceof UnprocessableEntityError;
-
-// How far ahead of the run's start the probe of includeActedAfter asks: no task is acted on then.
-const PROBE_AHEAD_MS = 24 * 3_600_000;
-
-/**
- * Whether the service applies `includeActedAfter`: asked for the tasks acted on a day after `now`,
- * it answers none. One that ignores the bound answers tasks (then a pass of the tasks acted on
- * would page every older task), and one that refuses it answers 400; either is said once, and the
- * run goes without that pass.
- */
-export async function appliesActedAfter(
-  options: ResolvedSyncOptions,
-  now: number,
-  signal: AbortSignal | undefined,
-): Promise<boolean> {
-  const probe = {
-    ...syncRequest(options),
-    pageSize: 10,
-    expandMask: undefined,
-    includeActedAfter: iso(now + PROBE_AHEAD_MS),
-  };
-  try {
-    // Paged like any listing: a service may answer empty pages first.
-    for await (const view of options.client.tasks.search(probe, { signal })) {
-      if (view === null || view === undefined) continue;
-      unsupported(options, 'answered with tasks acted on tomorrow');
-      return false;
-    }
-    return true;
-  } catch (error) {
-    if (!refused(error)) throw error;
-    unsupported(options, `refused it (${(error as Error).message})`);
-    return false;
-  }
-}
+// Runs already told that their service refused includeActedAfter in the middle of the pass.
+const toldRefused = new WeakSet<RunContext>();
 
 /** What a cursor works with during one run. */
 export interface RunContext {
@@ -81,18 +34,6 @@ export interface RunContext {
   readonly signal: AbortSignal;
   /** Rung when a cursor finished a piece of work: idle cursors look again. */
   readonly bell: Doorbell;
-}
-
-/** What every request of the sync asks: creation order, deleted tasks too, the filter, the expansions. */
-export function syncRequest(options: ResolvedSyncOptions): TaskSearchRequest {
-  const { filter, expand, pageSize } = options;
-  return {
-    ...filter,
-    sortBy: TaskSearchSortBy.CREATED_AT,
-    includeDeleted: true,
-    pageSize,
-    ...(expand.length > 0 ? { expandMask: { paths: [...expand] } } : {}),
-  } as TaskSearchRequest;
 }
 
 // Tasks looked at for a creation time before the service's answers are taken to carry none.
@@ -153,7 +94,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     } catch (error) {
       // A saved token may have expired, or be bound to a request the service no longer takes:
       // restart the query from the last committed creation time.
-      if (token && error instanceof BadRequestError && restartedAt !== cursor) {
+      if (token && refused(error) && restartedAt !== cursor) {
         token = undefined;
         queryFrom = cursor;
         queryTo = to;
@@ -163,15 +104,16 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
       }
       if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
       // A service that stopped taking the bound since the run began (it was upgraded, or rolled
-      // back): the window ends, said once, rather than fail every resumed run.
+      // back): the window ends, said once, rather than fail every resumed run; and the run no longer
+      // counts as one that saw the tasks acted on, so that the next run looks back to the last that did.
       if (!token && window.actedAfter !== undefined && refused(error)) {
-        if (!toldUnsupported.has(ctx)) unsupported(options, `refused it (${(error as Error).message})`);
-        toldUnsupported.add(ctx);
+        if (!toldRefused.has(ctx)) unsupported(options, `refused the bound (${(error as Error).message})`);
+        toldRefused.add(ctx);
         const end = { tasks: [], expanded: [], cursor, moved: false, queryFrom, queryTo, token: undefined };
         const ended = await store.commitPage(
           run,
           window,
-          { ...end, exhausted: true, syncedAt: options.now() },
+          { ...end, exhausted: true, actedCut: true, syncedAt: options.now() },
           lease,
         );
         meter.window(ended.lost ? 'lost' : 'done', window);

@@ -10,10 +10,13 @@ const asStore = (code: string, message: string) =>
   postgresError(failure(code, message), 'committing a page', 'idgov_tasks', 'postgresSyncSchema()');
 
 describe('PostgreSQL failures', () => {
-  it('a lost connection is transient; a statement the server could not take (08P01) is not, though of the same class', () => {
+  it('a lost connection is transient, and a pooler failure; a statement the server could not take (08P01) is not', () => {
     const lost = asStore('08006', 'connection failure');
     expect(lost).toBeInstanceOf(StoreError);
     expect((lost as StoreError).transient).toBe(true);
+    // PgBouncer says its own failures with the code of a protocol violation.
+    expect((asStore('08P01', 'server conn crashed?') as StoreError).transient).toBe(true);
+    expect((asStore('08P01', 'query_wait_timeout') as StoreError).transient).toBe(true);
     const refused = asStore(
       '08P01',
       'bind message supplies 3 parameters, but prepared statement "" requires 4',

@@ -301,4 +301,38 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     expect((await old.sync.run()).kind).toBe('incremental');
     expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
   });
+
+  it('a window of tasks acted on that ends refused (actedCut) leaves its run counted as not having seen them', async () => {
+    const prefix = newPrefix();
+    const { store } = worker(tenant, prefix);
+    await store.migrate();
+    await store.open({ baseUrl: tenant.baseUrl, filter: '{}' });
+    const run = await store.beginRun('incremental', 5_000, [
+      { from: 4_000, to: 5_000 },
+      { from: 0, to: 4_000, actedAfter: 3_000 },
+    ]);
+    const lease = { holder: 'h', ms: 60_000 };
+    const claimed = [await store.claimWindow(run, lease), await store.claimWindow(run, lease)];
+    const acted = claimed.find((w) => w?.actedAfter === 3_000);
+    expect(acted).toBeDefined();
+    expect(await sql(`SELECT acted_after_ms FROM ${prefix}_sync_runs`)).toEqual([{ acted_after_ms: '3000' }]);
+    const page = {
+      tasks: [],
+      expanded: [],
+      cursor: 0,
+      moved: false,
+      queryFrom: 0,
+      queryTo: 4_000,
+      token: undefined,
+    };
+    if (!acted) return;
+    const ended = await store.commitPage(
+      run,
+      acted,
+      { ...page, exhausted: true, actedCut: true, syncedAt: 5_000 },
+      lease,
+    );
+    expect(ended).toMatchObject({ done: true, lost: false });
+    expect(await sql(`SELECT acted_after_ms FROM ${prefix}_sync_runs`)).toEqual([{ acted_after_ms: null }]);
+  });
 });
