@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+import { TimeoutError } from '../core/errors.ts';
 import {
   APIError,
   AuthenticationError,
@@ -35,8 +37,9 @@ const PROBE_PAGES = 3;
  * Whether the service applies `includeActedAfter`: asked for the tasks acted on a day after `now`,
  * it answers none. One that ignores the bound answers tasks (a pass would page every older task),
  * one that refuses it answers 400 or 422, and one may fail the probe otherwise (5xx, 403, 429 after
- * retries): each is said in one warning, and the run goes without the pass. A stop or refused
- * credentials are thrown, as any search's. `onPage` is called for each page fetched.
+ * retries, or no answer in time: a scan for what nothing matches may be slow): each is said in one
+ * warning, and the run goes without the pass. A stop, refused credentials, a lost connection and
+ * an answer that is not a page are thrown, as any search's. `onPage` is called for each page fetched.
  */
 export async function appliesActedAfter(
   options: ResolvedSyncOptions,
@@ -66,8 +69,10 @@ export async function appliesActedAfter(
     }
     return true;
   } catch (error) {
-    if (signal?.aborted || !(error instanceof APIError) || error instanceof AuthenticationError) throw error;
-    unsupported(options, `${refused(error) ? 'refused the bound' : 'failed'} (${error.message})`);
+    const failed =
+      (error instanceof APIError && !(error instanceof AuthenticationError)) || error instanceof TimeoutError;
+    if (signal?.aborted || !failed) throw error;
+    unsupported(options, `${refused(error) ? 'refused the bound' : 'failed'} (${(error as Error).message})`);
     return false;
   }
 }

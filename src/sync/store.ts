@@ -119,14 +119,14 @@ export interface CopyState {
   /** When the last completed run started (Unix ms); undefined before the first completes. */
   readonly lastRunStartedAt: number | undefined;
   /** The creation time of the copy's first task (Unix ms); undefined when it holds none. */
-  readonly earliestCreatedAt?: number | undefined;
+  readonly earliestCreatedAt: number | undefined;
   /**
    * When the last completed run that saw the tasks acted on started (Unix ms): a full run, or an
    * incremental one that paged them. An incremental run's pass of tasks acted on begins there, so
    * that a run without one (of an earlier release, or against a service that does not apply the
-   * bound) leaves no gap.
+   * bound) leaves no gap. A store keeps it by `beginRun`'s windows and `commitPage`'s `actedCut`.
    */
-  readonly actedSeenSince?: number | undefined;
+  readonly actedSeenSince: number | undefined;
 }
 
 /**

@@ -106,7 +106,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
       // A service that stopped taking the bound since the run began (it was upgraded, or rolled
       // back): the window ends, said once, rather than fail every resumed run; and the run no longer
       // counts as one that saw the tasks acted on, so that the next run looks back to the last that did.
-      if (!token && window.actedAfter !== undefined && refused(error)) {
+      if (window.actedAfter !== undefined && refused(error)) {
         if (!toldRefused.has(ctx)) unsupported(options, `refused the bound (${(error as Error).message})`);
         toldRefused.add(ctx);
         const end = { tasks: [], expanded: [], cursor, moved: false, queryFrom, queryTo, token: undefined };

@@ -296,6 +296,47 @@ describe('a service that answers oddly', () => {
     },
   );
 
+  it('a probe the service answers too late: one warning, and the run goes on without the pass', async () => {
+    const tenant = new FakeTenant({ history: 1_000, seed: 45 });
+    await withTenant(tenant, async () => {
+      const path = await syncedCopy(tenant);
+      tenant.closeTasks(20);
+      const client = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'off',
+        maxRetries: 0,
+        timeout: 300,
+        fetch: async (input, init) => {
+          const request = new Request(input, init);
+          const body = request.url.endsWith('/search/tasks') ? await request.clone().json() : {};
+          if (body.includeActedAfter && !body.createdAfter) {
+            // A scan for what nothing matches: slower than the client waits.
+            await new Promise((resolve) => {
+              const timer = setTimeout(resolve, 2_000);
+              request.signal.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true });
+            });
+            request.signal.throwIfAborted();
+          }
+          return fetch(request);
+        },
+      });
+      const warnings: string[] = [];
+      const sync = new TaskSync({
+        client,
+        store: new SqliteSyncStore({ path }),
+        logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+      });
+      const summary = await sync.run();
+      await sync.close();
+      expect(summary).toMatchObject({ kind: 'incremental', complete: true });
+      expect(warnings).toEqual([
+        expect.stringMatching(/includeActedAfter\), the service failed \(.*timed out/),
+      ]);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    });
+  });
+
   it('a probe answered with empty pages that go on: three are read, and the pass runs', async () => {
     const tenant = new FakeTenant({ history: 1_000, seed: 44 });
     await withTenant(tenant, async () => {
