@@ -57,7 +57,7 @@ export function createdIndex(tasks: readonly WireTask[]): CreatedIndex {
 
 /**
  * Whether `tasks` are still the ones `index` was made of: the same objects, in the same places. A
- * `createdAt` changed in place is seen where a search looks (see {@link searchTasks}); reading every
+ * `createdAt` changed in place is seen where a search looks (see `searchTasks`); reading every
  * task's would cost a large tenant more than the search.
  */
 function unchanged(tasks: readonly WireTask[], index: CreatedIndex): boolean {
@@ -69,25 +69,14 @@ function unchanged(tasks: readonly WireTask[], index: CreatedIndex): boolean {
   return true;
 }
 
-/** The first position whose key is above `bound` (keys ascending). */
-function firstAbove(keys: readonly string[], bound: string): number {
+/** The first position whose key is above `bound`, or at it too when `inclusive` (keys ascending). */
+function firstPast(keys: readonly string[], bound: string, inclusive: boolean): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) > bound) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** The first position whose key is at or above `bound` (keys ascending). */
-function firstAtOrAbove(keys: readonly string[], bound: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) >= bound) hi = mid;
+    const key = keys[mid] as string;
+    if (key > bound || (inclusive && key === bound)) hi = mid;
     else lo = mid + 1;
   }
   return lo;
@@ -107,7 +96,7 @@ export function stretchOf(
   after: string | null | undefined,
   before: string | null | undefined,
 ): { from: number; to: number } {
-  const from = after ? firstAbove(index.keys, after) : 0;
-  const to = before ? firstAtOrAbove(index.keys, before) : index.keys.length;
+  const from = after ? firstPast(index.keys, after, false) : 0;
+  const to = before ? firstPast(index.keys, before, true) : index.keys.length;
   return { from, to: Math.max(from, to) };
 }

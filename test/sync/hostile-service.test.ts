@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, IdGovClient, PaginationError, StoreError } from '../../src/index.ts';
+import {
+  ConfigurationError,
+  IdGovClient,
+  type Logger,
+  PaginationError,
+  StoreError,
+} from '../../src/index.ts';
 import { TaskSync } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres-store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
@@ -84,6 +90,13 @@ function clientOf(
     },
   });
   return { client, calls };
+}
+
+/** A logger that keeps the warnings it is given, and drops the rest. */
+function warningsKept(): { warnings: string[]; logger: Logger } {
+  const warnings: string[] = [];
+  const drop = () => {};
+  return { warnings, logger: { error: drop, warn: (m) => warnings.push(m), info: drop, debug: drop } };
 }
 
 function syncOf(client: IdGovClient, store: SqliteSyncStore | PostgresSyncStore, concurrency = 2) {
@@ -254,7 +267,7 @@ describe('a service that answers oddly', () => {
         });
         // The pass of the last case has several pages to be cut short in.
         const pageSize = how.includes('after the first page') ? 10 : 100;
-        const warnings: string[] = [];
+        const { warnings, logger } = warningsKept();
         // No overlap: the comments were made before this run began, and the next run must find
         // them by when the last run that saw the tasks acted on began, not by this one.
         const overlapMs = 0;
@@ -264,7 +277,7 @@ describe('a service that answers oddly', () => {
           concurrency: 2,
           overlapMs,
           pageSize,
-          logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+          logger,
         });
         const summary = await sync.run();
         await sync.close();
@@ -321,11 +334,11 @@ describe('a service that answers oddly', () => {
           return fetch(request);
         },
       });
-      const warnings: string[] = [];
+      const { warnings, logger } = warningsKept();
       const sync = new TaskSync({
         client,
         store: new SqliteSyncStore({ path }),
-        logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+        logger,
       });
       const summary = await sync.run();
       await sync.close();
@@ -341,25 +354,24 @@ describe('a service that answers oddly', () => {
     const tenant = new FakeTenant({ history: 1_000, seed: 44 });
     await withTenant(tenant, async () => {
       const path = await syncedCopy(tenant);
-      const commented = tenant.commentOnTasks(5, (task) => task.state === 'TASK_STATE_CLOSED');
+      tenant.commentOnTasks(5, (task) => task.state === 'TASK_STATE_CLOSED');
       let probes = 0;
       const { client } = clientOf(tenant, undefined, (request) => {
         if (!request.includeActedAfter || request.createdAfter) return request;
         probes += 1;
         return Response.json({ list: [], nextPageToken: `more-${probes}` });
       });
-      const warnings: string[] = [];
+      const { warnings, logger } = warningsKept();
       const sync = new TaskSync({
         client,
         store: new SqliteSyncStore({ path }),
-        logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+        logger,
       });
       const summary = await sync.run();
       await sync.close();
       expect(probes).toBe(3);
       expect(warnings).toEqual([]);
       expect(summary.complete).toBe(true);
-      expect(commented.length).toBe(5);
       expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
     });
   });
@@ -536,13 +548,13 @@ describe('stopping', () => {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-      const warnings: string[] = [];
+      const { warnings, logger } = warningsKept();
       const stop = new AbortController();
       const sync = new TaskSync({
         client: clientOf(tenant).client,
         store,
         concurrency: 2,
-        logger: { error: () => {}, warn: (m) => warnings.push(m), info: () => {}, debug: () => {} },
+        logger,
       });
       let pages = 0;
       sync.hooks.on('progress', () => {
