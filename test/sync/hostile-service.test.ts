@@ -19,7 +19,7 @@ import {
   PaginationError,
   StoreError,
 } from '../../src/index.ts';
-import { TaskSync } from '../../src/sync/index.ts';
+import { TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres-store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
@@ -90,6 +90,17 @@ function clientOf(
     },
   });
   return { client, calls };
+}
+
+/** One run of a sync of `client` into the SQLite copy at `path`: its summary, and the warnings it gave. */
+async function runKeepingWarnings(client: IdGovClient, path: string, options: Partial<TaskSyncOptions> = {}) {
+  const { warnings, logger } = warningsKept();
+  const sync = new TaskSync({ client, store: new SqliteSyncStore({ path }), logger, ...options });
+  try {
+    return { summary: await sync.run(), warnings };
+  } finally {
+    await sync.close();
+  }
 }
 
 /** A logger that keeps the warnings it is given, and drops the rest. */
@@ -267,20 +278,14 @@ describe('a service that answers oddly', () => {
         });
         // The pass of the last case has several pages to be cut short in.
         const pageSize = how.includes('after the first page') ? 10 : 100;
-        const { warnings, logger } = warningsKept();
         // No overlap: the comments were made before this run began, and the next run must find
         // them by when the last run that saw the tasks acted on began, not by this one.
         const overlapMs = 0;
-        const sync = new TaskSync({
-          client,
-          store: new SqliteSyncStore({ path }),
+        const { summary, warnings } = await runKeepingWarnings(client, path, {
           concurrency: 2,
           overlapMs,
           pageSize,
-          logger,
         });
-        const summary = await sync.run();
-        await sync.close();
         expect(summary.complete).toBe(true);
         expect(warnings.filter((w) => w.includes('includeActedAfter'))).toEqual([
           expect.stringMatching(new RegExp(`${said.source}.*the next run looks back.*full: true`)),
@@ -334,14 +339,7 @@ describe('a service that answers oddly', () => {
           return fetch(request);
         },
       });
-      const { warnings, logger } = warningsKept();
-      const sync = new TaskSync({
-        client,
-        store: new SqliteSyncStore({ path }),
-        logger,
-      });
-      const summary = await sync.run();
-      await sync.close();
+      const { summary, warnings } = await runKeepingWarnings(client, path);
       expect(summary).toMatchObject({ kind: 'incremental', complete: true });
       expect(warnings).toEqual([
         expect.stringMatching(/includeActedAfter\), the service failed \(.*timed out/),
@@ -361,14 +359,7 @@ describe('a service that answers oddly', () => {
         probes += 1;
         return Response.json({ list: [], nextPageToken: `more-${probes}` });
       });
-      const { warnings, logger } = warningsKept();
-      const sync = new TaskSync({
-        client,
-        store: new SqliteSyncStore({ path }),
-        logger,
-      });
-      const summary = await sync.run();
-      await sync.close();
+      const { summary, warnings } = await runKeepingWarnings(client, path);
       expect(probes).toBe(3);
       expect(warnings).toEqual([]);
       expect(summary.complete).toBe(true);
