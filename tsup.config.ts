@@ -14,9 +14,9 @@ const shared: Options = {
     'outbox-postgres': 'src/outbox/postgres-store.ts',
     otel: 'src/otel/index.ts',
     sync: 'src/sync/index.ts',
-    'sync-sqlite': 'src/sync/sqlite-store.ts',
-    'sync-sqlite-thread': 'src/sync/sqlite-thread.ts',
-    'sync-postgres': 'src/sync/postgres-store.ts',
+    'sync-sqlite': 'src/sync/sqlite/store.ts',
+    'sync-sqlite-thread': 'src/sync/sqlite/thread.ts',
+    'sync-postgres': 'src/sync/postgres/store.ts',
   },
   // tsup strips `node:` by default, but `node:sqlite` (the outbox's SQLite store) exists only with it.
   removeNodeProtocol: false,

@@ -3,7 +3,7 @@ import { FakeTenant } from '@idgov/sdk/testing';
 // The schema and the check from the same sources: the check recognises a schema's "exactly one
 // variant" objects by identity, so a schema from dist/ beside a check from src/ would fall back to zod.
 import { TaskSearchResponseSchema } from '../schemas/index.ts';
-import { parseResponse } from '../src/core/validation.ts';
+import { parseResponse } from '../src/core/validation/validation.ts';
 import { broadPageText } from './broad-page.ts';
 import { compared, interleaved, msPerCall, type Result, SMALL } from './support.ts';
 

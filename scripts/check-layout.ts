@@ -1,18 +1,20 @@
 /**
  * Checks the layout a newcomer relies on: no file under src/ longer than 300 lines (generated
- * ones aside), and no circle in the import graph of src/ and schemas/. An edge is any
+ * ones aside), no import across the walls below (type-only imports included), and no circle in
+ * the import graph of src/ and schemas/. An edge is any
  * import that runs code: a static import or re-export, or a dynamic `import()`; with
  * `--with-types` (as CI runs it), type-only imports too, since a circle of types is still a
  * circle a reader has to untangle. Prints each circle found, files in order.
  *
- * Usage: node scripts/check-layout.ts [--with-types]
+ * Usage: node scripts/check-layout.ts [--with-types] [--root DIR]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const withTypes = process.argv.includes('--with-types');
-const root = resolve(import.meta.dirname, '..');
+const rootAt = process.argv.indexOf('--root');
+const root = rootAt > 0 ? resolve(process.argv[rootAt + 1] ?? '.') : resolve(import.meta.dirname, '..');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
@@ -20,8 +22,8 @@ function sourceFiles(dir: string): string[] {
     .map((entry) => relative(root, join(entry.parentPath, entry.name)));
 }
 
-/** The relative modules `file` loads at run time. */
-function runtimeImports(file: string): string[] {
+/** The relative modules `file` loads at run time (and, with `types`, those it takes types from). */
+function runtimeImports(file: string, types = withTypes): string[] {
   const text = readFileSync(join(root, file), 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
@@ -42,13 +44,13 @@ function runtimeImports(file: string): string[] {
           ts.isNamedImports(named) &&
           named.elements.length > 0 &&
           named.elements.every((element) => element.isTypeOnly));
-      if (!typeOnly || withTypes) add(node.moduleSpecifier);
+      if (!typeOnly || types) add(node.moduleSpecifier);
     } else if (ts.isExportDeclaration(node)) {
       const named = node.exportClause;
       const typeOnly =
         node.isTypeOnly ||
         (named && ts.isNamedExports(named) && named.elements.every((element) => element.isTypeOnly));
-      if (!typeOnly || withTypes) add(node.moduleSpecifier);
+      if (!typeOnly || types) add(node.moduleSpecifier);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       add(node.arguments[0]);
     }
@@ -58,8 +60,49 @@ function runtimeImports(file: string): string[] {
   return found;
 }
 
+const runtimeImportsWithTypes = (file: string) => runtimeImports(file, true);
+
 const files = [...sourceFiles('src'), ...sourceFiles('schemas')];
 const graph = new Map(files.map((file) => [file, runtimeImports(file)]));
+
+// Folders that must not import one another: each rule names a folder and the folders it may not
+// import. The sync's engine (run/) and its backends meet only at the store contract (store.ts),
+// the split plan and the copy reader, so that a store of a user's own needs nothing of ours.
+const WALLS: readonly (readonly [string, readonly string[]])[] = [
+  ['schemas/', ['src/']],
+  [
+    'src/internal/',
+    ['src/core/', 'src/resources/', 'src/webhooks/', 'src/outbox/', 'src/sync/', 'src/stores/'],
+  ],
+  [
+    'src/core/',
+    [
+      'src/resources/',
+      'src/webhooks/',
+      'src/outbox/',
+      'src/sync/',
+      'src/stores/',
+      'src/testing/',
+      'src/cli/',
+    ],
+  ],
+  ['src/sync/run/', ['src/sync/sqlite/', 'src/sync/postgres/']],
+  ['src/sync/sqlite/', ['src/sync/run/', 'src/sync/postgres/']],
+  ['src/sync/postgres/', ['src/sync/run/', 'src/sync/sqlite/']],
+];
+const breaches: string[] = [];
+for (const file of files) {
+  // Walls hold for type-only imports as well: read them again with types whatever the flag.
+  const imports = withTypes ? (graph.get(file) ?? []) : runtimeImportsWithTypes(file);
+  for (const [folder, forbidden] of WALLS) {
+    if (!file.startsWith(folder)) continue;
+    for (const target of imports) {
+      const wall = forbidden.find((other) => target.startsWith(other));
+      if (wall) breaches.push(`${file} imports ${target}: ${folder} may not import ${wall}`);
+    }
+  }
+}
+for (const breach of breaches) console.error(breach);
 
 // Depth-first search; a back edge to a file on the stack closes a circle.
 const cycles: string[][] = [];
@@ -92,7 +135,7 @@ if (cycles.length > 0) {
   for (const cycle of cycles) console.error(`  ${cycle.join(' -> ')}`);
   process.exit(1);
 }
-if (long.length > 0) process.exit(1);
+if (long.length > 0 || breaches.length > 0) process.exit(1);
 console.log(
-  `No import circles among ${files.length} files of src/ and schemas/; no file of src/ over ${MAX_LINES} lines.`,
+  `No import circles among ${files.length} files of src/ and schemas/, no import across a wall; no file of src/ over ${MAX_LINES} lines.`,
 );

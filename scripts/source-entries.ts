@@ -20,6 +20,6 @@ export const sourceEntries: Readonly<Record<string, string>> = {
   '@idgov/sdk/outbox/postgres': 'src/outbox/postgres-store.ts',
   '@idgov/sdk/otel': 'src/otel/index.ts',
   '@idgov/sdk/sync': 'src/sync/index.ts',
-  '@idgov/sdk/sync/sqlite': 'src/sync/sqlite-store.ts',
-  '@idgov/sdk/sync/postgres': 'src/sync/postgres-store.ts',
+  '@idgov/sdk/sync/sqlite': 'src/sync/sqlite/store.ts',
+  '@idgov/sdk/sync/postgres': 'src/sync/postgres/store.ts',
 };

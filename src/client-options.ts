@@ -1,14 +1,14 @@
-import type { Credentials } from './core/auth.ts';
-import { DEFAULT_MAX_EMPTY_PAGES, maxEmptyPagesProblem } from './core/empty-pages.ts';
-import { ConfigurationError } from './core/errors.ts';
+import type { Credentials } from './core/auth/credentials.ts';
+import { ConfigurationError } from './core/errors/errors.ts';
 import type { ClientEvents } from './core/events.ts';
 import type { HookHandlers } from './core/hooks.ts';
-import type { PagingOptions } from './core/paging.ts';
+import { DEFAULT_MAX_EMPTY_PAGES, maxEmptyPagesProblem } from './core/paging/empty-pages.ts';
+import type { PagingOptions } from './core/paging/page-promise.ts';
 import {
   type ResolvedTransportOptions,
   resolveTransportOptions,
   type TransportOptions,
-} from './core/transport-options.ts';
+} from './core/transport/transport-options.ts';
 import { readEnv } from './internal/env.ts';
 import { baseUrlProblem } from './internal/url.ts';
 import { VERSION } from './version.ts';

@@ -1,9 +1,9 @@
 import { type ClientOptions, resolveClientOptions } from './client-options.ts';
 import { APIClient } from './core/api-client.ts';
-import { createAuthenticator } from './core/auth.ts';
+import { createAuthenticator } from './core/auth/credentials.ts';
 import type { ClientEvents } from './core/events.ts';
 import type { Hooks } from './core/hooks.ts';
-import { HttpTransport } from './core/transport.ts';
+import { HttpTransport } from './core/transport/transport.ts';
 import { AppEntitlements } from './resources/app-entitlements.ts';
 import { FindingRules } from './resources/finding-rules.ts';
 import { TaskSearch } from './resources/task-search.ts';

@@ -90,7 +90,7 @@ export { IdGovClient } from './client.ts';
 export type { ClientOptions } from './client-options.ts';
 export type { RequestOptions } from './core/api-client.ts';
 export type { APIPromise, ResponseInfo, WithResponse } from './core/api-promise.ts';
-export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth.ts';
+export type { BearerToken, ClientCredentials, Credentials, TokenProvider } from './core/auth/credentials.ts';
 export type { Awaitable } from './core/awaitable.ts';
 export {
   AbortError,
@@ -106,7 +106,20 @@ export {
   TimeoutError,
   TokenProviderError,
   type ValidationIssue,
-} from './core/errors.ts';
+} from './core/errors/errors.ts';
+export {
+  APIError,
+  type APIErrorInit,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  RedirectError,
+  UnprocessableEntityError,
+} from './core/errors/status-errors.ts';
 export type {
   ClientEvents,
   PageEvent,
@@ -120,23 +133,9 @@ export type {
 } from './core/events.ts';
 export type { HookHandlers, Hooks } from './core/hooks.ts';
 export type { Logger, LogLevel } from './core/logger.ts';
-export type { Page } from './core/page.ts';
-export type { PagePromise, PagingOptions } from './core/paging.ts';
-export {
-  APIError,
-  type APIErrorInit,
-  AuthenticationError,
-  BadRequestError,
-  ConflictError,
-  InternalServerError,
-  NotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  RedirectError,
-  UnprocessableEntityError,
-} from './core/status-errors.ts';
-export { StoreError } from './core/store-error.ts';
-export type { CallOptions, TransportOptions } from './core/transport-options.ts';
+export type { Page } from './core/paging/page.ts';
+export type { PagePromise, PagingOptions } from './core/paging/page-promise.ts';
+export type { CallOptions, TransportOptions } from './core/transport/transport-options.ts';
 export type { AppEntitlements } from './resources/app-entitlements.ts';
 export {
   type ExpandedField,
@@ -156,4 +155,5 @@ export {
 } from './resources/finding-rule-preview.ts';
 export type { FindingRules } from './resources/finding-rules.ts';
 export type { TaskSearch, TaskSearchOptions } from './resources/task-search.ts';
+export { StoreError } from './stores/store-error.ts';
 export { VERSION } from './version.ts';

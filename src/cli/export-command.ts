@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { isDamaged } from '../stores/sqlite-file.ts';
 
 /** What `idgov export` takes. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { IdGovError } from '../core/errors.ts';
+import { IdGovError } from '../core/errors/errors.ts';
 import { exportCommand } from './export-command.ts';
 import { EXIT, syncCommand } from './sync-command.ts';
 

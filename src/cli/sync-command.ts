@@ -1,9 +1,9 @@
 import { SingleBar } from 'cli-progress';
 import { IdGovClient } from '../client.ts';
-import type { SyncProgress } from '../sync/events.ts';
-import { SqliteSyncStore } from '../sync/sqlite-store.ts';
+import type { SyncProgress } from '../sync/run/events.ts';
+import { TaskSync } from '../sync/run/task-sync.ts';
+import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
-import { TaskSync } from '../sync/sync.ts';
 
 /** Exit codes of `idgov`, as its `--help` documents them. */
 export const EXIT = { done: 0, failed: 1, usage: 2, interrupted: 130 } as const;
@@ -24,7 +24,7 @@ export interface SyncCommandOptions {
 /** The store the options name; a PostgreSQL copy's tables are created first if missing. */
 async function storeOf(options: SyncCommandOptions): Promise<{ store: SyncStore; where: string }> {
   if (options.postgres !== undefined) {
-    const { PostgresSyncStore } = await import('../sync/postgres-store.ts');
+    const { PostgresSyncStore } = await import('../sync/postgres/store.ts');
     const store = new PostgresSyncStore({
       connectionString: options.postgres,
       table: options.table,

@@ -1,17 +1,17 @@
 import type * as z from 'zod/mini';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
-import { type Authenticator, tokenWithin } from './auth.ts';
-import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './cursor.ts';
-import { ResponseValidationError } from './errors.ts';
+import { type Authenticator, tokenWithin } from './auth/credentials.ts';
+import { ResponseValidationError } from './errors/errors.ts';
+import { AuthenticationError } from './errors/status-errors.ts';
 import type { ClientEvents } from './events.ts';
 import type { HookHandlers, Hooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
-import { notAPage, type Page } from './page.ts';
-import { PagePromise, type PagingOptions } from './paging.ts';
-import { AuthenticationError } from './status-errors.ts';
-import type { HttpTransport } from './transport.ts';
-import { type CallOptions, checkCallOptions } from './transport-options.ts';
-import { parseResponse } from './validation.ts';
+import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './paging/cursor.ts';
+import { notAPage, type Page } from './paging/page.ts';
+import { PagePromise, type PagingOptions } from './paging/page-promise.ts';
+import type { HttpTransport } from './transport/transport.ts';
+import { type CallOptions, checkCallOptions } from './transport/transport-options.ts';
+import { parseResponse } from './validation/validation.ts';
 
 /**
  * Options every API call takes: the per-call options, plus extra headers.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { IdGovError } from './errors.ts';
+import type { IdGovError } from './errors/errors.ts';
 
 /**
  * What every event of one request says of it.

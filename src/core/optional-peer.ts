@@ -1,5 +1,5 @@
 import { isModuleNotFound } from '../internal/lazy.ts';
-import { ConfigurationError } from './errors.ts';
+import { ConfigurationError } from './errors/errors.ts';
 
 /**
  * Loads an optional peer dependency (`msw`, `pg`): when it is not installed, a

@@ -13,7 +13,7 @@
 import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
 import type { IdGovClient } from '../client.ts';
 import type { WebhookOutbox } from '../outbox/outbox.ts';
-import type { TaskSync } from '../sync/sync.ts';
+import type { TaskSync } from '../sync/run/task-sync.ts';
 import { VERSION } from '../version.ts';
 import type { WebhookSender } from '../webhooks/sender.ts';
 import { countOutbox } from './outbox.ts';

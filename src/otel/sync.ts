@@ -1,5 +1,5 @@
 import type { Meter } from '@opentelemetry/api';
-import type { TaskSync } from '../sync/sync.ts';
+import type { TaskSync } from '../sync/run/task-sync.ts';
 
 /**
  * Records a task sync's progress: pages and tasks committed, windows done, and the share of the

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { type HookHandlers, Hooks } from '../core/hooks.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';

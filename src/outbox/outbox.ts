@@ -1,4 +1,4 @@
-import { ConfigurationError, RequestValidationError } from '../core/errors.ts';
+import { ConfigurationError, RequestValidationError } from '../core/errors/errors.ts';
 import type { Hooks } from '../core/hooks.ts';
 import { wait } from '../internal/wait.ts';
 import { eventIdOrNew } from '../webhooks/event-id.ts';

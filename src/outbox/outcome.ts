@@ -1,6 +1,6 @@
-import { ConnectionError } from '../core/errors.ts';
-import { isRetryableStatus, retryAfterMs } from '../core/retry.ts';
-import { APIError } from '../core/status-errors.ts';
+import { ConnectionError } from '../core/errors/errors.ts';
+import { APIError } from '../core/errors/status-errors.ts';
+import { isRetryableStatus, retryAfterMs } from '../core/transport/retry.ts';
 import type { WebhookDelivery } from '../webhooks/sender-options.ts';
 import type { OutboxAnswer } from './store.ts';
 

@@ -4,9 +4,16 @@
  *
  * @module outbox/postgres
  */
-import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
-import { checkedTable, type PgQueryable, PostgresConnection, quotedName } from '../stores/postgres.ts';
+import {
+  checkedTable,
+  indexName,
+  type PgQueryable,
+  PostgresConnection,
+  type PostgresStoreOptions,
+  quotedName,
+} from '../stores/postgres.ts';
+import { migrateLocked } from '../stores/postgres-migrate.ts';
 import { dueSql } from './due.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
 import {
@@ -21,30 +28,12 @@ import {
 } from './store.ts';
 
 /**
- * Options of {@link PostgresOutboxStore}: a `pool`, or a `connectionString` for a pool of its own.
+ * Options of {@link PostgresOutboxStore}: a `pool`, or a `connectionString` for a pool of its own
+ * (at most 4 connections unless `maxConnections` says), and its `table`.
  *
  * @group Outbox
  */
-export interface PostgresOutboxStoreOptions {
-  /**
-   * Your `pg.Pool`; {@link PostgresOutboxStore.close} leaves it open. Give it an `'error'` listener:
-   * without one, a connection the server ends while idle (a restart) ends the process.
-   */
-  readonly pool?: PgQueryable | undefined;
-  /** A connection URL, e.g. `postgres://outbox@db.internal/app`: the store opens a `pg.Pool` and closes it on close(). */
-  readonly connectionString?: string | undefined;
-  /** Most connections of that pool. Default 4. */
-  readonly maxConnections?: number | undefined;
-  /** The table, optionally schema-qualified (`partner.webhook_outbox`). Default `idgov_webhook_outbox`. */
-  readonly table?: string | undefined;
-  /**
-   * Where the store's own pool reports a connection it lost while idle (a database restart), at
-   * `warn`; the pool opens a new one for the next query. Default: every level to `console.error` (stderr).
-   */
-  readonly logger?: Logger | undefined;
-  /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
-  readonly logLevel?: LogLevel | undefined;
-}
+export type PostgresOutboxStoreOptions = PostgresStoreOptions;
 
 const DEFAULT_TABLE = 'idgov_webhook_outbox';
 // The longest suffix of the table's index names, which must fit PostgreSQL's 63 bytes whole.
@@ -109,14 +98,11 @@ export class PostgresOutboxStore implements OutboxStore {
   constructor(options: PostgresOutboxStoreOptions) {
     this.table = checkedTable(options?.table ?? DEFAULT_TABLE, LONGEST_INDEX_SUFFIX);
     this.#t = quotedName(this.table);
-    this.#db = new PostgresConnection({
-      pool: options.pool,
-      connectionString: options.connectionString,
-      maxConnections: options.maxConnections ?? 4,
+    this.#db = new PostgresConnection(options, {
       store: 'PostgresOutboxStore',
       table: this.table,
       schemaSql: 'postgresOutboxSchema()',
-      logger: createLogger(options.logger, options.logLevel),
+      maxConnections: 4,
     });
   }
 
@@ -130,12 +116,15 @@ export class PostgresOutboxStore implements OutboxStore {
 
   /**
    * Creates the table and its indexes if missing ({@link postgresOutboxSchema}). Safe to run from
-   * every worker at start: an advisory lock keeps concurrent runs from racing.
+   * every worker at start, while others deliver: it changes nothing once the table is there, and an
+   * advisory lock keeps first creations from racing.
    */
   async migrate(): Promise<void> {
-    // One simple query: its statements run as one implicit transaction, which holds the lock to the end.
-    const lock = `SELECT pg_advisory_xact_lock(hashtext('${this.table}'));`;
-    await this.#query('migrating', `${lock}\n${postgresOutboxSchema(this.table)}`, []);
+    await migrateLocked(this.#db, {
+      lockKey: this.table,
+      relations: [this.#t, indexName(this.table, '_queue'), indexName(this.table, '_expiry')],
+      sql: postgresOutboxSchema(this.table),
+    });
   }
 
   async add(event: NewOutboxEvent): Promise<OutboxEvent | undefined> {
@@ -275,4 +264,4 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 }
 
-export type { PgQueryable };
+export type { PgQueryable, PostgresStoreOptions };

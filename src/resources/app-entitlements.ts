@@ -6,9 +6,9 @@ import {
   type AppEntitlementView,
 } from '../../schemas/app-entitlement.ts';
 import type { ClientCore, RequestOptions } from '../core/api-client.ts';
-import { queryCursor } from '../core/cursor.ts';
-import type { PagePromise, PagingOptions } from '../core/paging.ts';
-import { parseRequest } from '../core/validation.ts';
+import { queryCursor } from '../core/paging/cursor.ts';
+import type { PagePromise, PagingOptions } from '../core/paging/page-promise.ts';
+import { parseRequest } from '../core/validation/validation.ts';
 import { pathParam } from './path-param.ts';
 
 /**

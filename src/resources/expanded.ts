@@ -7,7 +7,7 @@ import {
 } from '../../schemas/expanded.ts';
 import type { ExpandedEntry, TaskSearchResponse, TaskView } from '../../schemas/task-search.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
-import { checkResponse } from '../core/validation.ts';
+import { checkResponse } from '../core/validation/validation.ts';
 
 /**
  * For each JSONPATH field of a TaskView, the type of the objects it usually locates; `undefined`

@@ -9,7 +9,7 @@ import {
   type SetTagsTransform,
 } from '../../schemas/finding-rule.ts';
 import { createLogger } from '../core/logger.ts';
-import { parseRequest } from '../core/validation.ts';
+import { parseRequest } from '../core/validation/validation.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 
 /**

@@ -4,7 +4,7 @@ import {
 } from '../../schemas/finding-rule.ts';
 import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { APIPromise } from '../core/api-promise.ts';
-import { RequestValidationError } from '../core/errors.ts';
+import { RequestValidationError } from '../core/errors/errors.ts';
 import {
   type FindingRulesPreview,
   type PreviewFinding,

@@ -1,4 +1,4 @@
-import { RequestValidationError } from '../core/errors.ts';
+import { RequestValidationError } from '../core/errors/errors.ts';
 import { pathParamProblem } from '../internal/url.ts';
 
 /** Encodes one path parameter of a call; refuses what would address another resource. */

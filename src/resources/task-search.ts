@@ -7,9 +7,9 @@ import {
   type TaskView,
 } from '../../schemas/task-search.ts';
 import type { ClientCore, RequestOptions } from '../core/api-client.ts';
-import { bodyCursor } from '../core/cursor.ts';
-import type { PagePromise, PagingOptions } from '../core/paging.ts';
-import { parseRequest } from '../core/validation.ts';
+import { bodyCursor } from '../core/paging/cursor.ts';
+import type { PagePromise, PagingOptions } from '../core/paging/page-promise.ts';
+import { parseRequest } from '../core/validation/validation.ts';
 import { ExpandNotices, linkExpanded } from './expanded.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 

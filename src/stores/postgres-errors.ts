@@ -6,8 +6,8 @@
  * @internal
  * @module
  */
-import { ConfigurationError } from '../core/errors.ts';
-import { StoreError } from '../core/store-error.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
+import { StoreError } from './store-error.ts';
 
 // SQLSTATE classes that pass: connection exceptions, insufficient resources, operator intervention
 // (a shutdown or restart), and serialization failures or deadlocks.

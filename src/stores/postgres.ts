@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { ConfigurationError } from '../core/errors.ts';
-import type { Logger } from '../core/logger.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
+import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { importPeer } from '../core/optional-peer.ts';
 import { postgresError } from './postgres-errors.ts';
 
@@ -57,39 +57,89 @@ export function quotedName(table: string): string {
     .join('.');
 }
 
-/** How a store connects: a pool of the caller's, or a connection string for one of its own. */
-export interface PostgresConnectionOptions {
+/**
+ * The name of an index of `table` (checked) made with `suffix`, in the table's schema, as
+ * `to_regclass` reads it: an index lives in its table's schema.
+ */
+export function indexName(table: string, suffix: string): string {
+  const parts = table.split('.');
+  const bare = parts.pop() ?? '';
+  return [...parts.map((part) => `"${part}"`), `"${bare}${suffix}"`].join('.');
+}
+
+/**
+ * Options of the PostgreSQL stores, `PostgresOutboxStore` (`@idgov/sdk/outbox/postgres`) and
+ * `PostgresSyncStore` (`@idgov/sdk/sync/postgres`): a `pool`, or a `connectionString` for a pool
+ * of the store's own, and the name of its tables.
+ *
+ * @group Stores
+ */
+export interface PostgresStoreOptions {
+  /**
+   * Your `pg.Pool`; the store's `close()` leaves it open. Give it an `'error'` listener: without
+   * one, a connection the server ends while idle (a restart) ends the process.
+   */
   readonly pool?: PgQueryable | undefined;
+  /**
+   * A connection URL, e.g. `postgres://app@db.internal/reports`: the store opens a `pg.Pool` and
+   * closes it on `close()`.
+   */
   readonly connectionString?: string | undefined;
-  /** Most connections of a pool the store opens. */
-  readonly maxConnections: number;
-  /** The store's class, for messages (`PostgresOutboxStore`). */
+  /**
+   * Most connections of that pool. Default 4 for the outbox, 10 for the sync (give it the sync's
+   * `concurrency` or more).
+   */
+  readonly maxConnections?: number | undefined;
+  /**
+   * The outbox's table (default `idgov_webhook_outbox`), or the prefix of the sync's tables
+   * (default `idgov`: `idgov_tasks`, `idgov_expanded`, ...); optionally schema-qualified
+   * (`reporting.idgov` makes `reporting.idgov_tasks`).
+   */
+  readonly table?: string | undefined;
+  /**
+   * Where the store's own pool reports a connection it lost while idle (a database restart), at
+   * `warn`; the pool opens a new one for the next query. Default: every level to `console.error`.
+   */
+  readonly logger?: Logger | undefined;
+  /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
+  readonly logLevel?: LogLevel | undefined;
+}
+
+/** What a store says of itself to its connection, for its pool and its messages. */
+export interface PostgresConnectionLabel {
+  /** The store's class (`PostgresOutboxStore`). */
   readonly store: string;
   /** The checked table, for messages. */
   readonly table: string;
   /** The function whose SQL creates the store's tables, for messages (`postgresOutboxSchema()`). */
   readonly schemaSql: string;
-  /** Where a pool the store opened reports a connection lost while idle. */
-  readonly logger: Logger;
+  /** Most connections of a pool the store opens, unless the options say. */
+  readonly maxConnections: number;
 }
 
 /** One store's PostgreSQL connection. */
 export class PostgresConnection {
   readonly #pool: Promise<PgQueryable>;
   readonly #ownsPool: boolean;
-  readonly #options: PostgresConnectionOptions;
+  readonly #label: PostgresConnectionLabel;
 
-  constructor(options: PostgresConnectionOptions) {
-    this.#options = options;
-    if (options.pool) {
+  constructor(options: PostgresStoreOptions, label: PostgresConnectionLabel) {
+    this.#label = label;
+    if (options?.pool) {
       this.#pool = Promise.resolve(options.pool);
       this.#ownsPool = false;
-    } else if (options.connectionString) {
-      this.#pool = openPool(options);
+    } else if (options?.connectionString) {
+      const logger = createLogger(options.logger, options.logLevel);
+      this.#pool = openPool(
+        options.connectionString,
+        options.maxConnections ?? label.maxConnections,
+        label.store,
+        logger,
+      );
       this.#pool.catch(() => {}); // reported by the first query instead
       this.#ownsPool = true;
     } else {
-      throw new ConfigurationError('Pass pool (a pg.Pool) or connectionString.');
+      throw new ConfigurationError(`Pass pool (a pg.Pool) or connectionString to ${label.store}.`);
     }
   }
 
@@ -99,7 +149,7 @@ export class PostgresConnection {
       const result = await (await this.#pool).query(text, values);
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     } catch (error) {
-      throw postgresError(error, what, this.#options.table, this.#options.schemaSql);
+      throw postgresError(error, what, this.#label.table, this.#label.schemaSql);
     }
   }
 
@@ -109,21 +159,21 @@ export class PostgresConnection {
   }
 }
 
-async function openPool(options: PostgresConnectionOptions): Promise<PgQueryable> {
-  const pg = await importPeer(
-    'pg',
-    options.store,
-    () => import('pg'),
-    'npm install pg (or pass a pool of your own)',
-  );
+async function openPool(
+  connectionString: string,
+  max: number,
+  store: string,
+  logger: Logger,
+): Promise<PgQueryable> {
+  const pg = await importPeer('pg', store, () => import('pg'), 'npm install pg (or pass a pool of your own)');
   const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
-  const pool = new Pool({ connectionString: options.connectionString, max: options.maxConnections });
+  const pool = new Pool({ connectionString, max });
   // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit
   // 'error'; unheard, that event would end the process. The pool drops the connection and the next
   // query opens another, or reports why it cannot.
   pool.on('error', (error) => {
-    options.logger.warn(
-      `${options.store}: an idle PostgreSQL connection failed (${error.message}); reconnecting on next use`,
+    logger.warn(
+      `${store}: an idle PostgreSQL connection failed (${error.message}); reconnecting on next use`,
     );
   });
   return pool;

@@ -6,9 +6,9 @@
  * @module
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { ConfigurationError } from '../core/errors.ts';
-import { StoreError } from '../core/store-error.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
+import { StoreError } from './store-error.ts';
 
 // SQLite's primary result codes, as node:sqlite reports them in `errcode` (extended codes carry
 // them in the low byte).

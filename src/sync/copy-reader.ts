@@ -7,7 +7,7 @@
  */
 import type { TaskState } from '../../schemas/enums.ts';
 import { type Task, TaskSchema } from '../../schemas/task.ts';
-import { checkResponse, parseResponse } from '../core/validation.ts';
+import { checkResponse, parseResponse } from '../core/validation/validation.ts';
 
 /**
  * Which tasks of the copy to read: `store.tasks({ state: TaskState.OPEN })`.

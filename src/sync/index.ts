@@ -8,13 +8,17 @@
  */
 export type { HookHandlers, Hooks } from '../core/hooks.ts';
 export type { CopiedTask, CopyQuery } from './copy-reader.ts';
-export type { SyncEvents, SyncProgress, SyncSummary, SyncWindowEvent } from './events.ts';
-export type { SyncFilter, TaskSyncOptions } from './options.ts';
+export type { SyncEvents, SyncProgress, SyncSummary, SyncWindowEvent } from './run/events.ts';
+export type { SyncFilter, TaskSyncOptions } from './run/options.ts';
+export { TaskSync } from './run/task-sync.ts';
 export type {
   CommitCounts,
   CopyIdentity,
   CopyState,
   ExpandedRow,
+  PageCommit,
+  PageCommitResult,
+  RefreshBatch,
   SyncLease,
   SyncRun,
   SyncStore,
@@ -22,4 +26,3 @@ export type {
   SyncWindowPlan,
   TaskRow,
 } from './store.ts';
-export { TaskSync } from './sync.ts';

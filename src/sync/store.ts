@@ -141,6 +141,60 @@ export interface CommitCounts {
 }
 
 /**
+ * A page of a window to commit: its tasks and expanded objects, and where the window's query stands
+ * after it.
+ *
+ * @group Task sync
+ */
+export interface PageCommit {
+  readonly tasks: readonly TaskRow[];
+  readonly expanded: readonly ExpandedRow[];
+  /** The creation time of the page's last task inside the query (Unix ms): the window's new cursor. */
+  readonly cursor: number;
+  /** Whether the page moved the cursor (false in a burst of tasks created at one instant). */
+  readonly moved: boolean;
+  readonly queryFrom: number;
+  readonly queryTo: number;
+  /** The query's next page, or undefined when it has none. */
+  readonly token: string | undefined;
+  /** The query has no page left: the window is done. */
+  readonly exhausted: boolean;
+  /**
+   * The window ends because the service refused its `includeActedAfter`: the run no longer
+   * counts as one that saw the tasks acted on (its `acted_after_ms` is cleared).
+   */
+  readonly actedCut?: boolean;
+  /** When the page was fetched (Unix ms). */
+  readonly syncedAt: number;
+}
+
+/**
+ * What committing a page did: the window's end as it is now (a split may have moved it), whether
+ * the window is done, and `lost` (nothing written) when another holder took it.
+ *
+ * @group Task sync
+ */
+export interface PageCommitResult {
+  readonly to: number;
+  readonly done: boolean;
+  readonly lost: boolean;
+  readonly counts: CommitCounts;
+}
+
+/**
+ * A batch of the refresh of open tasks to commit: the tasks the service returned, and the IDs it
+ * did not (to mark deleted, `vanished`).
+ *
+ * @group Task sync
+ */
+export interface RefreshBatch {
+  readonly tasks: readonly TaskRow[];
+  readonly vanished: readonly string[];
+  /** When the batch was fetched (Unix ms). */
+  readonly syncedAt: number;
+}
+
+/**
  * Where a task sync keeps its copy and its checkpoints. `SqliteSyncStore` (`@idgov/sdk/sync/sqlite`,
  * one process) and `PostgresSyncStore` (`@idgov/sdk/sync/postgres`, many workers) implement it.
  *
@@ -182,33 +236,7 @@ export interface SyncStore {
    * window's progress, renewing the lease. Returns the window's end as it is now (a split may have
    * moved it), whether the window is done, and `lost` (nothing written) when another holder took it.
    */
-  commitPage(
-    run: SyncRun,
-    window: SyncWindow,
-    page: {
-      readonly tasks: readonly TaskRow[];
-      readonly expanded: readonly ExpandedRow[];
-      readonly cursor: number;
-      /** Whether the page moved the cursor (false in a burst of tasks created at one instant). */
-      readonly moved: boolean;
-      readonly queryFrom: number;
-      readonly queryTo: number;
-      readonly token: string | undefined;
-      readonly exhausted: boolean;
-      /**
-       * The window ends because the service refused its `includeActedAfter`: the run no longer
-       * counts as one that saw the tasks acted on (its `acted_after_ms` is cleared).
-       */
-      readonly actedCut?: boolean;
-      readonly syncedAt: number;
-    },
-    lease: SyncLease,
-  ): Promise<{
-    readonly to: number;
-    readonly done: boolean;
-    readonly lost: boolean;
-    readonly counts: CommitCounts;
-  }>;
+  commitPage(run: SyncRun, window: SyncWindow, page: PageCommit, lease: SyncLease): Promise<PageCommitResult>;
   /**
    * Takes, under `lease`, up to `limit` tasks the copy holds as open that `run` has not fetched yet
    * and no live lease holds, in ID order: a batch of the refresh. Their IDs; none when all are taken,
@@ -219,15 +247,7 @@ export interface SyncStore {
    * Commits a batch of the refresh of open tasks in one transaction: the tasks the service
    * returned, and the IDs it did not (marked deleted, `vanished`); their leases end.
    */
-  commitRefresh(
-    run: SyncRun,
-    batch: {
-      readonly tasks: readonly TaskRow[];
-      readonly vanished: readonly string[];
-      readonly syncedAt: number;
-    },
-    lease: SyncLease,
-  ): Promise<CommitCounts>;
+  commitRefresh(run: SyncRun, batch: RefreshBatch, lease: SyncLease): Promise<CommitCounts>;
   /**
    * Ends `run` if no work of it is left (every window done; for an incremental run, every open task
    * refreshed), once: of the workers that try, one ends it; after a full run, tasks it did not see

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ClientCredentials } from '../core/auth.ts';
+import type { ClientCredentials } from '../core/auth/credentials.ts';
 import { expandPage } from './expand.ts';
 import { json, problem } from './fake-answers.ts';
 import type { WireEntitlement, WireRule, WireTask } from './fake-data.ts';

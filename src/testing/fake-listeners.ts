@@ -1,5 +1,5 @@
 import type { JSONWebKeySet } from 'jose';
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { checkCidrs } from '../webhooks/cidr.ts';
 import { MemoryEventIdStore } from '../webhooks/event-store.ts';
 import { LISTENER_PATH } from '../webhooks/limits.ts';

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ClientCredentials } from '../core/auth.ts';
+import type { ClientCredentials } from '../core/auth/credentials.ts';
 import type { WireEntitlement, WireRule, WireTask } from './fake-data.ts';
 import type { FaultCounts, FaultOptions } from './faults.ts';
 

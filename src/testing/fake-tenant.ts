@@ -1,4 +1,4 @@
-import type { ClientCredentials } from '../core/auth.ts';
+import type { ClientCredentials } from '../core/auth/credentials.ts';
 import { wait } from '../internal/wait.ts';
 import { LISTENER_PATH } from '../webhooks/limits.ts';
 import { CORS, type FakeAnswer, json, problem } from './fake-answers.ts';

@@ -1,4 +1,4 @@
-import { RequestValidationError } from '../core/errors.ts';
+import { RequestValidationError } from '../core/errors/errors.ts';
 
 /**
  * A webhook body serialised once: the text and its exact UTF-8 bytes, which are both signed and sent.

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 
 /** Parses an IPv4 or IPv6 address to 16 bytes (IPv4 as IPv4-mapped IPv6); undefined if it is neither. */
 function parseAddress(address: string): Uint8Array | undefined {

@@ -1,4 +1,4 @@
-import { RequestValidationError } from '../core/errors.ts';
+import { RequestValidationError } from '../core/errors/errors.ts';
 
 // UUIDs are case-insensitive (RFC 9562): the listener accepts either case; the sender sends lower case.
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

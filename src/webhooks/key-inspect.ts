@@ -1,5 +1,5 @@
 import type { CryptoKey, JWK } from 'jose';
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 
 /**
  * The JWT algorithms the listener accepts.

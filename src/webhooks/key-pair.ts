@@ -1,5 +1,5 @@
 import type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import type { JwtAlgorithm } from './key-inspect.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import type { TransportEvents } from '../core/events.ts';
 import type { HookHandlers } from '../core/hooks.ts';
 import {
@@ -6,7 +6,7 @@ import {
   type ResolvedTransportOptions,
   resolveTransportOptions,
   type TransportOptions,
-} from '../core/transport-options.ts';
+} from '../core/transport/transport-options.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { pathParamProblem, secureUrlProblem, withoutTrailingSlash } from '../internal/url.ts';
 import { VERSION } from '../version.ts';

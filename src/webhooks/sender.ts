@@ -1,9 +1,9 @@
-import type { AttemptReport } from '../core/attempt-report.ts';
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import type { TransportEvents } from '../core/events.ts';
 import type { Hooks } from '../core/hooks.ts';
 import type { Logger } from '../core/logger.ts';
-import { HttpTransport } from '../core/transport.ts';
+import type { AttemptReport } from '../core/transport/attempt-report.ts';
+import { HttpTransport } from '../core/transport/transport.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { serializeBody } from './body.ts';
 import { eventIdOrNew } from './event-id.ts';

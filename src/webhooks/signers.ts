@@ -1,5 +1,5 @@
 import type { CryptoKey } from 'jose';
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { boundClaims } from './bound-claims.ts';
 import { hmacSignature } from './hmac.ts';

@@ -1,5 +1,5 @@
 import type { JSONWebKeySet } from 'jose';
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { boundClaims } from './bound-claims.ts';
 import { checkCidrs, inCidr } from './cidr.ts';
 import { isUuidV4 } from './event-id.ts';

@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mayNameProto, ProtoHintScan } from '../../src/core/proto-keys.ts';
+import { mayNameProto, ProtoHintScan } from '../../src/core/validation/proto-keys.ts';
 import { IdGovClient } from '../../src/index.ts';
 
 const BASE = 'https://tenant.test';

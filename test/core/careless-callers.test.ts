@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { retryAfterMs } from '../../src/core/retry.ts';
+import { retryAfterMs } from '../../src/core/transport/retry.ts';
 import {
   ConfigurationError,
   ConnectionError,

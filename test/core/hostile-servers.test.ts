@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { inspect, promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PagePromise } from '../../src/core/paging.ts';
+import { PagePromise } from '../../src/core/paging/page-promise.ts';
 import {
   AbortError,
   AuthenticationError,

@@ -9,7 +9,7 @@ import {
   TaskSearchResponseSchema,
 } from '../../schemas/index.ts';
 import { CHECKS_FILE, checksSource } from '../../scripts/generate-checks.ts';
-import { inPlaceCheck, parseResponse } from '../../src/core/validation.ts';
+import { inPlaceCheck, parseResponse } from '../../src/core/validation/validation.ts';
 import { expandPage } from '../../src/testing/expand.ts';
 import { FakeData, fakeRule } from '../../src/testing/fake-data.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ItemIterator } from '../../src/core/item-iterator.ts';
-import type { Page } from '../../src/core/page.ts';
+import { ItemIterator } from '../../src/core/paging/item-iterator.ts';
+import type { Page } from '../../src/core/paging/page.ts';
 
 // The iterator `for await` gets from a listing, against the async generator it stands for, over the
 // same pages: the calls a careless caller makes must end the same way.

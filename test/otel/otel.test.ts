@@ -28,7 +28,7 @@ import {
 } from '../../src/otel/index.ts';
 import { MemoryOutboxStore, WebhookOutbox } from '../../src/outbox/index.ts';
 import { TaskSync } from '../../src/sync/index.ts';
-import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { WebhookSender } from '../../src/webhooks/index.ts';
 

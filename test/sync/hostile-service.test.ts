@@ -20,8 +20,8 @@ import {
   StoreError,
 } from '../../src/index.ts';
 import { TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
-import { PostgresSyncStore } from '../../src/sync/postgres-store.ts';
-import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
+import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
 import { caught } from '../helpers/caught.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';

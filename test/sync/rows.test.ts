@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TaskView } from '../../schemas/task-search.ts';
-import { copyTime, expandedRows, taskRows } from '../../src/sync/rows.ts';
+import { copyTime, expandedRows, taskRows } from '../../src/sync/run/rows.ts';
 
 const view = (id: string, updatedAt: string, state = 'TASK_STATE_OPEN') =>
   ({ task: { id, state, createdAt: '2026-01-01T00:00:00Z', updatedAt } }) as TaskView;

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
 import { TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
-import { PostgresSyncStore, postgresSyncSchema } from '../../src/sync/postgres-store.ts';
+import { PostgresSyncStore, postgresSyncSchema } from '../../src/sync/postgres/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
 import { caught } from '../helpers/caught.ts';

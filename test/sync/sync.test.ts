@@ -10,7 +10,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigurationError, IdGovClient, ResponseValidationError, TaskState } from '../../src/index.ts';
 import { type SyncProgress, TaskSync } from '../../src/sync/index.ts';
-import { SqliteSyncStore } from '../../src/sync/sqlite-store.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { caught } from '../helpers/caught.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';

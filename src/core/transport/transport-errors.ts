@@ -1,0 +1,90 @@
+/**
+ * ky's errors, and the fetch's under them, turned into the SDK's: each names the request, the
+ * attempts made and what to check, and never carries the request (its headers hold credentials).
+ *
+ * @module
+ */
+import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
+import { makeAPIError } from '../errors/api-error.ts';
+import {
+  AbortError,
+  ConnectionError,
+  IdGovError,
+  type RequestSummary,
+  TimeoutError,
+} from '../errors/errors.ts';
+import type { HttpRequest } from './http-request.ts';
+import { BrokenAnswerError, exceededRetryAfterCap, isRetryableStatus } from './retry.ts';
+
+/** The socket or TLS error code under a failed fetch (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...). */
+function errorCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * What to say of a failure's cause: its code says what failed (DNS, refused, TLS); its message is
+ * quoted only without one, cut short and printable.
+ */
+export function causeReason(cause: unknown): { code: string | undefined; reason: string } {
+  const code = errorCode(cause);
+  const reason =
+    code ??
+    String((cause as Error)?.message ?? cause)
+      .replace(/[^\x20-\x7e]/g, ' ')
+      .slice(0, 200);
+  return { code, reason };
+}
+
+/** The SDK's error for what ky (or the fetch under it) threw; `timeout` is each attempt's, in ms. */
+export function translate(
+  error: unknown,
+  request: HttpRequest,
+  what: RequestSummary,
+  attempts: number,
+  timeout: number,
+): IdGovError {
+  if (error instanceof IdGovError) return error;
+  if (request.signal?.aborted) {
+    return new AbortError(`${what.method} ${what.path} was aborted by the caller.`, {
+      cause: request.signal.reason,
+    });
+  }
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  const host = new URL(request.url).host;
+  if (isHTTPError(error)) {
+    const { response } = error;
+    // A 401 or 404 keeps its own advice: waiting would not change it.
+    const wait = isRetryableStatus(response.status) ? exceededRetryAfterCap(error) : undefined;
+    const note =
+      wait === undefined
+        ? undefined
+        : `The service asked to wait ${Math.ceil(wait / 1000)} s, longer than the SDK's 60 s cap; try again later.`;
+    // A browser hides a refused redirect behind an `opaqueredirect` answer of status 0: report it as the 302 it was.
+    const status = response.type === 'opaqueredirect' ? 302 : response.status;
+    const init = { status, headers: response.headers, body: error.data, request: what };
+    return makeAPIError(init, request.errorContext, note);
+  }
+  if (isTimeoutError(error) || (error instanceof DOMException && error.name === 'TimeoutError')) {
+    return new TimeoutError(
+      `${what.method} ${what.path} timed out after ${tries} of ${timeout} ms each; raise timeout or check the network.`,
+    );
+  }
+  if (error instanceof BrokenAnswerError) {
+    const code = errorCode(error.cause);
+    return new ConnectionError(
+      `${host} answered ${what.method} ${what.path}, but the connection broke while reading the answer${code ? ` (${code})` : ''}, after ${tries}. Check the network or a proxy between you and the service.`,
+      { cause: error.cause, code, requestId: error.requestId },
+    );
+  }
+  // NetworkError carries the socket-level cause (ECONNREFUSED, reset); never the request, whose headers hold tokens.
+  const cause = isNetworkError(error) ? error.cause : error;
+  const { code, reason } = causeReason(cause);
+  return new ConnectionError(
+    `Could not reach ${host} for ${what.method} ${what.path} after ${tries}: ${reason}. Check the base URL and the network.`,
+    { cause, code },
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * Parts of a PostgreSQL task copy's statements: the server's clock, and the writes of the
+ * documented tables, as parts of one statement: a page's tasks
+ * and expanded objects go in as one `jsonb` parameter each, so that a page and its window's
+ * progress commit in a single statement (atomic, and one round trip).
+ *
+ * @module
+ */
+
+import type { CommitCounts, ExpandedRow, TaskRow } from '../store.ts';
+import type { SyncTables } from './schema.ts';
+
+/** One statement of a store, as `PostgresConnection.query` runs it: `what` names it in errors. */
+export type PgQuery = <R>(
+  what: string,
+  text: string,
+  values: unknown[],
+) => Promise<{ rows: R[]; rowCount: number }>;
+
+/**
+ * The server's clock, in Unix ms: every worker's leases and runs are timed by it, so a machine
+ * whose clock is off takes no window early and holds none too long.
+ */
+export const NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+/** The counts of {@link UPSERT_COUNTS}, which pg returns as text. */
+export const counted = (row: { new: string; changed: string; deleted: string }): CommitCounts => ({
+  new: Number(row.new),
+  changed: Number(row.changed),
+  deleted: Number(row.deleted),
+});
+
+// PostgreSQL text cannot hold U+0000, and jsonb refuses "\u0000" and an unpaired surrogate (which
+// JSON.stringify writes as an escape, its only \ud800-\udfff escapes): such a character (an escape not
+// itself escaped) becomes U+FFFD, the one change the copy makes to a task as sent, IDs included.
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
+const storable = (json: string) =>
+  json.includes('\\u') ? json.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : json;
+
+/** `rows` as the `jsonb` array the upsert reads: the task's JSON inlined as sent, not parsed again. */
+export function tasksParameter(rows: readonly TaskRow[]): string {
+  const items = rows.map(
+    (row) =>
+      `{"id":${JSON.stringify(row.id)},"state":${JSON.stringify(row.state ?? null)},"created_at":${JSON.stringify(
+        row.createdAt ?? null,
+      )},"updated_at":${JSON.stringify(row.updatedAt ?? null)},"deleted_at":${JSON.stringify(
+        row.deletedAt ?? null,
+      )},"task":${row.json}}`,
+  );
+  return storable(`[${items.join(',')}]`);
+}
+
+/** Expanded objects as the `jsonb` array the upsert reads. */
+export function expandedParameter(rows: readonly ExpandedRow[]): string {
+  const items = rows.map(
+    (row) => `{"type":${JSON.stringify(row.type)},"id":${JSON.stringify(row.id)},"object":${row.json}}`,
+  );
+  return storable(`[${items.join(',')}]`);
+}
+
+/**
+ * The common table expressions that upsert the tasks of parameter `$tasks` (see
+ * {@link tasksParameter}) when `guard` holds, stamped `$syncedAt` (timestamptz) and `$run`: `input`,
+ * `old` (the rows before), `up` (what was written; `inserted` for new ones). A newer `updated_at` is
+ * never overwritten by an older, checked on the locked row, so two workers writing one task at once
+ * keep the newer. Leases on the rows end: a task fetched is refreshed.
+ */
+export function upsertTasksSql(
+  t: SyncTables,
+  params: { readonly tasks: string; readonly syncedAt: string; readonly run: string },
+  guard = 'true',
+): string {
+  const newer = `(t.updated_at IS NULL OR excluded.updated_at IS NULL OR excluded.updated_at >= t.updated_at)`;
+  const kept = ['state', 'created_at', 'updated_at', 'deleted_at', 'task']
+    .map((column) => `${column} = CASE WHEN ${newer} THEN excluded.${column} ELSE t.${column} END`)
+    .join(', ');
+  return `input AS (
+    SELECT * FROM jsonb_to_recordset(${params.tasks}::jsonb)
+      AS r(id text, state text, created_at timestamptz, updated_at timestamptz, deleted_at timestamptz, task jsonb)
+    WHERE ${guard}),
+  old AS (SELECT o.id, o.task, o.deleted_at FROM ${t.tasks} o JOIN input i ON o.id = i.id),
+  up AS (
+    INSERT INTO ${t.tasks} AS t (id, state, created_at, updated_at, deleted_at, synced_at, seen_run, task)
+    SELECT id, state, created_at, updated_at, deleted_at, ${params.syncedAt}, ${params.run}, task FROM input
+    ON CONFLICT (id) DO UPDATE SET ${kept},
+      vanished = CASE WHEN ${newer} THEN false ELSE t.vanished END,
+      synced_at = excluded.synced_at, seen_run = excluded.seen_run,
+      lease_token = NULL, leased_at = NULL, lease_until = NULL
+    RETURNING t.id, (xmax = 0) AS inserted)`;
+}
+
+/** The select list of what {@link upsertTasksSql} wrote: `new`, `changed` and `deleted` counts. */
+export const UPSERT_COUNTS = `(SELECT count(*) FROM up WHERE inserted) AS new,
+  (SELECT count(*) FROM input i JOIN old o ON o.id = i.id WHERE o.task IS DISTINCT FROM i.task) AS changed,
+  (SELECT count(*) FROM input i LEFT JOIN old o ON o.id = i.id
+     WHERE i.deleted_at IS NOT NULL AND o.deleted_at IS NULL) AS deleted`;
+
+/** The common table expression that upserts the expanded objects of parameter `$expanded` when `guard` holds. */
+export function upsertExpandedSql(
+  t: SyncTables,
+  params: { readonly expanded: string; readonly syncedAt: string },
+  guard = 'true',
+): string {
+  return `ex AS (
+    INSERT INTO ${t.expanded} (type, id, synced_at, object)
+    SELECT type, id, ${params.syncedAt}, object
+      FROM jsonb_to_recordset(${params.expanded}::jsonb) AS r(type text, id text, object jsonb)
+      WHERE ${guard}
+    ON CONFLICT (type, id) DO UPDATE SET synced_at = excluded.synced_at, object = excluded.object)`;
+}

@@ -1,0 +1,179 @@
+import { AbortError } from '../../core/errors/errors.ts';
+import type { Hooks } from '../../core/hooks.ts';
+import type { CopyState, SyncLease, SyncStore } from '../store.ts';
+import { appliesActedAfter } from './acted-probe.ts';
+import { Doorbell } from './doorbell.ts';
+import type { SyncEvents, SyncSummary } from './events.ts';
+import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
+import { patientStore } from './patient-store.ts';
+import { firstWindows, incrementalWindows } from './plan.ts';
+import { SyncProgressMeter } from './progress.ts';
+import { earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
+
+// A window with no more than this much creation time left is not split: what is left of it is a
+// few instants, and tasks sharing one instant can only be paged with tokens.
+const MIN_SPLIT_MS = 2;
+
+/**
+ * A complete, current copy of a tenant's tasks in a store of yours, resumable after any crash.
+ *
+ * A full run pages every task in creation order (deleted ones included), in windows of creation
+ * time that `concurrency` cursors page at once; an idle cursor splits the window with the most time
+ * left, so the work moves to where the tasks are. Each page's tasks and its window's progress commit
+ * in one transaction, and a resumed window restarts from its last committed creation time, so a run
+ * killed at any instant loses nothing and repeats at most a page a window. Later runs are
+ * incremental: tasks created since the last run (with an overlap), older tasks acted on since
+ * (`includeActedAfter`: a closed task commented on; left out, with a warning, when a probe shows the
+ * service does not apply that bound), then every task the copy holds as open that those did not
+ * fetch, to see it closed or deleted. `run({ full: true })` pages everything again and marks the
+ * tasks that vanished.
+ *
+ * @example
+ * const sync = new TaskSync({ client, store: new SqliteSyncStore({ path: 'tasks.db' }) });
+ * const summary = await sync.run();
+ * console.log(`${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.pages} pages`);
+ *
+ * @group Task sync
+ */
+export class TaskSync {
+  /** Typed hooks: `progress` after every page, `window` as windows are claimed, split and done, `runEnd`. */
+  readonly hooks: Hooks<SyncEvents>;
+  readonly #options: ResolvedSyncOptions;
+
+  constructor(options: TaskSyncOptions) {
+    this.#options = resolveSyncOptions(options);
+    this.hooks = this.#options.hooks;
+  }
+
+  /**
+   * Runs the sync: resumes an unfinished run (or joins the one other workers run on a shared store),
+   * else starts an incremental one (a full one for an empty copy, or with `full: true`). Resolves
+   * with a summary once the run finished, or once `signal` stopped it (`complete: false`: every
+   * committed page is kept, and the next run resumes). A store's transient failures (a database
+   * restarting) are waited out, for about half a minute each.
+   */
+  async run(options: { readonly signal?: AbortSignal; readonly full?: boolean } = {}): Promise<SyncSummary> {
+    const { client, logger } = this.#options;
+    const store = patientStore(this.#options.store, logger, options.signal);
+    const started = performance.now();
+    let summary: SyncSummary | undefined;
+    let copy: CopyState | undefined;
+    try {
+      copy = await store.open({ baseUrl: client.baseUrl, filter: this.#options.filterKey });
+      try {
+        summary = await this.#resumeOrBegin(store, copy, options, started);
+      } finally {
+        await store.release().catch((error: unknown) => {
+          // Once stopped, the store's failures are no longer waited out: a stop is still a stop.
+          if (summary === undefined || !options.signal?.aborted) throw error;
+          logger.warn(
+            `the sync stopped, but could not give up its hold on the copy (${(error as Error)?.message}); the next run takes it over`,
+          );
+        });
+      }
+    } catch (error) {
+      // Stopped before the run was begun or resumed (opening the copy, finding the first task):
+      // nothing was done, which is a stop like any other, not a failure.
+      if (summary !== undefined || !options.signal?.aborted) throw error;
+      const full = options.full === true || (copy !== undefined && copy.lastRunStartedAt === undefined);
+      summary = SyncProgressMeter.notBegun(full, performance.now() - started);
+    }
+    const ended = summary;
+    this.#options.hooks.emit('runEnd', () => ended);
+    return ended;
+  }
+
+  /** Closes the store (its database). */
+  async close(): Promise<void> {
+    await this.#options.store.close();
+  }
+
+  async #resumeOrBegin(
+    store: SyncStore,
+    copy: CopyState,
+    options: { readonly signal?: AbortSignal; readonly full?: boolean },
+    started: number,
+  ): Promise<SyncSummary> {
+    let run = await store.unfinishedRun();
+    // Pages of the probe of includeActedAfter, counted once the run is known.
+    let probePages = 0;
+    if (!run) {
+      const startedAt = store.time ? await store.time() : this.#options.now();
+      const full = options.full === true || copy.lastRunStartedAt === undefined;
+      const windows = full
+        ? firstWindows(
+            await earliestTask(this.#options, options.signal),
+            startedAt,
+            this.#options.concurrency,
+          )
+        : await incrementalWindows(copy, startedAt, this.#options.overlapMs, () =>
+            appliesActedAfter(this.#options, startedAt, options.signal, () => {
+              probePages += 1;
+            }),
+          );
+      run = await store.beginRun(full ? 'full' : 'incremental', startedAt, windows);
+    }
+    const meter = new SyncProgressMeter(this.#options.hooks, run);
+    if (probePages > 0) meter.counted({ new: 0, changed: 0, deleted: 0 }, probePages);
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    let complete = false;
+    try {
+      await this.#work({ options: this.#options, store, run, meter, signal, bell: new Doorbell() }, stop);
+      complete = true;
+    } catch (error) {
+      if (!options.signal?.aborted) throw error;
+    }
+    return meter.summary(complete, performance.now() - started);
+  }
+
+  /** The run's work, by every cursor, until the run is over. */
+  async #work(ctx: RunContext, stop: AbortController): Promise<void> {
+    const worker = crypto.randomUUID();
+    await Promise.all(
+      Array.from({ length: this.#options.concurrency }, (_, i) =>
+        this.#cursor(ctx, { holder: `${worker}/${i}`, ms: this.#options.leaseMs }).catch((error: unknown) => {
+          stop.abort(error);
+          throw error;
+        }),
+      ),
+    );
+    if (ctx.signal.aborted) throw new AbortError('The sync was stopped.', { cause: ctx.signal.reason });
+  }
+
+  /**
+   * One cursor, until the run is over: pages a free window (a dead worker's included, once its
+   * lease ran out); else splits the largest; else refreshes a batch of open tasks; else ends the
+   * run, or, while other cursors or workers still hold work, waits for them.
+   */
+  async #cursor(ctx: RunContext, lease: SyncLease): Promise<void> {
+    const { store, run, meter, signal, bell } = ctx;
+    while (!signal.aborted) {
+      const window = await store.claimWindow(run, lease);
+      if (window) {
+        meter.window('claimed', window);
+        await pageWindow(ctx, window, lease);
+        bell.ring();
+        continue;
+      }
+      const minTasks = 2 * this.#options.pageSize;
+      if (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS })) {
+        meter.window('split', undefined);
+        continue;
+      }
+      if (run.kind === 'incremental' && (await refreshBatch(ctx, lease))) {
+        bell.ring();
+        continue;
+      }
+      const end = await store.finishRun(run, this.#options.now());
+      meter.counted({ new: 0, changed: 0, deleted: end.vanished }, 0);
+      if (end.finished) {
+        bell.ring();
+        return;
+      }
+      // Work is left that others hold: wait until a cursor here finishes some, or another
+      // worker's may have (or its lease run out).
+      await bell.wait(Math.min(1_000, this.#options.leaseMs / 10), signal);
+    }
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * A run's two kinds of work, each a cursor's for a while: paging a window of creation time, and
+ * refreshing a batch of the tasks the copy holds as open. Each commits with its progress, so a
+ * process killed at any instant loses nothing.
+ *
+ * @module
+ */
+
+import { AbortError, ResponseValidationError } from '../../core/errors/errors.ts';
+import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
+import { PageChain } from '../../core/paging/page-chain.ts';
+import { isoTime } from '../../internal/time.ts';
+import type { SyncLease, SyncRun, SyncStore, SyncWindow } from '../store.ts';
+import { refused, unsupported } from './acted-probe.ts';
+import type { Doorbell } from './doorbell.ts';
+import type { ResolvedSyncOptions } from './options.ts';
+import type { SyncProgressMeter } from './progress.ts';
+import { syncRequest } from './request.ts';
+import { copyTime, expandedRows, taskRows } from './rows.ts';
+
+// Refs asked for at once when refreshing the tasks the copy holds as open.
+const REFRESH_BATCH = 100;
+
+// Runs already told that their service refused includeActedAfter in the middle of the pass.
+const toldRefused = new WeakSet<RunContext>();
+
+/** What a cursor works with during one run. */
+export interface RunContext {
+  readonly options: ResolvedSyncOptions;
+  /** The store, its transient failures waited out. */
+  readonly store: SyncStore;
+  readonly run: SyncRun;
+  readonly meter: SyncProgressMeter;
+  readonly signal: AbortSignal;
+  /** Rung when a cursor finished a piece of work: idle cursors look again. */
+  readonly bell: Doorbell;
+}
+
+// Tasks looked at for a creation time before the service's answers are taken to carry none.
+const EARLIEST_LOOKS = 1_000;
+
+/**
+ * The creation time of the tenant's first task (of the filter), or undefined when there is none.
+ * Paged like any listing (through empty pages, which a service may answer first): a run that took a
+ * first empty page for an empty tenant would copy nothing, and a full one would mark every task vanished.
+ */
+export async function earliestTask(
+  options: ResolvedSyncOptions,
+  signal: AbortSignal | undefined,
+): Promise<number | undefined> {
+  let looked = 0;
+  for await (const view of options.client.tasks.search(
+    { ...syncRequest(options), pageSize: 10, expandMask: undefined },
+    { signal },
+  )) {
+    const at = copyTime(view?.task?.createdAt);
+    if (at !== undefined) return Date.parse(at);
+    looked += 1;
+    if (looked >= EARLIEST_LOOKS) break;
+  }
+  if (looked === 0) return undefined;
+  throw new ResponseValidationError(
+    `the service's first ${looked} task(s) in creation order carry no createdAt (or one before the year 1 or after 9999): the sync pages by creation time and cannot copy them. Check the base URL, or ask the service's owner.`,
+    'list.task.createdAt',
+    [],
+    '',
+  );
+}
+
+/**
+ * Pages `window` to its end under `lease`, committing each page with the window's progress; stops
+ * early when another holder took the window over (this one's lease ran out).
+ */
+export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: SyncLease): Promise<void> {
+  const { options, store, run, meter, signal } = ctx;
+  let { cursor, token, queryFrom, queryTo } = window;
+  let to = window.to;
+  let chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES, token);
+  // Where the query last started again after its token was refused: refused again there, it is not the token.
+  let restartedAt: number | undefined;
+  for (;;) {
+    // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
+    // bound of the service loses a task at an edge; a task fetched twice is upserted once.
+    const request = {
+      ...syncRequest(options),
+      createdAfter: isoTime(queryFrom - 1),
+      createdBefore: isoTime(queryTo + 1),
+      ...(window.actedAfter !== undefined ? { includeActedAfter: isoTime(window.actedAfter) } : {}),
+      ...(token ? { pageToken: token } : {}),
+    };
+    let page: Awaited<ReturnType<typeof options.client.tasks.search>>;
+    try {
+      page = await options.client.tasks.search(request, { signal });
+    } catch (error) {
+      // A saved token may have expired, or be bound to a request the service no longer takes:
+      // restart the query from the last committed creation time.
+      if (token && refused(error) && restartedAt !== cursor) {
+        token = undefined;
+        queryFrom = cursor;
+        queryTo = to;
+        restartedAt = cursor;
+        chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
+        continue;
+      }
+      if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
+      // A service that stopped taking the bound since the run began (it was upgraded, or rolled
+      // back): the window ends, said once, rather than fail every resumed run; and the run no longer
+      // counts as one that saw the tasks acted on, so that the next run looks back to the last that did.
+      if (window.actedAfter !== undefined && refused(error)) {
+        if (!toldRefused.has(ctx)) unsupported(options, `refused the bound (${(error as Error).message})`);
+        toldRefused.add(ctx);
+        const end = { tasks: [], expanded: [], cursor, moved: false, queryFrom, queryTo, token: undefined };
+        const ended = await store.commitPage(
+          run,
+          window,
+          { ...end, exhausted: true, actedCut: true, syncedAt: options.now() },
+          lease,
+        );
+        meter.window(ended.lost ? 'lost' : 'done', window);
+        return;
+      }
+      throw error;
+    }
+    const tasks = taskRows(page.list);
+    // Only tasks inside the query move its cursor: one the service put on the page from outside it
+    // (a hostile or broken answer) is kept, but must not end the window before its pages do.
+    const last = tasks.reduce((latest, row) => {
+      const at = row.createdAt ? Date.parse(row.createdAt) : Number.NaN;
+      return at >= queryFrom - 1 && at <= queryTo + 1 ? Math.max(latest, at) : latest;
+    }, cursor);
+    const { token: next, error: badChain } = chain.follow(page);
+    if (badChain) throw badChain;
+    const result = await store.commitPage(
+      run,
+      window,
+      {
+        tasks,
+        expanded: expandedRows(page.expanded),
+        cursor: last,
+        moved: last > cursor,
+        queryFrom,
+        queryTo,
+        token: next,
+        exhausted: next === undefined,
+        syncedAt: options.now(),
+      },
+      lease,
+    );
+    if (result.lost) {
+      meter.window('lost', window);
+      return;
+    }
+    meter.page(result.counts, tasks.length, window, last, result.to);
+    if (result.done) {
+      meter.window('done', window);
+      return;
+    }
+    cursor = last;
+    to = result.to;
+    token = next;
+    if (chain.delayMs > 0) await waitBeforePage(chain.delayMs, signal);
+  }
+}
+
+/**
+ * Refreshes a batch of the tasks the copy holds as open (claimed under `lease`), committed in one
+ * transaction; false when no batch is left to claim.
+ */
+export async function refreshBatch(ctx: RunContext, lease: SyncLease): Promise<boolean> {
+  const { options, store, run, meter, signal } = ctx;
+  const ids = await store.claimOpenTasks(run, lease, REFRESH_BATCH);
+  if (ids.length === 0) return false;
+  const byRefs = (refs: readonly string[]) =>
+    options.client.tasks
+      .search(
+        { ...syncRequest(options), refs: refs.map((id) => ({ id })), pageSize: REFRESH_BATCH },
+        { signal },
+      )
+      .toArray();
+  const views = await byRefs(ids);
+  let pages = Math.ceil(views.length / REFRESH_BATCH) || 1;
+  let tasks = taskRows(views);
+  let missing = absent(ids, tasks);
+  // A task missing from the answer is marked vanished (deleted): asked again first, so that one
+  // glitch of the service (a null in the list, a task left out) does not delete a task from the copy.
+  if (missing.length > 0) {
+    const again = await byRefs(missing);
+    pages += 1;
+    // One row an ID, should the service answer with a task twice.
+    tasks = taskRows([...views, ...again]);
+    missing = absent(missing, tasks);
+  }
+  const counts = await store.commitRefresh(run, { tasks, vanished: missing, syncedAt: options.now() }, lease);
+  meter.counted(counts, pages, tasks.length);
+  return true;
+}
+
+/** The IDs of `ids` no row of `rows` holds. */
+function absent(ids: readonly string[], rows: readonly { readonly id: string }[]): string[] {
+  const returned = new Set(rows.map((row) => row.id));
+  return ids.filter((id) => !returned.has(id));
+}

@@ -1,0 +1,253 @@
+/**
+ * The task copy in one SQLite file, through `node:sqlite`: the work of `SqliteSyncStore`, done in
+ * its worker thread (sqlite-thread.ts), where `node:sqlite`'s synchronous writes hold no event loop
+ * that pages are fetched on.
+ *
+ * @internal
+ * @module
+ */
+import { isoTime } from '../../internal/time.ts';
+import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
+import { SqliteFile } from '../../stores/sqlite-file.ts';
+import type { CopyQuery, CopyRow } from '../copy-reader.ts';
+import type {
+  CommitCounts,
+  CopyIdentity,
+  CopyState,
+  PageCommit,
+  PageCommitResult,
+  RefreshBatch,
+  SyncLease,
+  SyncRun,
+  SyncStore,
+  SyncWindow,
+  SyncWindowPlan,
+} from '../store.ts';
+import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './holder.ts';
+import { putExpanded, upsertTasks } from './rows.ts';
+import { SQLITE_SYNC_SCHEMA } from './schema.ts';
+import type { SqliteSyncStoreOptions } from './store.ts';
+import { claim, commitWindow, split } from './windows.ts';
+
+// The refresh's work: tasks the copy holds as open that the run (placeholder `?`) has not fetched.
+const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ?";
+
+// A window of the run (placeholder `?`) is not done: the refresh waits for it.
+const WINDOWS_PENDING = "EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ? AND state <> 'done')";
+
+/** The SQLite copy's work, behind `SqliteSyncStore`. */
+export class SqliteCopy implements SyncStore {
+  readonly #file: SqliteFile;
+  readonly #holder: string;
+  readonly #heartbeat: ReturnType<typeof setInterval>;
+
+  /** `holder`: the store object's ID, the same for every thread it starts (one may die). */
+  constructor(options: SqliteSyncStoreOptions & { readonly holder: string }) {
+    this.#holder = options.holder;
+    this.#file = new SqliteFile({
+      path: options?.path,
+      busyTimeoutMs: options?.busyTimeoutMs,
+      holds: 'task copy',
+      schema: SQLITE_SYNC_SCHEMA,
+      // A page and its checkpoint commit together, so power loss can only undo both, and the pages
+      // undone are fetched again: waiting for the disk at every page would buy nothing.
+      synchronous: 'NORMAL',
+    });
+    // Said from this thread, so that it goes on while the process's event loop is busy.
+    this.#heartbeat = setInterval(() => {
+      try {
+        this.#file.write(() => stillHeld(this.#file, this.#holder));
+      } catch {
+        // A lock held past busyTimeoutMs: the next beat says it.
+      }
+    }, OWNER_HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  /** The database file. */
+  get path(): string {
+    return this.#file.path;
+  }
+
+  async open(identity: CopyIdentity): Promise<CopyState> {
+    return this.#file.write(() => {
+      takeCopy(this.#file, identity, this.#holder);
+      // This process holds the copy now: a lease left was its last holder's, who is gone.
+      this.#file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
+      this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
+      const last = this.#file
+        .sql(
+          `SELECT (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL) AS at,
+             (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL
+                AND (kind = 'full' OR acted_after_ms IS NOT NULL)) AS acted,
+             (SELECT min(created_at) FROM idgov_tasks) AS earliest`,
+        )
+        .get() as { at: number | null; acted: number | null; earliest: string | null };
+      return {
+        lastRunStartedAt: last.at ?? undefined,
+        actedSeenSince: last.acted ?? undefined,
+        earliestCreatedAt: last.earliest === null ? undefined : Date.parse(last.earliest),
+      };
+    });
+  }
+
+  async unfinishedRun(): Promise<SyncRun | undefined> {
+    return this.#file.read(() => this.#unfinished());
+  }
+
+  #unfinished(): SyncRun | undefined {
+    const row = this.#file
+      .sql(
+        'SELECT id, kind, started_at FROM idgov_sync_runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1',
+      )
+      .get() as { id: number; kind: SyncRun['kind']; started_at: number } | undefined;
+    return row && { id: row.id, kind: row.kind, startedAt: row.started_at, resumed: true };
+  }
+
+  async beginRun(
+    kind: SyncRun['kind'],
+    startedAt: number,
+    windows: readonly SyncWindowPlan[],
+  ): Promise<SyncRun> {
+    return this.#file.write(() => {
+      const unfinished = this.#unfinished();
+      if (unfinished) return unfinished;
+      const { lastInsertRowid } = this.#file
+        .sql('INSERT INTO idgov_sync_runs (kind, started_at, acted_after_ms) VALUES (?, ?, ?)')
+        .run(kind, startedAt, windows.find((w) => w.actedAfter !== undefined)?.actedAfter ?? null);
+      const id = Number(lastInsertRowid);
+      const add = this.#file.sql(
+        'INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, acted_after_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const { from, to, actedAfter } of windows)
+        add.run(id, from, to, from, from, to, actedAfter ?? null);
+      return { id, kind, startedAt, resumed: false };
+    });
+  }
+
+  async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {
+    return this.#file.write(() => claim(this.#file, run, lease, Date.now()));
+  }
+
+  async splitLargest(
+    run: SyncRun,
+    limits: { readonly minTasks: number; readonly minSpanMs: number },
+  ): Promise<boolean> {
+    return this.#file.write(() => split(this.#file, run, limits));
+  }
+
+  async commitPage(
+    run: SyncRun,
+    window: SyncWindow,
+    page: PageCommit,
+    lease: SyncLease,
+  ): Promise<PageCommitResult> {
+    return this.#file.write(() => {
+      assertHeld(this.#file, this.#holder);
+      const moved = commitWindow(this.#file, window, page, lease, Date.now());
+      if (moved.lost) return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
+      if (page.actedCut)
+        this.#file.sql('UPDATE idgov_sync_runs SET acted_after_ms = NULL WHERE id = ?').run(run.id);
+      const syncedAt = isoTime(page.syncedAt);
+      const counts = upsertTasks(this.#file, run, page.tasks, syncedAt);
+      putExpanded(this.#file, page.expanded, syncedAt);
+      return { ...moved, counts };
+    });
+  }
+
+  async claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]> {
+    return this.#file.write(() => {
+      const now = Date.now();
+      const rows = this.#file
+        .sql(
+          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} AND NOT ${WINDOWS_PENDING}
+           ORDER BY id LIMIT ?`,
+        )
+        .all(run.id, now, now, run.id, limit) as Array<{ id: string }>;
+      const take = this.#file.sql(
+        'UPDATE idgov_tasks SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?',
+      );
+      for (const { id } of rows) take.run(lease.holder, now, now + lease.ms, id);
+      return rows.map((row) => row.id);
+    });
+  }
+
+  async commitRefresh(run: SyncRun, batch: RefreshBatch, lease: SyncLease): Promise<CommitCounts> {
+    return this.#file.write(() => {
+      assertHeld(this.#file, this.#holder);
+      const syncedAt = isoTime(batch.syncedAt);
+      const counts = upsertTasks(this.#file, run, batch.tasks, syncedAt);
+      const gone = this.#file.sql(
+        'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1, synced_at = ? WHERE id = ? AND deleted_at IS NULL',
+      );
+      for (const id of batch.vanished) counts.deleted += Number(gone.run(syncedAt, syncedAt, id).changes);
+      this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token = ?`).run(lease.holder);
+      return counts;
+    });
+  }
+
+  async finishRun(
+    run: SyncRun,
+    finishedAt: number,
+  ): Promise<{ readonly finished: boolean; readonly vanished: number }> {
+    return this.#file.write(() => {
+      const state = this.#file
+        .sql(
+          `SELECT finished_at IS NOT NULL AS finished,
+             EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ?1 AND state <> 'done') AS windows,
+             (kind = 'incremental' AND EXISTS (SELECT 1 FROM idgov_tasks WHERE ${OPEN_UNSEEN.replaceAll('?', '?1')})) AS refresh
+           FROM idgov_sync_runs WHERE id = ?1`,
+        )
+        .get(run.id) as { finished: number; windows: number; refresh: number };
+      if (state.finished) return { finished: true, vanished: 0 };
+      if (state.windows || state.refresh) return { finished: false, vanished: 0 };
+      let vanished = 0;
+      if (run.kind === 'full') {
+        const at = isoTime(finishedAt);
+        vanished = Number(
+          this.#file
+            .sql(
+              'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1 WHERE seen_run <> ? AND vanished = 0',
+            )
+            .run(at, run.id).changes,
+        );
+      }
+      this.#file.sql('UPDATE idgov_sync_runs SET finished_at = ? WHERE id = ?').run(finishedAt, run.id);
+      this.#file.sql('DELETE FROM idgov_sync_windows WHERE run_id = ?').run(run.id);
+      return { finished: true, vanished };
+    });
+  }
+
+  /** Up to `limit` rows of the copy with an ID above `after`, in ID order: a batch of `SqliteSyncStore.tasks()`. */
+  async readRows(after: string, limit: number, query: CopyQuery): Promise<CopyRow[]> {
+    return this.#file.read(
+      () =>
+        this.#file
+          .sql(
+            `SELECT id, task, deleted_at IS NOT NULL AS deleted, synced_at AS syncedAt FROM idgov_tasks
+         WHERE id > ? AND (? IS NULL OR state = ?) AND (? OR deleted_at IS NULL) ORDER BY id LIMIT ?`,
+          )
+          .all(
+            after,
+            query.state ?? null,
+            query.state ?? null,
+            query.includeDeleted === true ? 1 : 0,
+            limit,
+          ) as unknown as CopyRow[],
+    );
+  }
+
+  async release(): Promise<void> {
+    this.#file.write(() => releaseCopy(this.#file, this.#holder));
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#heartbeat);
+    try {
+      await this.release();
+    } catch {
+      // Closing must not fail for a hold it could not give up: the next open sees a dead holder.
+    }
+    this.#file.close();
+  }
+}

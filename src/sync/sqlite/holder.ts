@@ -1,0 +1,136 @@
+/**
+ * Which tenant and filter a SQLite task copy holds, and which sync holds it now: one at a time,
+ * so that two processes never page into one file.
+ *
+ * @module
+ */
+import { hostname } from 'node:os';
+import { ConfigurationError } from '../../core/errors/errors.ts';
+import type { SqliteFile } from '../../stores/sqlite-file.ts';
+import type { CopyIdentity } from '../store.ts';
+import { SQLITE_SYNC_MIGRATIONS, SYNC_SCHEMA_VERSION } from './schema.ts';
+
+interface Owner {
+  readonly pid: number;
+  readonly host: string;
+  readonly since: string;
+  /** Which store object of the process holds it: two in one process are two holders. */
+  readonly holder: string;
+  /** When its holder last said it still holds it (Unix ms); copies of older versions have none. */
+  readonly seen?: number;
+}
+
+/**
+ * A holder says it still holds the copy this often, and loses it to another once this long passed
+ * without a word: a sync killed in a container leaves a process ID no other container can check.
+ */
+export const OWNER_HEARTBEAT_MS = 10_000;
+export const OWNER_STALE_MS = 30_000;
+
+/** Whether process `pid` of this machine still runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+function meta(file: SqliteFile, key: string): string | undefined {
+  const row = file.sql('SELECT value FROM idgov_sync_meta WHERE key = ?').get(key) as
+    | { value: string }
+    | undefined;
+  return row?.value;
+}
+
+function setMeta(file: SqliteFile, key: string, value: string): void {
+  file
+    .sql(
+      'INSERT INTO idgov_sync_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    )
+    .run(key, value);
+}
+
+/**
+ * Takes the copy for `holder` (a store object), inside the caller's write: checks the schema
+ * version (migrating an older copy), that the copy is of `identity`'s tenant and filter, and that
+ * no other live sync holds it.
+ */
+export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: string): void {
+  const version = Number(meta(file, 'schema_version') ?? SYNC_SCHEMA_VERSION);
+  if (version > SYNC_SCHEMA_VERSION) {
+    throw new ConfigurationError(
+      `${file.path} holds a task copy of schema version ${version}, newer than this SDK's ${SYNC_SCHEMA_VERSION}: upgrade @idgov/sdk.`,
+    );
+  }
+  const baseUrl = meta(file, 'base_url');
+  const filter = meta(file, 'filter');
+  // A copy nothing was written to (its first run failed before it began: a typo in the base URL,
+  // say) is anybody's; once a run began, its tenant and filter are the copy's. (One process holds a
+  // SQLite copy at a time, so two cannot take an empty one for two tenants at once.)
+  const begun =
+    file
+      .sql('SELECT EXISTS (SELECT 1 FROM idgov_sync_runs) OR EXISTS (SELECT 1 FROM idgov_tasks) AS begun')
+      .get()?.begun === 1;
+  if (begun && baseUrl !== undefined && (baseUrl !== identity.baseUrl || filter !== identity.filter)) {
+    throw new ConfigurationError(
+      `${file.path} holds a copy of ${baseUrl} with the filter ${filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another file for it, or delete this one to start over.`,
+    );
+  }
+  const owner = meta(file, 'owner');
+  if (owner !== undefined) {
+    const held = JSON.parse(owner) as Owner;
+    const silentMs = Date.now() - (held.seen ?? Date.parse(held.since));
+    // A holder of an older version says nothing while it runs: only its process can tell.
+    const dead = held.host === hostname() && !alive(held.pid);
+    const gone = held.seen === undefined ? dead : dead || !(silentMs <= OWNER_STALE_MS);
+    if (held.holder !== holder && !gone) {
+      throw new ConfigurationError(
+        `Another sync (process ${held.pid} on ${held.host}, last seen ${Math.max(0, Math.round(silentMs / 1000))} s ago) is running on ${file.path}: one process syncs a SQLite copy at a time. Wait for it, or stop it; one killed loses its hold ${OWNER_STALE_MS / 1000} s after it was last seen.`,
+      );
+    }
+  }
+  for (let from = version; from < SYNC_SCHEMA_VERSION; from++) file.exec(SQLITE_SYNC_MIGRATIONS[from] ?? '');
+  setMeta(file, 'schema_version', String(SYNC_SCHEMA_VERSION));
+  setMeta(file, 'base_url', identity.baseUrl);
+  setMeta(file, 'filter', identity.filter);
+  const me: Owner = {
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+    holder,
+    seen: Date.now(),
+  };
+  setMeta(file, 'owner', JSON.stringify(me));
+}
+
+/** Lets the copy go, if `holder` holds it. */
+export function releaseCopy(file: SqliteFile, holder: string): void {
+  file
+    .sql("DELETE FROM idgov_sync_meta WHERE key = 'owner' AND json_extract(value, '$.holder') = ?")
+    .run(holder);
+}
+
+/** Says that `holder` still holds the copy, if it does. */
+export function stillHeld(file: SqliteFile, holder: string): void {
+  file
+    .sql(
+      "UPDATE idgov_sync_meta SET value = json_set(value, '$.seen', ?) WHERE key = 'owner' AND json_extract(value, '$.holder') = ?",
+    )
+    .run(Date.now(), holder);
+}
+
+/**
+ * Throws unless `holder` still holds the copy: one paused past {@link OWNER_STALE_MS} (a stopped
+ * process, a machine asleep) may have been taken over, and must not write beside its successor.
+ */
+export function assertHeld(file: SqliteFile, holder: string): void {
+  const held = file
+    .sql("SELECT 1 FROM idgov_sync_meta WHERE key = 'owner' AND json_extract(value, '$.holder') = ?")
+    .get(holder);
+  if (held !== undefined) return;
+  throw new ConfigurationError(
+    `This sync no longer holds ${file.path}: it was not heard from for ${OWNER_STALE_MS / 1000} s (the process paused, or its machine slept), and another process took the copy over. Nothing more was written; let the other one finish.`,
+  );
+}

@@ -1,0 +1,157 @@
+/**
+ * The task copy in one SQLite file, through `node:sqlite` (Node 22.5+; no native dependency).
+ * Import it from `@idgov/sdk/sync/sqlite`.
+ *
+ * @module sync/sqlite
+ */
+import { Worker } from 'node:worker_threads';
+import { ConfigurationError } from '../../core/errors/errors.ts';
+import { wholeNumberProblem } from '../../internal/numbers.ts';
+import { StoreError } from '../../stores/store-error.ts';
+import { type CopiedTask, type CopyQuery, type CopyRow, readCopy } from '../copy-reader.ts';
+import type { SyncStore } from '../store.ts';
+import { fromWire, type ThreadAnswer } from './thread-messages.ts';
+
+/**
+ * Options of {@link SqliteSyncStore}.
+ *
+ * @group Task sync
+ */
+export interface SqliteSyncStoreOptions {
+  /** The database file; created with its tables if missing. */
+  readonly path: string;
+  /** How long to wait for another connection's write (a reader of the copy), in ms. Default 5,000. */
+  readonly busyTimeoutMs?: number | undefined;
+}
+
+// The worker thread's module: beside this one, as source (tests, `--import` of the sources) or as
+// the built `sync-sqlite-thread.js` (an ES module, which a CommonJS build loads as well).
+const THREAD = new URL(
+  import.meta.url.endsWith('.ts') ? './thread.ts' : './sync-sqlite-thread.js',
+  import.meta.url,
+);
+
+type Method = Exclude<keyof SyncStore, 'time'> | 'readRows';
+
+/**
+ * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
+ * `idgov_expanded` that you query, and the sync's checkpoints beside them, committed together. A
+ * commit survives the process being killed at any instant (WAL, `synchronous = NORMAL`); power loss
+ * may undo the last commits, each whole (a page with its checkpoint), and those pages are fetched
+ * again. The database works in a thread of its own, so that its writes never hold up the pages
+ * being fetched.
+ *
+ * @example
+ * const store = new SqliteSyncStore({ path: 'tasks.db' });
+ *
+ * @group Task sync
+ */
+export class SqliteSyncStore implements SyncStore {
+  /** The database file. */
+  readonly path: string;
+  readonly #options: SqliteSyncStoreOptions & { readonly holder: string };
+  #worker: Worker | undefined;
+  #closed = false;
+  #next = 0;
+  readonly #pending = new Map<
+    number,
+    { resolve(value: unknown): void; reject(error: Error): void; readonly worker: Worker }
+  >();
+
+  constructor(options: SqliteSyncStoreOptions) {
+    if (typeof options?.path !== 'string' || options.path === '') {
+      throw new ConfigurationError('path must name the SQLite file of the task copy, e.g. "task-copy.db".');
+    }
+    const busy = options.busyTimeoutMs ?? 5_000;
+    if (wholeNumberProblem(busy, 0)) {
+      throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
+    }
+    this.path = options.path;
+    this.#options = { path: options.path, busyTimeoutMs: busy, holder: crypto.randomUUID() };
+  }
+
+  /** The worker thread, started on first use; it holds the process only while a call is under way. */
+  #thread(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(THREAD, { workerData: this.#options });
+    worker.on('message', (answer: ThreadAnswer) => {
+      const waiting = this.#pending.get(answer.id);
+      this.#pending.delete(answer.id);
+      if (this.#pending.size === 0) worker.unref();
+      if (answer.ok) waiting?.resolve(answer.value);
+      else waiting?.reject(fromWire(answer.error));
+    });
+    // Only this thread's calls fail with it: a late 'exit' after an 'error' must not touch its successor's.
+    const fail = (error: Error) => {
+      for (const [id, waiting] of this.#pending) {
+        if (waiting.worker !== worker) continue;
+        this.#pending.delete(id);
+        waiting.reject(error);
+      }
+      if (this.#worker === worker) this.#worker = undefined;
+    };
+    // Transient: the patient store tries the call again, on a new thread holding the copy as this one did.
+    const ended = (why: string, cause?: unknown) =>
+      fail(new StoreError(`The SQLite store's thread for ${this.path} ${why}.`, { cause, transient: true }));
+    worker.on('error', (error) => ended('failed', error));
+    worker.on('exit', (code) => {
+      if (!this.#closed) ended(`ended (exit code ${code})`);
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #call<T>(method: Method, ...args: unknown[]): Promise<T> {
+    if (this.#closed) return Promise.reject(new ConfigurationError(`The task copy ${this.path} is closed.`));
+    const worker = this.#thread();
+    const id = ++this.#next;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, worker });
+      worker.ref();
+      worker.postMessage({ id, method, args });
+    });
+  }
+
+  open: SyncStore['open'] = (identity) => this.#call('open', identity);
+  unfinishedRun: SyncStore['unfinishedRun'] = () => this.#call('unfinishedRun');
+  beginRun: SyncStore['beginRun'] = (kind, startedAt, windows) =>
+    this.#call('beginRun', kind, startedAt, windows);
+  claimWindow: SyncStore['claimWindow'] = (run, lease) => this.#call('claimWindow', run, lease);
+  splitLargest: SyncStore['splitLargest'] = (run, limits) => this.#call('splitLargest', run, limits);
+  commitPage: SyncStore['commitPage'] = (run, window, page, lease) =>
+    this.#call('commitPage', run, window, page, lease);
+  claimOpenTasks: SyncStore['claimOpenTasks'] = (run, lease, limit) =>
+    this.#call('claimOpenTasks', run, lease, limit);
+  commitRefresh: SyncStore['commitRefresh'] = (run, batch, lease) =>
+    this.#call('commitRefresh', run, batch, lease);
+  finishRun: SyncStore['finishRun'] = (run, finishedAt) => this.#call('finishRun', run, finishedAt);
+  release: SyncStore['release'] = () => this.#call('release');
+
+  /**
+   * The copy's tasks, typed and in ID order, read in batches (any size of copy in constant memory).
+   *
+   * @example
+   * for await (const { task } of store.tasks({ state: TaskState.OPEN })) console.log(task.id);
+   */
+  tasks(query: CopyQuery = {}): AsyncGenerator<CopiedTask, void, undefined> {
+    const { state, includeDeleted } = query;
+    return readCopy((after, limit) =>
+      this.#call<CopyRow[]>('readRows', after, limit, { state, includeDeleted }),
+    );
+  }
+
+  /** Lets the copy go and closes the database (and its thread); a second call does nothing. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    const worker = this.#worker;
+    if (worker) {
+      try {
+        await this.#call('close');
+      } finally {
+        this.#closed = true;
+        await worker.terminate();
+      }
+    }
+    this.#closed = true;
+  }
+}

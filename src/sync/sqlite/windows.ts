@@ -1,0 +1,142 @@
+/**
+ * The windows of a SQLite task copy: claimed under a cursor's lease, split and moved on, inside the
+ * store's write transactions. A window is `free` (a lease may hold it) or `done`.
+ *
+ * @module
+ */
+
+import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
+import type { SqliteFile } from '../../stores/sqlite-file.ts';
+import { splitPlan } from '../split-plan.ts';
+import type { PageCommit, PageCommitResult, SyncLease, SyncRun, SyncWindow } from '../store.ts';
+
+interface WindowRow {
+  id: number;
+  from_ms: number;
+  to_ms: number;
+  cursor_ms: number;
+  query_from_ms: number;
+  query_to_ms: number;
+  page_token: string | null;
+  acted_after_ms: number | null;
+}
+
+function windowOf(row: WindowRow): SyncWindow {
+  return {
+    id: row.id,
+    from: row.from_ms,
+    to: row.to_ms,
+    cursor: row.cursor_ms,
+    queryFrom: row.query_from_ms,
+    queryTo: row.query_to_ms,
+    token: row.page_token ?? undefined,
+    actedAfter: row.acted_after_ms ?? undefined,
+  };
+}
+
+/**
+ * Takes, under `lease`, the free window with the most time left (or one `lease` holds already: a
+ * commit that failed); call inside a write.
+ */
+export function claim(file: SqliteFile, run: SyncRun, lease: SyncLease, now: number): SyncWindow | undefined {
+  const row = file
+    .sql(
+      `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token, acted_after_ms FROM idgov_sync_windows
+       WHERE run_id = ? AND state = 'free' AND (${notHeldSql('?', '?')} OR lease_token = ?)
+       ORDER BY to_ms - cursor_ms DESC LIMIT 1`,
+    )
+    .get(run.id, now, now, lease.holder) as WindowRow | undefined;
+  if (!row) return undefined;
+  file
+    .sql('UPDATE idgov_sync_windows SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?')
+    .run(lease.holder, now, now + lease.ms, row.id);
+  return windowOf(row);
+}
+
+/** Splits the window with the most work left (`splitPlan`); call inside a write. */
+export function split(
+  file: SqliteFile,
+  run: SyncRun,
+  limits: { readonly minTasks: number; readonly minSpanMs: number },
+): boolean {
+  const windows = (
+    file
+      .sql(
+        `SELECT id, from_ms, to_ms, cursor_ms, pages, tasks, still, stalled,
+             EXISTS (SELECT 1 FROM idgov_sync_windows c WHERE c.parent = w.id AND c.pages = 0 AND c.state <> 'done') AS child_unpaged
+           FROM idgov_sync_windows w WHERE run_id = ? AND state <> 'done'`,
+      )
+      .all(run.id) as Array<{
+      id: number;
+      from_ms: number;
+      to_ms: number;
+      cursor_ms: number;
+      pages: number;
+      tasks: number;
+      still: number;
+      stalled: number;
+      child_unpaged: number;
+    }>
+  ).map((w) => ({
+    id: w.id,
+    from: w.from_ms,
+    to: w.to_ms,
+    cursor: w.cursor_ms,
+    pages: w.pages,
+    tasks: w.tasks,
+    still: w.still,
+    stalled: w.stalled === 1,
+    childUnpaged: w.child_unpaged === 1,
+  }));
+  const plan = splitPlan(windows, limits.minTasks, limits.minSpanMs);
+  if (!plan) return false;
+  file.sql('UPDATE idgov_sync_windows SET to_ms = ? WHERE id = ?').run(plan.at, plan.id);
+  file
+    .sql(
+      `INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent, acted_after_ms)
+       SELECT run_id, ?, ?, ?, ?, ?, id, acted_after_ms FROM idgov_sync_windows WHERE id = ?`,
+    )
+    .run(plan.at, plan.to, plan.at, plan.at, plan.to, plan.id);
+  return true;
+}
+
+/**
+ * Moves `window` on after a page, if `lease` still holds it, renewing the lease (or ending it with
+ * the window); returns its end as it is now (a split may have moved it), whether it is done, and
+ * whether the lease was lost (then nothing is written).
+ */
+export function commitWindow(
+  file: SqliteFile,
+  window: SyncWindow,
+  page: PageCommit,
+  lease: SyncLease,
+  now: number,
+): Omit<PageCommitResult, 'counts'> {
+  const held = file
+    .sql('SELECT to_ms FROM idgov_sync_windows WHERE id = ? AND lease_token = ?')
+    .get(window.id, lease.holder) as { to_ms: number } | undefined;
+  if (!held) return { to: window.to, done: false, lost: true };
+  const to = held.to_ms;
+  const done = page.exhausted || page.cursor > to;
+  file
+    .sql(
+      `UPDATE idgov_sync_windows SET cursor_ms = ?, query_from_ms = ?, query_to_ms = ?, page_token = ?,
+       pages = pages + 1, tasks = tasks + ?, still = still + ?, stalled = ?, state = ?,
+       leased_at = ?, lease_until = ? WHERE id = ?`,
+    )
+    .run(
+      page.cursor,
+      page.queryFrom,
+      page.queryTo,
+      done ? null : (page.token ?? null),
+      page.tasks.length,
+      page.moved ? 0 : page.tasks.length,
+      page.moved ? 0 : 1,
+      done ? 'done' : 'free',
+      now,
+      now + lease.ms,
+      window.id,
+    );
+  if (done) file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE id = ?`).run(window.id);
+  return { to, done, lost: false };
+}
