@@ -34,7 +34,7 @@ const shared: Options = {
 export default defineConfig([
   { ...shared, format: 'esm' },
   {
-    entry: { bin: 'src/testing/bin.ts', idgov: 'src/cli/idgov.ts' },
+    entry: { bin: 'src/cli/fake-tenant.ts', idgov: 'src/cli/idgov.ts' },
     format: 'esm',
     target: 'node22',
     removeNodeProtocol: false,

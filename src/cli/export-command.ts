@@ -1,23 +1,26 @@
-import { existsSync, statSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
+import { existsSync } from 'node:fs';
 import { ConfigurationError } from '../core/errors/errors.ts';
-import { isDamaged } from '../stores/sqlite-file.ts';
+import type { CopyReader, CopyRecord } from '../sync/copy-reader.ts';
+import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 
-/** What `idgov export` takes. */
+/** What `idgov export` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix). */
 export interface ExportCommandOptions {
-  readonly db: string;
+  readonly db?: string | undefined;
+  readonly postgres?: string | undefined;
+  readonly table?: string | undefined;
   readonly format: 'ndjson' | 'csv';
 }
 
-const CSV_COLUMNS = [
-  'id',
-  'state',
-  'created_at',
-  'updated_at',
-  'deleted_at',
-  'vanished',
-  'synced_at',
-] as const;
+// The documented columns but `task`, and how each is read from a row of the copy.
+const CSV_COLUMNS: ReadonlyArray<readonly [string, (row: CopyRecord) => unknown]> = [
+  ['id', (row) => row.id],
+  ['state', (row) => row.state],
+  ['created_at', (row) => row.createdAt],
+  ['updated_at', (row) => row.updatedAt],
+  ['deleted_at', (row) => row.deletedAt],
+  ['vanished', (row) => (row.vanished ? 1 : 0)],
+  ['synced_at', (row) => row.syncedAt],
+];
 
 /** A CSV field, quoted when it must be (RFC 4180). */
 function csvField(value: unknown): string {
@@ -25,30 +28,23 @@ function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** The copy at `path`, opened to read; what is wrong with the path, said with its fix, otherwise. */
-function openCopy(path: string): DatabaseSync {
+/** The copy the options name, opened to read. */
+async function readerOf(options: ExportCommandOptions): Promise<CopyReader & { close(): Promise<void> }> {
+  if (options.postgres !== undefined) {
+    const { PostgresSyncStore } = await import('../sync/postgres/store.ts');
+    return new PostgresSyncStore({
+      connectionString: options.postgres,
+      table: options.table,
+      maxConnections: 1,
+    });
+  }
+  const path = options.db ?? '';
   if (!existsSync(path)) {
     throw new ConfigurationError(
       `${path} does not exist: run \`idgov sync --db ${path}\` first, or check the path.`,
     );
   }
-  if (statSync(path).isDirectory()) {
-    throw new ConfigurationError(`${path} is a directory: name the SQLite file of the copy in it.`);
-  }
-  let db: DatabaseSync | undefined;
-  try {
-    db = new DatabaseSync(path, { readOnly: true });
-    db.prepare('SELECT 1 FROM idgov_tasks LIMIT 1').get();
-    return db;
-  } catch (error) {
-    db?.close();
-    throw new ConfigurationError(
-      isDamaged(error)
-        ? `${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`
-        : `${path} is a SQLite file but no task copy (${(error as Error).message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
-      { cause: error },
-    );
-  }
+  return new SqliteSyncStore({ path, readOnly: true });
 }
 
 /** Writes lines to `out`, waiting when it is full; a reader gone (EPIPE, `| head`) ends the writing quietly. */
@@ -89,27 +85,24 @@ function lineWriter(out: NodeJS.WritableStream): { write(line: string): Promise<
 }
 
 /**
- * `idgov export`: the copy's tasks to stdout, oldest first: NDJSON (each task's JSON as the service
- * sent it, one a line) or CSV (the documented columns but `task`). Rows stream, so a large copy
+ * `idgov export`: the copy's tasks to stdout, oldest first, through the store's reader: NDJSON (each
+ * task's JSON, one a line) or CSV (the documented columns but `task`). Rows stream, so a large copy
  * needs no memory; a reader that stops early (`| head`) ends it quietly.
  */
 export async function exportCommand(
   options: ExportCommandOptions,
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
-  const db = openCopy(options.db);
+  const store = await readerOf(options);
   const lines = lineWriter(out);
   try {
-    if (options.format === 'csv' && !(await lines.write(CSV_COLUMNS.join(',')))) return;
-    const rows = db
-      .prepare(`SELECT ${CSV_COLUMNS.join(', ')}, task FROM idgov_tasks ORDER BY created_at, id`)
-      .iterate();
-    for (const row of rows as Iterable<Record<string, unknown>>) {
+    if (options.format === 'csv' && !(await lines.write(CSV_COLUMNS.map(([name]) => name).join(',')))) return;
+    for await (const row of store.rows({ order: 'created', includeDeleted: true })) {
       const line =
-        options.format === 'csv' ? CSV_COLUMNS.map((c) => csvField(row[c])).join(',') : String(row.task);
+        options.format === 'csv' ? CSV_COLUMNS.map(([, read]) => csvField(read(row))).join(',') : row.json;
       if (!(await lines.write(line))) return;
     }
   } finally {
-    db.close();
+    await store.close();
   }
 }

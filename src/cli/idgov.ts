@@ -5,23 +5,10 @@
  *
  * @module
  */
-import { Command, InvalidArgumentError } from 'commander';
-import { IdGovError } from '../core/errors/errors.ts';
+import { Command } from 'commander';
 import { exportCommand } from './export-command.ts';
-import { EXIT, syncCommand } from './sync-command.ts';
-
-/** A mistake in the command line found by an action: printed as a message, exit code 2. */
-class UsageError extends Error {}
-
-function wholeNumber(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min || n > max) {
-      throw new InvalidArgumentError(`a whole number from ${min} to ${max} (got "${value}").`);
-    }
-    return n;
-  };
-}
+import { syncCommand } from './sync-command.ts';
+import { runProgram, UsageError, wholeNumber } from './usage.ts';
 
 const program = new Command('idgov')
   .description(
@@ -35,8 +22,25 @@ IDGOV_CLIENT_SECRET, or IDGOV_TOKEN. IDGOV_LOG sets what is logged (off, error, 
 
 Exit codes: 0 done; 1 failed (the message says why); 2 bad usage or setup; 130 stopped by SIGINT
 or SIGTERM (everything committed is kept: run the same command again to resume).`,
-  )
-  .exitOverride();
+  );
+
+/**
+ * The copy the options name: `--db` (SQLite) or `--postgres` (with `--table`), exactly one, and no
+ * option that does not apply to it.
+ */
+function checkCopy(options: { db?: string; postgres?: string; table?: string }): void {
+  if ((options.db === undefined) === (options.postgres === undefined)) {
+    throw new UsageError('give the copy as --db <file> (SQLite) or --postgres <url>, one of them.');
+  }
+  if (options.db !== undefined) {
+    checkFile(options.db);
+    if (options.table !== undefined) {
+      throw new UsageError(
+        '--table names PostgreSQL tables: drop it, or give --postgres <url> instead of --db.',
+      );
+    }
+  }
+}
 
 /**
  * Refuses a `--db` that is no file name: empty, or a URL (a PostgreSQL one given to the wrong
@@ -50,7 +54,7 @@ function checkFile(db: string): void {
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) {
     throw new UsageError(
-      '--db takes a SQLite file, and this is a URL (not shown: it may hold a password): for PostgreSQL, use `idgov sync --postgres <url>`; `idgov export` reads a SQLite copy only.',
+      '--db takes a SQLite file, and this is a URL (not shown: it may hold a password): for PostgreSQL, use --postgres <url>.',
     );
   }
 }
@@ -65,7 +69,10 @@ program
     '--postgres <url>',
     'the PostgreSQL database of the copy, e.g. postgres://sync@db/reports (tables created if missing)',
   )
-  .option('--table <prefix>', 'with --postgres: the prefix of the tables, optionally schema.prefix', 'idgov')
+  .option(
+    '--table <prefix>',
+    'with --postgres: the prefix of the tables, optionally schema.prefix (default: idgov)',
+  )
   .option('--concurrency <n>', 'cursors paging at once', wholeNumber(1, 64), 8)
   .option('--full', 'page every task again, and mark the tasks that vanished', false)
   .option(
@@ -84,57 +91,37 @@ program
     async (options: {
       db?: string;
       postgres?: string;
-      table: string;
+      table?: string;
       concurrency: number;
       full: boolean;
       lease: number;
       retries: number;
     }) => {
-      if ((options.db === undefined) === (options.postgres === undefined)) {
-        throw new UsageError('give the copy as --db <file> (SQLite) or --postgres <url>, one of them.');
-      }
-      if (options.db !== undefined) checkFile(options.db);
+      checkCopy(options);
       process.exitCode = await syncCommand(options);
     },
   );
 
 program
   .command('export')
-  .description("Write the copy's tasks to stdout, oldest first.")
-  .requiredOption('--db <file>', 'the SQLite file of the copy')
+  .description("Write the copy's tasks to stdout, oldest first (a SQLite or a PostgreSQL copy).")
+  .option('--db <file>', 'the SQLite file of the copy')
+  .option('--postgres <url>', 'the PostgreSQL database of the copy')
+  .option(
+    '--table <prefix>',
+    'with --postgres: the prefix of the tables, optionally schema.prefix (default: idgov)',
+  )
   .option(
     '--format <format>',
     'ndjson (each task as the service sent it) or csv (the documented columns)',
     'ndjson',
   )
-  .action(async (options: { db: string; format: string }) => {
+  .action(async (options: { db?: string; postgres?: string; table?: string; format: string }) => {
     if (options.format !== 'ndjson' && options.format !== 'csv') {
       throw new UsageError(`--format must be ndjson or csv (got "${options.format}").`);
     }
-    checkFile(options.db);
-    await exportCommand({ db: options.db, format: options.format });
+    checkCopy(options);
+    await exportCommand({ ...options, format: options.format });
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  const code = (error as { code?: string }).code;
-  if (code === 'commander.helpDisplayed' || code === 'commander.version') {
-    process.exitCode = EXIT.done;
-  } else if (code === 'commander.help') {
-    // `idgov help` asked for it (0); no command given (1): a script whose command is empty must not succeed.
-    process.exitCode = (error as { exitCode?: number }).exitCode === 0 ? EXIT.done : EXIT.usage;
-  } else if (typeof code === 'string' && code.startsWith('commander.')) {
-    process.exitCode = EXIT.usage; // commander printed the message
-  } else if (error instanceof UsageError) {
-    process.stderr.write(`idgov: ${error.message}\n`);
-    process.exitCode = EXIT.usage;
-  } else {
-    // Setup: what the caller must fix (the environment, the credentials, the path), not a failure to retry.
-    const setup =
-      error instanceof IdGovError &&
-      (error.name === 'ConfigurationError' || error.name === 'AuthenticationError');
-    process.stderr.write(`idgov: ${(error as Error)?.message ?? error}\n`);
-    process.exitCode = setup ? EXIT.usage : EXIT.failed;
-  }
-}
+await runProgram(program, process.argv);

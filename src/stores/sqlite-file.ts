@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
@@ -43,6 +44,11 @@ export interface SqliteFileOptions {
    * sync's page and its checkpoint, fetched again). Default `FULL`.
    */
   readonly synchronous?: 'FULL' | 'NORMAL' | undefined;
+  /**
+   * Opens an existing file to read only: nothing is created or written (`schema` and the journal
+   * mode are left as they are), and a missing file, or a directory, is refused with what to do.
+   */
+  readonly readOnly?: boolean | undefined;
 }
 
 /**
@@ -69,10 +75,26 @@ export class SqliteFile {
       throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
     }
     this.path = options.path;
+    if (options.readOnly) {
+      if (!existsSync(options.path)) {
+        throw new ConfigurationError(
+          `The ${options.holds} file ${options.path} does not exist: check the path.`,
+        );
+      }
+      if (statSync(options.path).isDirectory()) {
+        throw new ConfigurationError(
+          `${options.path} is a directory: name the SQLite file of the ${options.holds} in it.`,
+        );
+      }
+    }
     try {
-      this.#db = new DatabaseSync(options.path);
+      this.#db = new DatabaseSync(options.path, { readOnly: options.readOnly === true });
     } catch (error) {
       throw this.#explained(error);
+    }
+    if (options.readOnly) {
+      this.#db.exec(`PRAGMA busy_timeout = ${busy}`);
+      return;
     }
     try {
       this.#db.exec(`PRAGMA busy_timeout = ${busy}`);

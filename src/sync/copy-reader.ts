@@ -1,24 +1,47 @@
 /**
- * Reading a task copy back, typed: each row's JSON checked against the task schema as a search's
- * answer is, in batches by ID so that a copy of any size reads in constant memory. Shared by the
- * SQLite and PostgreSQL stores.
+ * Reading a task copy back: its rows as stored, or its tasks typed (each row's JSON checked against
+ * the task schema as a search's answer is), in batches by key so that a copy of any size reads in
+ * constant memory. Shared by the SQLite and PostgreSQL stores, and what `idgov export` reads.
  *
  * @module
  */
 import type { TaskState } from '../../schemas/enums.ts';
 import { type Task, TaskSchema } from '../../schemas/task.ts';
-import { checkResponse, parseResponse } from '../core/validation/validation.ts';
+import { parseResponse } from '../core/validation/validation.ts';
 
 /**
- * Which tasks of the copy to read: `store.tasks({ state: TaskState.OPEN })`.
+ * Which tasks of the copy to read, and in which order: `store.tasks({ state: TaskState.OPEN })`.
  *
  * @group Task sync
  */
 export interface CopyQuery {
   /** Only tasks in this state. Default any. */
   readonly state?: TaskState | undefined;
-  /** Deleted tasks too. Default false. */
+  /** Deleted tasks too (vanished ones among them). Default false. */
   readonly includeDeleted?: boolean | undefined;
+  /** `id` (the default), or `created`: oldest first, tasks created at one instant by ID. */
+  readonly order?: 'id' | 'created' | undefined;
+}
+
+/**
+ * A row of the copy as stored: the documented columns of `<prefix>_tasks`, and the task's JSON.
+ *
+ * @group Task sync
+ */
+export interface CopyRecord {
+  readonly id: string;
+  readonly state: string | undefined;
+  /** ISO 8601 UTC with milliseconds, as are the other times. */
+  readonly createdAt: string | undefined;
+  readonly updatedAt: string | undefined;
+  /** When the task was deleted, or when the copy found it gone (`vanished`). */
+  readonly deletedAt: string | undefined;
+  /** The task was not found at the service any more: a full run did not see it, or a refresh missed it. */
+  readonly vanished: boolean;
+  /** When the sync last fetched it. */
+  readonly syncedAt: string;
+  /** The task's JSON: as the service sent it (SQLite), or as `jsonb` gives it back (PostgreSQL). */
+  readonly json: string;
 }
 
 /**
@@ -31,41 +54,68 @@ export interface CopiedTask {
   readonly task: Task;
   /** Whether it was deleted (`deleted_at` is set). */
   readonly deleted: boolean;
+  /** Whether the copy found it gone from the service (it is then deleted too). */
+  readonly vanished: boolean;
   /** When the sync last fetched it. */
   readonly syncedAt: Date;
 }
 
-/** A row of the copy as a store reads it: the task as JSON text (SQLite) or parsed (PostgreSQL `jsonb`). */
-export interface CopyRow {
-  readonly id: string;
-  readonly task: string | object;
-  readonly deleted: boolean;
-  readonly syncedAt: string | Date;
+/**
+ * Reading a copy back: what `SqliteSyncStore` and `PostgresSyncStore` offer besides syncing.
+ *
+ * @group Task sync
+ */
+export interface CopyReader {
+  /** The copy's rows as stored, in `query.order`, read in batches (any size of copy in constant memory). */
+  rows(query?: CopyQuery): AsyncGenerator<CopyRecord, void, undefined>;
+  /** The copy's tasks, typed, in `query.order`; a row the schema does not take throws `ResponseValidationError`. */
+  tasks(query?: CopyQuery): AsyncGenerator<CopiedTask, void, undefined>;
 }
+
+/** Where a batch starts: after the row with this key (in the query's order). */
+export interface CopyKey {
+  readonly id: string;
+  /** The row's `createdAt`, '' for none (which sorts first). */
+  readonly createdAt: string;
+}
+
+/** Reads up to `limit` rows after `after` (undefined: from the start) in `query.order`. */
+export type ReadBatch = (
+  after: CopyKey | undefined,
+  limit: number,
+  query: CopyQuery,
+) => Promise<readonly CopyRecord[]>;
 
 // Rows a store reads at once.
 const BATCH = 500;
 
-/**
- * The copy's tasks in ID order, read `BATCH` at a time by `read(afterId, limit)` (rows with an ID
- * above `afterId`, in ID order); a row that does not match the schema throws
- * `ResponseValidationError` naming the field.
- */
-export async function* readCopy(
-  read: (afterId: string, limit: number) => Promise<readonly CopyRow[]>,
-): AsyncGenerator<CopiedTask, void, undefined> {
-  let after = '';
+/** The copy's rows, read `BATCH` at a time by `read`. */
+export async function* readRecords(
+  read: ReadBatch,
+  query: CopyQuery = {},
+): AsyncGenerator<CopyRecord, void, undefined> {
+  let after: CopyKey | undefined;
   for (;;) {
-    const rows = await read(after, BATCH);
-    for (const row of rows) {
-      const what = `copied task ${row.id}`;
-      const task =
-        typeof row.task === 'string'
-          ? parseResponse(TaskSchema, row.task, what)
-          : checkResponse(TaskSchema, row.task, what, () => JSON.stringify(row.task));
-      yield { task, deleted: Boolean(row.deleted), syncedAt: new Date(row.syncedAt) };
-    }
-    if (rows.length < BATCH) return;
-    after = rows.at(-1)?.id ?? after;
+    const rows = await read(after, BATCH, query);
+    yield* rows;
+    const last = rows.at(-1);
+    if (rows.length < BATCH || !last) return;
+    after = { id: last.id, createdAt: last.createdAt ?? '' };
+  }
+}
+
+/** The copy's tasks, typed: each row's JSON checked against the task schema, naming the field that fails. */
+export async function* readTasks(
+  read: ReadBatch,
+  query: CopyQuery = {},
+): AsyncGenerator<CopiedTask, void, undefined> {
+  for await (const row of readRecords(read, query)) {
+    const task = parseResponse(TaskSchema, row.json, `copied task ${row.id}`);
+    yield {
+      task,
+      deleted: row.deletedAt !== undefined,
+      vanished: row.vanished,
+      syncedAt: new Date(row.syncedAt),
+    };
   }
 }

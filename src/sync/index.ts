@@ -7,7 +7,7 @@
  * @module @idgov/sdk/sync
  */
 export type { HookHandlers, Hooks } from '../core/hooks.ts';
-export type { CopiedTask, CopyQuery } from './copy-reader.ts';
+export type { CopiedTask, CopyQuery, CopyReader, CopyRecord } from './copy-reader.ts';
 export type { SyncEvents, SyncProgress, SyncSummary, SyncWindowEvent } from './run/events.ts';
 export type { SyncFilter, TaskSyncOptions } from './run/options.ts';
 export { TaskSync } from './run/task-sync.ts';

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
 const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
@@ -124,6 +125,9 @@ describe('idgov', () => {
     [[], /Usage: idgov/],
     [['sync', '--db', ''], /--db must name the SQLite file/],
     [['export', '--db', 'file:///tmp/tasks.db'], /give the path itself, not a file: URI/],
+    [['export', '--db', 'x.db', '--table', 'reports'], /--table names PostgreSQL tables/],
+    [['sync', '--db', 'x.db', '--table', 'reports'], /--table names PostgreSQL tables/],
+    [['export'], /give the copy as --db <file> \(SQLite\) or --postgres <url>, one of them/],
   ])('exits 2 with a message for bad usage: %j', async (args, message) => {
     const ran = await idgov(args, env);
     expect(ran.code).toBe(2);
@@ -190,5 +194,60 @@ describe('idgov', () => {
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(stderr).toBe('');
     expect(code).toBe(0);
+  });
+});
+
+const pg = await postgresForTests();
+if (!pg) console.warn(`skipping the PostgreSQL export test: ${NO_POSTGRES}`);
+afterAll(() => pg?.stop());
+
+describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
+  const tenant = new FakeTenant({ history: 1_500, seed: 32 });
+  let close: () => Promise<void>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+    env = {
+      IDGOV_BASE_URL: tenant.baseUrl,
+      IDGOV_CLIENT_ID: tenant.client.clientId,
+      IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
+    };
+  });
+  afterAll(() => close());
+
+  it('writes what the same export of a SQLite copy of the tenant writes, in NDJSON and CSV', async () => {
+    const url = pg?.url ?? '';
+    const table = `${pg?.schema}.exported`;
+    const db = join(dir, 'beside-postgres.db');
+    expect((await idgov(['sync', '--postgres', url, '--table', table], env)).code).toBe(0);
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const fromPg = await idgov(['export', '--postgres', url, '--table', table], env);
+    const fromSqlite = await idgov(['export', '--db', db], env);
+    expect(fromPg.code).toBe(0);
+    const tasks = (out: string) =>
+      out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
+    expect(tasks(fromPg.stdout)).toHaveLength(1_500);
+    // jsonb keeps keys in an order of its own: the same tasks, in the same order, field for field.
+    expect(tasks(fromPg.stdout)).toEqual(tasks(fromSqlite.stdout));
+    // Every documented column but synced_at (each copy was synced at its own time).
+    const csv = async (args: string[]) =>
+      (await idgov([...args, '--format', 'csv'], env)).stdout
+        .trim()
+        .split('\n')
+        .map((row) => row.split(',').slice(0, -1).join(','));
+    const pgRows = await csv(['export', '--postgres', url, '--table', table]);
+    expect(pgRows[0]).toBe('id,state,created_at,updated_at,deleted_at,vanished');
+    expect(pgRows).toEqual(await csv(['export', '--db', db]));
+  });
+
+  it('names the missing table (exit 2) when the copy is not there, without printing the URL', async () => {
+    const url = (pg?.url ?? '').replace('postgres://postgres@', 'postgres://postgres:Secret-pw-1@');
+    const ran = await idgov(['export', '--postgres', url, '--table', `${pg?.schema}.nothing`], env);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/nothing_tasks/);
+    expect(ran.stderr).not.toContain('Secret-pw-1');
   });
 });

@@ -7,13 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IdGovClient } from '../../src/index.ts';
 import { generateWebhookKeyPair, WebhookSender } from '../../src/webhooks/index.ts';
 
-// The bin as users run it, from source: node_modules/.bin/node --conditions=@idgov/source src/testing/bin.ts
+// The bin as users run it, from source: node_modules/.bin/node --conditions=@idgov/source src/cli/fake-tenant.ts
 const root = new URL('../..', import.meta.url).pathname;
 const node = join(root, 'node_modules/.bin/node');
 const started: ChildProcess[] = [];
 
 function start(args: string[]): ChildProcess {
-  const child = spawn(node, ['--import', './scripts/from-source.ts', 'src/testing/bin.ts', ...args], {
+  const child = spawn(node, ['--import', './scripts/from-source.ts', 'src/cli/fake-tenant.ts', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -75,10 +75,13 @@ describe('idgov-fake-tenant', () => {
   });
 
   it.each([
-    [['--bogus'], /Unknown option '--bogus'/],
-    [['--tasks', 'many'], /--tasks must be a whole number/],
-    [['--port', '70000'], /--port must be a whole number, from 0 to 65535/],
-    [['--entitlements', 'lots'], /--entitlements must be a whole number, from 0 to 10000/],
+    [['--bogus'], /unknown option '--bogus'/],
+    [['--tasks', 'many'], /'--tasks <n>' argument 'many' is invalid\. a whole number, 0 or more/],
+    [['--port', '70000'], /'--port <n>' argument '70000' is invalid\. a whole number from 0 to 65535/],
+    [
+      ['--entitlements', 'lots'],
+      /'--entitlements <n>' argument 'lots' is invalid\. a whole number from 0 to 10000/,
+    ],
     [['--fault', 'explode=0.5'], /--fault kind must be one of serverError, rateLimit, drop, slow/],
     [['--fault', 'drop=2'], /--fault drop needs a rate from 0 to 1/],
     [['--fault', 'drop=0.6', '--fault', 'slow=0.6'], /add up to 1.2/],
@@ -87,7 +90,7 @@ describe('idgov-fake-tenant', () => {
     [['--hmac-listener', 'x', '--jwt-listener', 'x'], /"x" is given twice/],
     [['--jwt-listener', 'x=/no/such/file.json'], /could not read a JWKS from \/no\/such\/file\.json/],
     [['--port'], /argument missing/],
-    [['stray'], /Unexpected argument 'stray'/],
+    [['stray'], /too many arguments/],
   ])('refuses %j with a message and exit code 2, no stack trace', async (args, message) => {
     const { code, stdout, stderr } = await run(args);
     expect(code).toBe(2);

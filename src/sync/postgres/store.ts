@@ -10,7 +10,15 @@ import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import { type PgQueryable, PostgresConnection, type PostgresStoreOptions } from '../../stores/postgres.ts';
 import { migrateLocked } from '../../stores/postgres-migrate.ts';
-import { type CopiedTask, type CopyQuery, type CopyRow, readCopy } from '../copy-reader.ts';
+import {
+  type CopiedTask,
+  type CopyQuery,
+  type CopyReader,
+  type CopyRecord,
+  type ReadBatch,
+  readRecords,
+  readTasks,
+} from '../copy-reader.ts';
 import type {
   CommitCounts,
   CopyIdentity,
@@ -64,7 +72,7 @@ const OPEN_UNSEEN = (run: string) =>
  *
  * @group Task sync
  */
-export class PostgresSyncStore implements SyncStore {
+export class PostgresSyncStore implements SyncStore, CopyReader {
   /** The prefix of the copy's tables (`idgov`: `idgov_tasks`, `idgov_expanded`, ...). */
   readonly table: string;
   readonly #t: SyncTables;
@@ -199,22 +207,61 @@ export class PostgresSyncStore implements SyncStore {
   }
 
   /**
-   * The copy's tasks, typed and in ID order, read in batches (any size of copy in constant memory).
+   * The copy's rows as stored, in `query.order` (ID by default), read in batches (any size of copy in
+   * constant memory).
+   */
+  rows(query: CopyQuery = {}): AsyncGenerator<CopyRecord, void, undefined> {
+    return readRecords(this.#readBatch, query);
+  }
+
+  /**
+   * The copy's tasks, typed, in `query.order` (ID by default), read in batches.
    *
    * @example
    * for await (const { task } of store.tasks({ state: TaskState.OPEN })) console.log(task.id);
    */
   tasks(query: CopyQuery = {}): AsyncGenerator<CopiedTask, void, undefined> {
-    return readCopy(async (after, limit) => {
-      const { rows } = await this.#query<CopyRow>(
-        'reading the copy',
-        `SELECT id, task, deleted_at IS NOT NULL AS deleted, synced_at AS "syncedAt" FROM ${this.#t.tasks}
-         WHERE id > $1 AND ($2::text IS NULL OR state = $2) AND ($3 OR deleted_at IS NULL) ORDER BY id LIMIT $4`,
-        [after, query.state ?? null, query.includeDeleted === true, limit],
-      );
-      return rows;
-    });
+    return readTasks(this.#readBatch, query);
   }
+
+  readonly #readBatch: ReadBatch = async (after, limit, query) => {
+    const created = query.order === 'created';
+    const keyset = created ? "(coalesce(created_at, '-infinity'), id) > ($4::timestamptz, $5)" : 'id > $5';
+    const { rows } = await this.#query<{
+      id: string;
+      state: string | null;
+      created_at: Date | null;
+      updated_at: Date | null;
+      deleted_at: Date | null;
+      vanished: boolean;
+      synced_at: Date;
+      task: string;
+    }>(
+      'reading the copy',
+      `SELECT id, state, created_at, updated_at, deleted_at, vanished, synced_at, task::text AS task
+       FROM ${this.#t.tasks}
+       WHERE ($6 OR ${keyset}) AND ($1::text IS NULL OR state = $1) AND ($2 OR deleted_at IS NULL)
+       ORDER BY ${created ? "coalesce(created_at, '-infinity'), id" : 'id'} LIMIT $3`,
+      [
+        query.state ?? null,
+        query.includeDeleted === true,
+        limit,
+        after?.createdAt || '-infinity',
+        after?.id ?? '',
+        after === undefined,
+      ],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      state: row.state ?? undefined,
+      createdAt: row.created_at?.toISOString(),
+      updatedAt: row.updated_at?.toISOString(),
+      deletedAt: row.deleted_at?.toISOString(),
+      vanished: row.vanished,
+      syncedAt: row.synced_at.toISOString(),
+      json: row.task,
+    }));
+  };
 
   /** Nothing to let go: workers share the copy, and their leases run out by themselves. */
   async release(): Promise<void> {}

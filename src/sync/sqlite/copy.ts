@@ -6,10 +6,12 @@
  * @internal
  * @module
  */
+
+import { ConfigurationError } from '../../core/errors/errors.ts';
 import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
-import { SqliteFile } from '../../stores/sqlite-file.ts';
-import type { CopyQuery, CopyRow } from '../copy-reader.ts';
+import { isDamaged, SqliteFile } from '../../stores/sqlite-file.ts';
+import type { CopyKey, CopyQuery, CopyRecord } from '../copy-reader.ts';
 import type {
   CommitCounts,
   CopyIdentity,
@@ -39,7 +41,7 @@ const WINDOWS_PENDING = "EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id =
 export class SqliteCopy implements SyncStore {
   readonly #file: SqliteFile;
   readonly #holder: string;
-  readonly #heartbeat: ReturnType<typeof setInterval>;
+  readonly #heartbeat: ReturnType<typeof setInterval> | undefined;
 
   /** `holder`: the store object's ID, the same for every thread it starts (one may die). */
   constructor(options: SqliteSyncStoreOptions & { readonly holder: string }) {
@@ -52,7 +54,13 @@ export class SqliteCopy implements SyncStore {
       // A page and its checkpoint commit together, so power loss can only undo both, and the pages
       // undone are fetched again: waiting for the disk at every page would buy nothing.
       synchronous: 'NORMAL',
+      readOnly: options.readOnly,
     });
+    if (options.readOnly) {
+      this.#heartbeat = undefined;
+      this.#checkCopy();
+      return;
+    }
     // Said from this thread, so that it goes on while the process's event loop is busy.
     this.#heartbeat = setInterval(() => {
       try {
@@ -62,6 +70,22 @@ export class SqliteCopy implements SyncStore {
       }
     }, OWNER_HEARTBEAT_MS);
     this.#heartbeat.unref();
+  }
+
+  /** A file opened to read must hold a task copy: said with what to do, rather than a failed query later. */
+  #checkCopy(): void {
+    try {
+      this.#file.sql('SELECT 1 FROM idgov_tasks LIMIT 1').get();
+    } catch (error) {
+      this.#file.close();
+      const path = this.#file.path;
+      throw new ConfigurationError(
+        isDamaged(error)
+          ? `${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`
+          : `${path} is a SQLite file but no task copy (${(error as Error).message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
+        { cause: error },
+      );
+    }
   }
 
   /** The database file. */
@@ -218,23 +242,36 @@ export class SqliteCopy implements SyncStore {
     });
   }
 
-  /** Up to `limit` rows of the copy with an ID above `after`, in ID order: a batch of `SqliteSyncStore.tasks()`. */
-  async readRows(after: string, limit: number, query: CopyQuery): Promise<CopyRow[]> {
-    return this.#file.read(
-      () =>
-        this.#file
-          .sql(
-            `SELECT id, task, deleted_at IS NOT NULL AS deleted, synced_at AS syncedAt FROM idgov_tasks
-         WHERE id > ? AND (? IS NULL OR state = ?) AND (? OR deleted_at IS NULL) ORDER BY id LIMIT ?`,
-          )
-          .all(
-            after,
-            query.state ?? null,
-            query.state ?? null,
-            query.includeDeleted === true ? 1 : 0,
-            limit,
-          ) as unknown as CopyRow[],
-    );
+  /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
+  async readRows(after: CopyKey | undefined, limit: number, query: CopyQuery): Promise<CopyRecord[]> {
+    const created = query.order === 'created';
+    const keyset = created ? "(coalesce(created_at, ''), id) > (?, ?)" : 'id > ?';
+    const key = created ? [after?.createdAt ?? '', after?.id ?? ''] : [after?.id ?? ''];
+    const rows = this.#file.read(() =>
+      this.#file
+        .sql(
+          `SELECT id, state, created_at, updated_at, deleted_at, vanished, synced_at, task FROM idgov_tasks
+           WHERE ${after ? keyset : '1'} AND (? IS NULL OR state = ?) AND (? OR deleted_at IS NULL)
+           ORDER BY ${created ? "coalesce(created_at, ''), id" : 'id'} LIMIT ?`,
+        )
+        .all(
+          ...(after ? key : []),
+          query.state ?? null,
+          query.state ?? null,
+          query.includeDeleted === true ? 1 : 0,
+          limit,
+        ),
+    ) as Array<Record<string, string | number | null>>;
+    return rows.map((row) => ({
+      id: String(row.id),
+      state: (row.state as string | null) ?? undefined,
+      createdAt: (row.created_at as string | null) ?? undefined,
+      updatedAt: (row.updated_at as string | null) ?? undefined,
+      deletedAt: (row.deleted_at as string | null) ?? undefined,
+      vanished: row.vanished === 1,
+      syncedAt: String(row.synced_at),
+      json: String(row.task),
+    }));
   }
 
   async release(): Promise<void> {
@@ -244,7 +281,7 @@ export class SqliteCopy implements SyncStore {
   async close(): Promise<void> {
     clearInterval(this.#heartbeat);
     try {
-      await this.release();
+      if (this.#heartbeat !== undefined) await this.release();
     } catch {
       // Closing must not fail for a hold it could not give up: the next open sees a dead holder.
     }

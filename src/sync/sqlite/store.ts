@@ -8,7 +8,15 @@ import { Worker } from 'node:worker_threads';
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
 import { StoreError } from '../../stores/store-error.ts';
-import { type CopiedTask, type CopyQuery, type CopyRow, readCopy } from '../copy-reader.ts';
+import {
+  type CopiedTask,
+  type CopyQuery,
+  type CopyReader,
+  type CopyRecord,
+  type ReadBatch,
+  readRecords,
+  readTasks,
+} from '../copy-reader.ts';
 import type { SyncStore } from '../store.ts';
 import { fromWire, type ThreadAnswer } from './thread-messages.ts';
 
@@ -22,6 +30,12 @@ export interface SqliteSyncStoreOptions {
   readonly path: string;
   /** How long to wait for another connection's write (a reader of the copy), in ms. Default 5,000. */
   readonly busyTimeoutMs?: number | undefined;
+  /**
+   * Opens an existing copy only to read it (`rows()`, `tasks()`), as `idgov export` does: nothing is
+   * created or written, a missing file or one that holds no copy is refused with what to do, and
+   * syncing through this store is refused. Default false.
+   */
+  readonly readOnly?: boolean | undefined;
 }
 
 // The worker thread's module: beside this one, as source (tests, `--import` of the sources) or as
@@ -46,7 +60,7 @@ type Method = Exclude<keyof SyncStore, 'time'> | 'readRows';
  *
  * @group Task sync
  */
-export class SqliteSyncStore implements SyncStore {
+export class SqliteSyncStore implements SyncStore, CopyReader {
   /** The database file. */
   readonly path: string;
   readonly #options: SqliteSyncStoreOptions & { readonly holder: string };
@@ -67,7 +81,12 @@ export class SqliteSyncStore implements SyncStore {
       throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
     }
     this.path = options.path;
-    this.#options = { path: options.path, busyTimeoutMs: busy, holder: crypto.randomUUID() };
+    this.#options = {
+      path: options.path,
+      busyTimeoutMs: busy,
+      readOnly: options.readOnly === true,
+      holder: crypto.randomUUID(),
+    };
   }
 
   /** The worker thread, started on first use; it holds the process only while a call is under way. */
@@ -103,6 +122,13 @@ export class SqliteSyncStore implements SyncStore {
 
   #call<T>(method: Method, ...args: unknown[]): Promise<T> {
     if (this.#closed) return Promise.reject(new ConfigurationError(`The task copy ${this.path} is closed.`));
+    if (this.#options.readOnly && method !== 'readRows' && method !== 'close') {
+      return Promise.reject(
+        new ConfigurationError(
+          `The task copy ${this.path} was opened with readOnly: open it without readOnly to sync it.`,
+        ),
+      );
+    }
     const worker = this.#thread();
     const id = ++this.#next;
     return new Promise<T>((resolve, reject) => {
@@ -128,17 +154,29 @@ export class SqliteSyncStore implements SyncStore {
   release: SyncStore['release'] = () => this.#call('release');
 
   /**
-   * The copy's tasks, typed and in ID order, read in batches (any size of copy in constant memory).
+   * The copy's rows as stored, in `query.order` (ID by default), read in batches (any size of copy in
+   * constant memory).
+   */
+  rows(query: CopyQuery = {}): AsyncGenerator<CopyRecord, void, undefined> {
+    return readRecords(this.#readBatch, query);
+  }
+
+  /**
+   * The copy's tasks, typed, in `query.order` (ID by default), read in batches.
    *
    * @example
    * for await (const { task } of store.tasks({ state: TaskState.OPEN })) console.log(task.id);
    */
   tasks(query: CopyQuery = {}): AsyncGenerator<CopiedTask, void, undefined> {
-    const { state, includeDeleted } = query;
-    return readCopy((after, limit) =>
-      this.#call<CopyRow[]>('readRows', after, limit, { state, includeDeleted }),
-    );
+    return readTasks(this.#readBatch, query);
   }
+
+  readonly #readBatch: ReadBatch = (after, limit, query) =>
+    this.#call<CopyRecord[]>('readRows', after, limit, {
+      state: query.state,
+      includeDeleted: query.includeDeleted,
+      order: query.order,
+    });
 
   /** Lets the copy go and closes the database (and its thread); a second call does nothing. */
   async close(): Promise<void> {

@@ -2,61 +2,19 @@
  * `idgov-fake-tenant`: serves a fake tenant on loopback for tests written in any language.
  * Prints one JSON line (base URL, client credentials, listeners, rule IDs) and serves until stopped.
  * Run `idgov-fake-tenant --help` for the options. Bad options print a message and exit with 2.
+ * Lives with the CLI (one argument parser for both bins); serves `src/testing/`'s fake tenant.
  *
  * @internal
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { Command } from 'commander';
 import type { JSONWebKeySet } from 'jose';
+import { FakeTenant } from '../testing/fake-tenant.ts';
+import type { FaultOptions } from '../testing/faults.ts';
+import { appOf } from '../testing/task-filter.ts';
 import type { JwtAlgorithm } from '../webhooks/key-inspect.ts';
-import { FakeTenant } from './fake-tenant.ts';
-import type { FaultOptions } from './faults.ts';
-import { appOf } from './task-filter.ts';
-
-const USAGE = `Usage: idgov-fake-tenant [options]
-
-Serves a fake identity-governance tenant on 127.0.0.1 and prints one JSON line: its base URL,
-client credentials, webhook listeners (URL and secret, or JWKS URL and signing key) and rule IDs.
-Stop it with Ctrl-C (SIGINT) or SIGTERM.
-
-Options:
-  --port <n>                   port to listen on (default: a free one)
-  --seed <n>                   seed of the generated data (default 1)
-  --tasks <n>                  generated tasks, dated over the last 90 days (default 100)
-  --history <n>                instead, a realistic history of n tasks: mostly recent, some in
-                               bursts created at one instant, a third open, some deleted
-  --rules <n>                  generated finding transformation rules (default 3)
-  --entitlements <n>           entitlements listed for each app the tasks name (default 5)
-  --hmac-listener <id>[=<secret>]
-                               an HMAC webhook listener; a fresh secret unless given (repeatable)
-  --jwt-listener <id>[=<jwks.json>]
-                               a JWT webhook listener verifying against the public keys in the file;
-                               without a file, a new key pair whose private JWK is printed (repeatable)
-  --jwt-alg <RS256|ES256|EdDSA>
-                               algorithm of generated JWT keys (default ES256)
-  --fault <kind>=<rate>        inject a fault into that share of requests, 0 to 1 (repeatable);
-                               kinds: serverError, rateLimit, drop, slow
-  --latency <ms>               delay added to every API answer (default 0)
-  -h, --help                   show this text
-
-Without --hmac-listener or --jwt-listener, one HMAC listener "demo" is added.
-
-Example:
-  idgov-fake-tenant --tasks 200 --rules 5 --hmac-listener hr --jwt-listener tickets --fault serverError=0.1
-`;
-
-/** A mistake in the command line: reported as a message and exit code 2, never as a stack trace. */
-class UsageError extends Error {}
-
-function count(name: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? '0 or more' : `from 0 to ${max}`;
-    throw new UsageError(`--${name} must be a whole number, ${range} (got "${value}").`);
-  }
-  return n;
-}
+import { runProgram, UsageError, wholeNumber } from './usage.ts';
 
 const FAULT_KINDS = ['serverError', 'rateLimit', 'drop', 'slow'] as const;
 const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
@@ -104,34 +62,37 @@ function readJwks(path: string): JSONWebKeySet {
   return jwks as JSONWebKeySet;
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    // parseArgs' own errors (unknown option, missing value) are usage errors too.
-    throw error instanceof UsageError ? error : new UsageError((error as Error).message);
-  }
-  const { values } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  const seed = count('seed', values.seed);
-  const alg = values['jwt-alg'] as JwtAlgorithm;
+/** The options as commander gives them to the action. */
+interface FakeTenantOptions {
+  readonly port: number;
+  readonly seed: number;
+  readonly tasks: number;
+  readonly history?: number | undefined;
+  readonly rules: number;
+  readonly entitlements: number;
+  readonly latency: number;
+  readonly hmacListener: string[];
+  readonly jwtListener: string[];
+  readonly jwtAlg: string;
+  readonly fault: string[];
+}
+
+async function serve(values: FakeTenantOptions): Promise<void> {
+  const seed = values.seed;
+  const alg = values.jwtAlg as JwtAlgorithm;
   if (!ALGORITHMS.includes(alg)) {
     throw new UsageError(`--jwt-alg must be one of ${ALGORITHMS.join(', ')} (got "${alg}").`);
   }
-  const history = values.history === undefined ? undefined : count('history', values.history);
+  const history = values.history;
   const tenant = new FakeTenant({
-    ...(history === undefined ? { tasks: count('tasks', values.tasks) } : { history }),
+    ...(history === undefined ? { tasks: values.tasks } : { history }),
     seed,
-    latencyMs: count('latency', values.latency),
-    faults: faults(values.fault ?? [], seed),
+    latencyMs: values.latency,
+    faults: faults(values.fault, seed),
   });
-  const rules = Array.from({ length: count('rules', values.rules) }, () => tenant.data.rule());
+  const rules = Array.from({ length: values.rules }, () => tenant.data.rule());
   for (const rule of rules) tenant.rules.set(rule.id ?? '', rule);
-  const perApp = count('entitlements', values.entitlements, 10_000);
+  const perApp = values.entitlements;
   const apps = [...new Set(tenant.tasks.map(appOf).filter((app): app is string => !!app))].sort();
   for (const app of apps) {
     tenant.entitlements.set(
@@ -140,8 +101,8 @@ async function main(argv: readonly string[]): Promise<void> {
     );
   }
 
-  const hmacSpecs = (values['hmac-listener'] ?? []).map((spec) => listenerSpec('hmac-listener', spec));
-  const jwtSpecs = (values['jwt-listener'] ?? []).map((spec) => listenerSpec('jwt-listener', spec));
+  const hmacSpecs = values.hmacListener.map((spec) => listenerSpec('hmac-listener', spec));
+  const jwtSpecs = values.jwtListener.map((spec) => listenerSpec('jwt-listener', spec));
   if (hmacSpecs.length + jwtSpecs.length === 0) hmacSpecs.push({ id: 'demo', value: undefined });
   const ids = [...hmacSpecs, ...jwtSpecs].map((spec) => spec.id);
   const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
@@ -176,7 +137,7 @@ async function main(argv: readonly string[]): Promise<void> {
 
   let server: Awaited<ReturnType<FakeTenant['listen']>>;
   try {
-    server = await tenant.listen({ port: count('port', values.port, 65_535) });
+    server = await tenant.listen({ port: values.port });
   } catch (error) {
     throw new UsageError(`cannot listen on port ${values.port}: ${(error as Error).message}`);
   }
@@ -195,35 +156,54 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: false,
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
-      port: { type: 'string', default: '0' },
-      seed: { type: 'string', default: '1' },
-      tasks: { type: 'string', default: '100' },
-      history: { type: 'string' },
-      rules: { type: 'string', default: '3' },
-      entitlements: { type: 'string', default: '5' },
-      latency: { type: 'string', default: '0' },
-      'hmac-listener': { type: 'string', multiple: true },
-      'jwt-listener': { type: 'string', multiple: true },
-      'jwt-alg': { type: 'string', default: 'ES256' },
-      fault: { type: 'string', multiple: true },
-    },
-  });
-}
+const MAX = Number.MAX_SAFE_INTEGER;
+const repeated = (value: string, previous: string[]) => [...previous, value];
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) {
-    process.stderr.write(
-      `idgov-fake-tenant: ${error.message}\nRun idgov-fake-tenant --help for the options.\n`,
-    );
-    process.exit(2);
-  }
-  process.stderr.write(`idgov-fake-tenant failed: ${(error as Error)?.message ?? error}\n`);
-  process.exit(1);
+const program = new Command('idgov-fake-tenant')
+  .description(
+    'Serves a fake identity-governance tenant on 127.0.0.1 and prints one JSON line: its base URL,\nclient credentials, webhook listeners (URL and secret, or JWKS URL and signing key) and rule IDs.\nStop it with Ctrl-C (SIGINT) or SIGTERM.',
+  )
+  .option('--port <n>', 'port to listen on (default: a free one)', wholeNumber(0, 65_535), 0)
+  .option('--seed <n>', 'seed of the generated data', wholeNumber(0, MAX), 1)
+  .option('--tasks <n>', 'generated tasks, dated over the last 90 days', wholeNumber(0, MAX), 100)
+  .option(
+    '--history <n>',
+    'instead, a realistic history of n tasks: mostly recent, some in bursts created at one instant, a third open, some deleted',
+    wholeNumber(0, MAX),
+  )
+  .option('--rules <n>', 'generated finding transformation rules', wholeNumber(0, MAX), 3)
+  .option('--entitlements <n>', 'entitlements listed for each app the tasks name', wholeNumber(0, 10_000), 5)
+  .option(
+    '--hmac-listener <id[=secret]>',
+    'an HMAC webhook listener; a fresh secret unless given (repeatable)',
+    repeated,
+    [],
+  )
+  .option(
+    '--jwt-listener <id[=jwks.json]>',
+    'a JWT webhook listener verifying against the public keys in the file; without a file, a new key pair whose private JWK is printed (repeatable)',
+    repeated,
+    [],
+  )
+  .option('--jwt-alg <alg>', 'algorithm of generated JWT keys: RS256, ES256 or EdDSA', 'ES256')
+  .option(
+    '--fault <kind=rate>',
+    'inject a fault into that share of requests, 0 to 1 (repeatable); kinds: serverError, rateLimit, drop, slow',
+    repeated,
+    [],
+  )
+  .option('--latency <ms>', 'delay added to every API answer', wholeNumber(0, MAX), 0)
+  .addHelpText(
+    'after',
+    `
+Without --hmac-listener or --jwt-listener, one HMAC listener "demo" is added.
+
+Example:
+  idgov-fake-tenant --tasks 200 --rules 5 --hmac-listener hr --jwt-listener tickets --fault serverError=0.1`,
+  )
+  .action((options: FakeTenantOptions) => serve(options));
+
+await runProgram(program, process.argv, {
+  name: 'idgov-fake-tenant',
+  hint: 'Run idgov-fake-tenant --help for the options.',
 });

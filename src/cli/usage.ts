@@ -1,0 +1,67 @@
+/**
+ * What both bins (`idgov`, `idgov-fake-tenant`) share: commander for the command line, one usage
+ * error, whole-number options, and one way from an error to an exit code.
+ *
+ * @module
+ */
+import { type Command, InvalidArgumentError } from 'commander';
+import { IdGovError } from '../core/errors/errors.ts';
+
+/** Exit codes of the bins, as their `--help` documents them. */
+export const EXIT = { done: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+/** A mistake in the command line found by an action: printed as a message, exit code 2. */
+export class UsageError extends Error {}
+
+/** An option's value as a whole number from `min` to `max`, or commander's usage error saying so. */
+export function wholeNumber(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `, ${min} or more` : ` from ${min} to ${max}`;
+      throw new InvalidArgumentError(`a whole number${range} (got "${value}").`);
+    }
+    return n;
+  };
+}
+
+/**
+ * Parses `argv` with `program` and runs its action, setting `process.exitCode`: 0 for help, 2 for a
+ * usage mistake (commander's or a {@link UsageError}) or a setup the caller must fix (the
+ * environment, the credentials, a path: a `ConfigurationError` or `AuthenticationError`), 1 for any
+ * other failure. Messages start with the bin's name, once; a stack trace is never printed.
+ */
+export async function runProgram(
+  program: Command,
+  argv: readonly string[],
+  options: { readonly name: string; readonly hint?: string } = { name: program.name() },
+): Promise<void> {
+  // Every command, subcommands included: they copy these settings only when made after them.
+  const commands = [program, ...program.commands];
+  for (const command of commands) {
+    command.exitOverride();
+    if (options.hint) command.showHelpAfterError(options.hint);
+  }
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version') {
+      process.exitCode = EXIT.done;
+    } else if (code === 'commander.help') {
+      // `idgov help` asked for it (0); no command given (1): a script whose command is empty must not succeed.
+      process.exitCode = (error as { exitCode?: number }).exitCode === 0 ? EXIT.done : EXIT.usage;
+    } else if (typeof code === 'string' && code.startsWith('commander.')) {
+      process.exitCode = EXIT.usage; // commander printed the message
+    } else if (error instanceof UsageError) {
+      process.stderr.write(`${options.name}: ${error.message}\n${options.hint ? `${options.hint}\n` : ''}`);
+      process.exitCode = EXIT.usage;
+    } else {
+      const setup =
+        error instanceof IdGovError &&
+        (error.name === 'ConfigurationError' || error.name === 'AuthenticationError');
+      process.stderr.write(`${options.name}: ${(error as Error)?.message ?? error}\n`);
+      process.exitCode = setup ? EXIT.usage : EXIT.failed;
+    }
+  }
+}
