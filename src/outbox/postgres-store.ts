@@ -258,7 +258,7 @@ export class PostgresOutboxStore implements OutboxStore {
     return rowCount;
   }
 
-  /** Ends the pool the store opened from `connectionString`; a pool passed in is left to you. */
+  /** Ends the pool the store opened from `connectionString` (a second call does nothing); a pool passed in is left to you. */
   async close(): Promise<void> {
     await this.#db.close();
   }

@@ -122,6 +122,8 @@ export class PostgresConnection {
   readonly #pool: Promise<PgQueryable>;
   readonly #ownsPool: boolean;
   readonly #label: PostgresConnectionLabel;
+  // A second close() waits for the first, rather than end the pool twice (which pg refuses).
+  #closing: Promise<void> | undefined;
 
   constructor(options: PostgresStoreOptions, label: PostgresConnectionLabel) {
     this.#label = label;
@@ -153,9 +155,15 @@ export class PostgresConnection {
     }
   }
 
-  /** Ends the pool opened from `connectionString`; a pool passed in is left to its owner. */
+  /**
+   * Ends the pool opened from `connectionString`; a pool passed in is left to its owner. A second
+   * call does nothing.
+   */
   async close(): Promise<void> {
-    if (this.#ownsPool) await ((await this.#pool) as PgQueryable & { end(): Promise<void> }).end();
+    this.#closing ??= this.#ownsPool
+      ? this.#pool.then((pool) => (pool as PgQueryable & { end(): Promise<void> }).end())
+      : Promise.resolve();
+    await this.#closing;
   }
 }
 

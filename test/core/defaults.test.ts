@@ -42,8 +42,8 @@ const outbox = resolveOutboxOptions({
 
 describe('documented defaults are the applied ones', () => {
   it.each([
-    ['core/transport-options.ts', 'timeout', client.transport.timeout],
-    ['core/transport-options.ts', 'maxResponseBytes', client.transport.maxResponseBytes],
+    ['core/transport/transport-options.ts', 'timeout', client.transport.timeout],
+    ['core/transport/transport-options.ts', 'maxResponseBytes', client.transport.maxResponseBytes],
     ['client-options.ts', 'maxEmptyPages', client.maxEmptyPages],
     ['webhooks/sender-options.ts', 'maxBodyBytes', sender.maxBodyBytes],
     ['outbox/options.ts', 'concurrency', outbox.concurrency],
@@ -54,7 +54,7 @@ describe('documented defaults are the applied ones', () => {
   });
 
   it('maxRetries: 2 for a client, 3 for a sender, as documented', () => {
-    expect(documentation('core/transport-options.ts', 'maxRetries')).toContain(
+    expect(documentation('core/transport/transport-options.ts', 'maxRetries')).toContain(
       'Default 2 (client), 3 (webhook sender)',
     );
     expect([client.transport.maxRetries, sender.transport.maxRetries]).toEqual([2, 3]);
@@ -75,7 +75,7 @@ describe('documented defaults are the applied ones', () => {
   });
 
   it('logLevel: IDGOV_LOG, else warn, for the client and the outbox alike', () => {
-    for (const file of ['core/transport-options.ts', 'outbox/options.ts']) {
+    for (const file of ['core/transport/transport-options.ts', 'outbox/options.ts']) {
       expect(documentation(file, 'logLevel')).toContain('Default: `IDGOV_LOG`, else `warn`');
     }
     const seen: string[] = [];

@@ -226,7 +226,6 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
 
   readonly #readBatch: ReadBatch = async (after, limit, query) => {
     const created = query.order === 'created';
-    const keyset = created ? "(coalesce(created_at, '-infinity'), id) > ($4::timestamptz, $5)" : 'id > $5';
     const { rows } = await this.#query<{
       id: string;
       state: string | null;
@@ -240,15 +239,15 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
       'reading the copy',
       `SELECT id, state, created_at, updated_at, deleted_at, vanished, synced_at, task::text AS task
        FROM ${this.#t.tasks}
-       WHERE ($6 OR ${keyset}) AND ($1::text IS NULL OR state = $1) AND ($2 OR deleted_at IS NULL)
+       WHERE ($1::text IS NULL OR state = $1) AND ($2 OR deleted_at IS NULL)
+         AND ($4::text IS NULL OR ${created ? "(coalesce(created_at, '-infinity'), id) > ($5::timestamptz, $4)" : 'id > $4'})
        ORDER BY ${created ? "coalesce(created_at, '-infinity'), id" : 'id'} LIMIT $3`,
       [
         query.state ?? null,
         query.includeDeleted === true,
         limit,
-        after?.createdAt || '-infinity',
-        after?.id ?? '',
-        after === undefined,
+        after?.id ?? null,
+        ...(created ? [after?.createdAt || '-infinity'] : []),
       ],
     );
     return rows.map((row) => ({
@@ -266,7 +265,7 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
   /** Nothing to let go: workers share the copy, and their leases run out by themselves. */
   async release(): Promise<void> {}
 
-  /** Ends the pool the store opened from `connectionString`; a pool passed in is left to you. */
+  /** Ends the pool the store opened from `connectionString` (a second call does nothing); a pool passed in is left to you. */
   async close(): Promise<void> {
     await this.#db.close();
   }

@@ -1,6 +1,6 @@
 /**
  * The task copy in one SQLite file, through `node:sqlite`: the work of `SqliteSyncStore`, done in
- * its worker thread (sqlite-thread.ts), where `node:sqlite`'s synchronous writes hold no event loop
+ * its worker thread (thread.ts), where `node:sqlite`'s synchronous writes hold no event loop
  * that pages are fetched on.
  *
  * @internal

@@ -1,0 +1,386 @@
+/**
+ * The sync store contract, run against every store: the scheduling rules both SQL dialects restate
+ * (windows and their leases, splits, the refresh of open tasks, marking vanished tasks, ending a run
+ * once) and the copy's reader, asserted through the `SyncStore` interface alone, as `TaskSync` and a
+ * user's own store meet it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ConfigurationError, TaskState } from '../../src/index.ts';
+import type { CopyReader, SyncLease, SyncStore, TaskRow } from '../../src/sync/index.ts';
+import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
+import { caught } from '../helpers/caught.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+
+type Store = SyncStore & CopyReader;
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-stores-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const pg = await postgresForTests();
+if (!pg) console.warn(`skipping the PostgreSQL store contract: ${NO_POSTGRES}`);
+afterAll(() => pg?.stop());
+
+let n = 0;
+/** Each kind of store: `make(place)` opens the copy at `place` (a file, a table prefix). */
+const kinds: Array<{ name: string; skip: boolean; place(): string; make(place: string): Promise<Store> }> = [
+  {
+    name: 'SQLite',
+    skip: false,
+    place: () => join(dir, `copy-${++n}.db`),
+    make: async (path) => new SqliteSyncStore({ path }),
+  },
+  {
+    name: 'PostgreSQL',
+    skip: !pg,
+    place: () => `${pg?.schema}.contract_${++n}`,
+    make: async (table) => {
+      const store = new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'error' });
+      await store.migrate();
+      return store;
+    },
+  },
+];
+
+const opened: Store[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+
+const identity = { baseUrl: 'https://acme.example.com', filter: '{}' };
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 0, 1);
+const at = (ms: number) => new Date(ms).toISOString();
+const lease = (holder: string, ms = 60_000): SyncLease => ({ holder, ms });
+
+/** A task row as the engine hands it to a store. */
+function row(
+  id: string,
+  created: number,
+  fields: { state?: string; updated?: number; deleted?: number } = {},
+): TaskRow {
+  const state = fields.state ?? 'TASK_STATE_OPEN';
+  const task = {
+    id,
+    state,
+    createdAt: at(created),
+    updatedAt: at(fields.updated ?? created),
+    ...(fields.deleted !== undefined ? { deletedAt: at(fields.deleted) } : {}),
+  };
+  return {
+    id,
+    state,
+    createdAt: task.createdAt,
+    updatedAt: task.updatedAt,
+    deletedAt: fields.deleted !== undefined ? at(fields.deleted) : undefined,
+    json: JSON.stringify(task),
+  };
+}
+
+/** A page of `tasks` that ends the window's query at `cursor` (exhausted unless a token follows). */
+function page(
+  tasks: TaskRow[],
+  cursor: number,
+  window: { queryFrom: number; queryTo: number },
+  token?: string,
+) {
+  return {
+    tasks,
+    expanded: [],
+    cursor,
+    moved: true,
+    queryFrom: window.queryFrom,
+    queryTo: window.queryTo,
+    token,
+    exhausted: token === undefined,
+    syncedAt: Date.now(),
+  };
+}
+
+/** What the copy holds, by ID: state, deleted, vanished. */
+async function held(store: Store): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for await (const r of store.rows({ includeDeleted: true })) {
+    out[r.id] = `${r.state}${r.deletedAt ? ' deleted' : ''}${r.vanished ? ' vanished' : ''}`;
+  }
+  return out;
+}
+
+for (const kind of kinds) {
+  describe.skipIf(kind.skip)(`the sync store contract on ${kind.name}`, () => {
+    async function fresh(place = kind.place()): Promise<Store> {
+      const store = await kind.make(place);
+      opened.push(store);
+      await store.open(identity);
+      return store;
+    }
+
+    it('a new copy knows no run; once a run began, a copy of another tenant or filter is refused naming both', async () => {
+      const place = kind.place();
+      const store = await kind.make(place);
+      expect(await store.open(identity)).toEqual({
+        lastRunStartedAt: undefined,
+        earliestCreatedAt: undefined,
+        actedSeenSince: undefined,
+      });
+      expect(await store.unfinishedRun()).toBeUndefined();
+      await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      await store.close();
+      const other = await kind.make(place);
+      opened.push(other);
+      const error = await caught(other.open({ baseUrl: 'https://other.example.com', filter: '{}' }));
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).toContain('https://acme.example.com');
+      expect((error as Error).message).toContain('https://other.example.com');
+    });
+
+    it('one unfinished run at a time: beginning another gives the first, resumed, until it finishes', async () => {
+      const store = await fresh();
+      const run = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      expect(run).toMatchObject({ kind: 'full', startedAt: T0, resumed: false });
+      const again = await store.beginRun('incremental', T0 + 5, []);
+      expect(again).toMatchObject({ id: run.id, kind: 'full', resumed: true });
+      expect(await store.unfinishedRun()).toMatchObject({ id: run.id, resumed: true });
+      const window = await store.claimWindow(run, lease('a'));
+      await store.commitPage(run, window as never, page([], T0, window as never), lease('a'));
+      expect(await store.finishRun(run, T0 + 10)).toEqual({ finished: true, vanished: 0 });
+      expect(await store.unfinishedRun()).toBeUndefined();
+      expect((await store.beginRun('incremental', T0 + 20, [])).id).not.toBe(run.id);
+    });
+
+    it('claims the window with the most time left first, never one a live lease holds, and gives a holder its own back', async () => {
+      const store = await fresh();
+      const run = await store.beginRun('full', T0, [
+        { from: T0 - 3 * DAY, to: T0 - 2 * DAY },
+        { from: T0 - 2 * DAY, to: T0 },
+      ]);
+      const first = await store.claimWindow(run, lease('a'));
+      expect(first).toMatchObject({ from: T0 - 2 * DAY, to: T0, cursor: T0 - 2 * DAY, token: undefined });
+      const second = await store.claimWindow(run, lease('b'));
+      expect(second).toMatchObject({ from: T0 - 3 * DAY, to: T0 - 2 * DAY });
+      expect(await store.claimWindow(run, lease('c'))).toBeUndefined();
+      // A commit of a's that failed: a claims its window again.
+      expect(await store.claimWindow(run, lease('a'))).toMatchObject({ id: first?.id });
+    });
+
+    it('commits a page with its checkpoint; a holder that lost its window writes nothing', async () => {
+      const store = await fresh();
+      const run = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const window = await store.claimWindow(run, lease('a', 100));
+      if (!window) throw new Error('no window');
+      const first = await store.commitPage(
+        run,
+        window,
+        page([row('t1', T0 - DAY + 1), row('t2', T0 - DAY + 2)], T0 - DAY + 2, window, 'next'),
+        lease('a', 100),
+      );
+      expect(first).toEqual({ to: T0, done: false, lost: false, counts: { new: 2, changed: 0, deleted: 0 } });
+      // a stops renewing; once its lease ran out, b resumes from the checkpoint, token and all.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const resumed = await store.claimWindow(run, lease('b'));
+      expect(resumed).toMatchObject({ id: window.id, cursor: T0 - DAY + 2, token: 'next' });
+      const late = await store.commitPage(run, window, page([row('t3', T0 - 5)], T0 - 5, window), lease('a'));
+      expect(late).toMatchObject({ lost: true, counts: { new: 0, changed: 0, deleted: 0 } });
+      expect(Object.keys(await held(store)).sort()).toEqual(['t1', 't2']);
+      const done = await store.commitPage(
+        run,
+        resumed as never,
+        page([row('t3', T0 - 5)], T0 - 5, resumed as never),
+        lease('b'),
+      );
+      expect(done).toMatchObject({ done: true, lost: false, counts: { new: 1 } });
+      expect(await store.claimWindow(run, lease('c'))).toBeUndefined();
+    });
+
+    it('counts a task whose answer changed as changed, and never lets an older updatedAt overwrite a newer one', async () => {
+      const store = await fresh();
+      const run = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const window = await store.claimWindow(run, lease('a'));
+      if (!window) throw new Error('no window');
+      const newer = row('t1', T0 - 10, { state: 'TASK_STATE_CLOSED', updated: T0 - 2 });
+      const older = row('t1', T0 - 10, { state: 'TASK_STATE_OPEN', updated: T0 - 5 });
+      const result = await store.commitPage(run, window, page([newer], T0 - 10, window, 'p2'), lease('a'));
+      expect(result.counts).toEqual({ new: 1, changed: 0, deleted: 0 });
+      await store.commitPage(run, window, page([older], T0 - 10, window, 'p3'), lease('a'));
+      expect(await held(store)).toEqual({ t1: 'TASK_STATE_CLOSED' });
+      const deleted = row('t1', T0 - 10, { state: 'TASK_STATE_CLOSED', updated: T0 - 1, deleted: T0 - 1 });
+      const last = await store.commitPage(run, window, page([deleted], T0 - 10, window), lease('a'));
+      expect(last.counts).toMatchObject({ new: 0, deleted: 1 });
+    });
+
+    it('splits the window with the most tasks left at the midpoint of its time left; the new half is free to claim', async () => {
+      const store = await fresh();
+      const run = await store.beginRun('full', T0, [{ from: T0 - 1_000, to: T0 }]);
+      const limits = { minTasks: 200, minSpanMs: 2 };
+      // Nothing known of the window before its first page: nothing to split.
+      expect(await store.splitLargest(run, limits)).toBe(false);
+      const window = await store.claimWindow(run, lease('a'));
+      if (!window) throw new Error('no window');
+      const dense = Array.from({ length: 100 }, (_, i) => row(`t${i}`, T0 - 1_000 + i));
+      await store.commitPage(run, window, page(dense, T0 - 901, window, 'p2'), lease('a'));
+      expect(await store.splitLargest(run, limits)).toBe(true);
+      const half = await store.claimWindow(run, lease('b'));
+      expect(half).toMatchObject({ from: T0 - 901 + 450, to: T0, cursor: T0 - 901 + 450 });
+      // The half split off shows nothing yet: the window it came from is not split again.
+      expect(await store.splitLargest(run, limits)).toBe(false);
+      // The holder's commit learns that its window now ends where the split cut it.
+      const next = await store.commitPage(run, window, page([], T0 - 800, window, 'p3'), lease('a'));
+      expect(next).toMatchObject({ to: T0 - 901 + 450, done: false });
+    });
+
+    it('refreshes open tasks only once every window is done: unseen ones, by ID, each to one holder; what is missing is marked vanished', async () => {
+      const store = await fresh();
+      const full = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const w = await store.claimWindow(full, lease('a'));
+      const tasks = ['t5', 't1', 't4', 't2', 't3'].map((id, i) => row(id, T0 - 100 + i));
+      tasks.push(row('t6', T0 - 50, { state: 'TASK_STATE_CLOSED' }));
+      await store.commitPage(full, w as never, page(tasks, T0 - 50, w as never), lease('a'));
+      expect((await store.finishRun(full, T0 + 1)).finished).toBe(true);
+
+      const run = await store.beginRun('incremental', T0 + DAY, [{ from: T0, to: T0 + DAY }]);
+      expect(await store.claimOpenTasks(run, lease('a'), 10)).toEqual([]); // a window is pending
+      const window = await store.claimWindow(run, lease('a'));
+      // The window fetched t3 again: it needs no refresh.
+      await store.commitPage(
+        run,
+        window as never,
+        page([row('t3', T0 - 98)], T0 + DAY, window as never),
+        lease('a'),
+      );
+      expect((await store.finishRun(run, T0 + DAY)).finished).toBe(false); // open tasks to refresh
+      expect(await store.claimOpenTasks(run, lease('a'), 2)).toEqual(['t1', 't2']);
+      expect(await store.claimOpenTasks(run, lease('b'), 10)).toEqual(['t4', 't5']);
+      expect(await store.claimOpenTasks(run, lease('c'), 10)).toEqual([]);
+      const closed = row('t1', T0 - 100, { state: 'TASK_STATE_CLOSED', updated: T0 + 5 });
+      const counts = await store.commitRefresh(
+        run,
+        { tasks: [closed], vanished: ['t2'], syncedAt: Date.now() },
+        lease('a'),
+      );
+      expect(counts).toEqual({ new: 0, changed: 1, deleted: 1 });
+      await store.commitRefresh(
+        run,
+        { tasks: [row('t4', T0 - 97), row('t5', T0 - 100)], vanished: [], syncedAt: Date.now() },
+        lease('b'),
+      );
+      expect(await store.finishRun(run, T0 + DAY)).toEqual({ finished: true, vanished: 0 });
+      expect(await held(store)).toEqual({
+        t1: 'TASK_STATE_CLOSED',
+        t2: 'TASK_STATE_OPEN deleted vanished',
+        t3: 'TASK_STATE_OPEN',
+        t4: 'TASK_STATE_OPEN',
+        t5: 'TASK_STATE_OPEN',
+        t6: 'TASK_STATE_CLOSED',
+      });
+    });
+
+    it('ends a run once, when no work is left; a full run marks what it did not see deleted and vanished', async () => {
+      const store = await fresh();
+      const first = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const w1 = await store.claimWindow(first, lease('a'));
+      await store.commitPage(
+        first,
+        w1 as never,
+        page([row('a', T0 - 9), row('b', T0 - 8)], T0 - 8, w1 as never),
+        lease('a'),
+      );
+      await store.finishRun(first, T0 + 1);
+
+      const second = await store.beginRun('full', T0 + DAY, [{ from: T0 - DAY, to: T0 + DAY }]);
+      const w2 = await store.claimWindow(second, lease('a'));
+      expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: false, vanished: 0 });
+      await store.commitPage(
+        second,
+        w2 as never,
+        page([row('a', T0 - 9)], T0 + DAY, w2 as never),
+        lease('a'),
+      );
+      expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: true, vanished: 1 });
+      expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: true, vanished: 0 });
+      expect(await held(store)).toEqual({ a: 'TASK_STATE_OPEN', b: 'TASK_STATE_OPEN deleted vanished' });
+    });
+
+    it('tells, when opened, when the last run started, the first task, and the last run that saw the tasks acted on', async () => {
+      const place = kind.place();
+      const store = await fresh(place);
+      const full = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const w = await store.claimWindow(full, lease('a'));
+      const closed = row('a', T0 - DAY + 7, { state: 'TASK_STATE_CLOSED' }); // no refresh to wait for
+      await store.commitPage(full, w as never, page([closed], T0, w as never), lease('a'));
+      await store.finishRun(full, T0);
+      const acted = await store.beginRun('incremental', T0 + DAY, [
+        { from: T0, to: T0 + DAY },
+        { from: T0 - DAY, to: T0, actedAfter: T0 - 5 },
+      ]);
+      for (
+        let w2 = await store.claimWindow(acted, lease('a'));
+        w2;
+        w2 = await store.claimWindow(acted, lease('a'))
+      ) {
+        await store.commitPage(acted, w2, page([], w2.to, w2), lease('a'));
+      }
+      expect((await store.finishRun(acted, T0 + DAY)).finished).toBe(true);
+      const cut = await store.beginRun('incremental', T0 + 2 * DAY, [
+        { from: T0 - DAY, to: T0, actedAfter: T0 + DAY - 5 },
+      ]);
+      const w3 = await store.claimWindow(cut, lease('a'));
+      await store.commitPage(cut, w3 as never, { ...page([], T0, w3 as never), actedCut: true }, lease('a'));
+      expect((await store.finishRun(cut, T0 + 2 * DAY)).finished).toBe(true);
+      await store.close();
+      const again = await kind.make(place);
+      opened.push(again);
+      expect(await again.open(identity)).toEqual({
+        lastRunStartedAt: T0 + 2 * DAY,
+        earliestCreatedAt: T0 - DAY + 7,
+        actedSeenSince: T0 + DAY, // the run whose pass was cut short does not count
+      });
+    });
+
+    it('reads the copy back by ID or oldest first, by state, deleted tasks only when asked', async () => {
+      const store = await fresh();
+      const run = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const w = await store.claimWindow(run, lease('a'));
+      await store.commitPage(
+        run,
+        w as never,
+        page(
+          [
+            row('c', T0 - 30),
+            row('a', T0 - 10, { state: 'TASK_STATE_CLOSED' }),
+            row('b', T0 - 30),
+            row('d', T0 - 20, { deleted: T0 - 1 }),
+          ],
+          T0,
+          w as never,
+        ),
+        lease('a'),
+      );
+      const ids = async (query: Parameters<Store['rows']>[0]) => {
+        const out: string[] = [];
+        for await (const r of store.rows(query)) out.push(r.id);
+        return out;
+      };
+      expect(await ids({})).toEqual(['a', 'b', 'c']);
+      expect(await ids({ order: 'created', includeDeleted: true })).toEqual(['b', 'c', 'd', 'a']);
+      expect(await ids({ state: TaskState.CLOSED })).toEqual(['a']);
+      const typed = [];
+      for await (const copied of store.tasks({ includeDeleted: true, order: 'created' })) typed.push(copied);
+      expect(typed.map((c) => [c.task.id, c.deleted, c.vanished])).toEqual([
+        ['b', false, false],
+        ['c', false, false],
+        ['d', true, false],
+        ['a', false, false],
+      ]);
+      const first = (await store.rows({ order: 'created' }).next()).value;
+      expect(first).toMatchObject({
+        id: 'b',
+        createdAt: at(T0 - 30),
+        updatedAt: at(T0 - 30),
+        vanished: false,
+      });
+      expect(JSON.parse(first?.json ?? '')).toMatchObject({ id: 'b', state: 'TASK_STATE_OPEN' });
+    });
+  });
+}
