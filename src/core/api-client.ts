@@ -1,7 +1,8 @@
 import type * as z from 'zod/mini';
+import { wait } from '../internal/wait.ts';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import { type Authenticator, tokenWithin } from './auth/credentials.ts';
-import { ResponseValidationError } from './errors/errors.ts';
+import { AbortError, ResponseValidationError } from './errors/errors.ts';
 import { AuthenticationError } from './errors/status-errors.ts';
 import type { ClientEvents } from './events.ts';
 import type { HookHandlers, Hooks } from './hooks.ts';
@@ -9,9 +10,10 @@ import type { Logger } from './logger.ts';
 import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './paging/cursor.ts';
 import { notAPage, type Page } from './paging/page.ts';
 import { PagePromise, type PagingOptions } from './paging/page-promise.ts';
+import { backoffDelay, withJitter } from './transport/retry.ts';
 import type { HttpTransport } from './transport/transport.ts';
 import { type CallOptions, checkCallOptions } from './transport/transport-options.ts';
-import { parseResponse } from './validation/validation.ts';
+import { isNotJson, parseResponse } from './validation/validation.ts';
 
 /**
  * Options every API call takes: the per-call options, plus extra headers.
@@ -186,11 +188,31 @@ export class APIClient implements ClientCore {
     }
     // A body the service got wrong may echo the token it was sent: the raw body an error keeps must not.
     const unsent = (text: string) => tokens.reduce((out, token) => out.replaceAll(token, '[redacted]'), text);
-    const parsed = parseResponse(call.schema, response.text, call.what, response.protoFree, {
-      rawBody: unsent,
-      note: 'see error.rawBody',
-      requestId: response.requestId,
-    });
+    const parse = (answer: typeof response) =>
+      parseResponse(call.schema, answer.text, call.what, answer.protoFree, {
+        rawBody: unsent,
+        note: 'see error.rawBody',
+        requestId: answer.requestId,
+      });
+    let parsed: z.output<S>;
+    // Every call is a read: an answer whose body is not JSON (cut short by a proxy or a dying node)
+    // is asked for again like a connection that broke, within the call's retries.
+    const retries = options.maxRetries ?? this.#http.maxRetries;
+    for (let retry = 1; ; retry++) {
+      try {
+        parsed = parse(response);
+        break;
+      } catch (error) {
+        if (!isNotJson(error) || retry > retries) throw error;
+        this.#logger.warn(
+          `${error.message.replace(/; see error\.rawBody\.?$/, '')}: asking again (retry ${retry} of ${retries})`,
+        );
+        if (!(await wait(withJitter(backoffDelay(retry)), { signal: options.signal }))) {
+          throw new AbortError(`${call.method} ${call.path} was aborted.`, { cause: options.signal?.reason });
+        }
+        response = await send();
+      }
+    }
     const problem = call.check?.(parsed);
     if (problem)
       throw new ResponseValidationError(

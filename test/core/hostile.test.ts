@@ -37,6 +37,33 @@ describe('hostile answers give a typed error with the raw body, never a crash, h
     expect(error.rawBody).toBe('{"list":[{"task":{"id":"t-1"');
   });
 
+  it('a 200 answer cut short is asked for again, as a broken connection is, within the retries', async () => {
+    let calls = 0;
+    const page = '{"list":[{"task":{"id":"t-1"}}],"nextPageToken":""}';
+    server.use(
+      tokenEndpoint().handler,
+      http.post(SEARCH, () => {
+        calls += 1;
+        const body = calls === 1 ? page.slice(0, 20) : page;
+        return new HttpResponse(body, { headers: { 'content-type': 'application/json' } });
+      }),
+    );
+    const lines: string[] = [];
+    const logger: Logger = { error: () => {}, warn: (m) => void lines.push(m), info: () => {}, debug: () => {} };
+    const views = await makeClient({ maxRetries: 2, logger }).tasks.search().toArray();
+    expect(views.map((view) => view.task?.id)).toEqual(['t-1']);
+    expect(calls).toBe(2);
+    expect(lines.join('\n')).toMatch(/not JSON \(truncated\?\): asking again \(retry 1 of 2\)/);
+  });
+
+  it('a body that stays cut short: every retry spent, then the typed error with the raw body', async () => {
+    const calls = answerSearch('{"list":[{"task":');
+    const error = await caught(makeClient({ maxRetries: 2, logLevel: 'off' }).tasks.search());
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.rawBody).toBe('{"list":[{"task":');
+    expect(calls()).toBe(3);
+  });
+
   it('a body of the wrong shape: the message says so once, prefixed once, with the field', async () => {
     const error = await searchError('{"list":5}');
     expect(error).toBeInstanceOf(ResponseValidationError);

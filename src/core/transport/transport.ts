@@ -86,6 +86,11 @@ export class HttpTransport {
     return this.#settings.timeout;
   }
 
+  /** Retries after the first attempt when a call sets none. */
+  get maxRetries(): number {
+    return this.#settings.maxRetries;
+  }
+
   /** The component's leveled logger. */
   get logger(): Logger {
     return this.#settings.logger;

@@ -96,6 +96,21 @@ const KEEP_ALL: KeptBody = { rawBody: (text) => text, note: 'see error.rawBody' 
  *
  * @group Errors
  */
+/** The issue of a {@link ResponseValidationError} whose body is not JSON at all (cut short, or a page of HTML). */
+const NOT_JSON = 'body is not JSON';
+
+/**
+ * Whether `error` says an answer's body is not JSON: a body cut short (a proxy, a service that
+ * died mid-answer) or a page of HTML, which an idempotent call may ask for again.
+ */
+export function isNotJson(error: unknown): error is ResponseValidationError {
+  return (
+    error instanceof ResponseValidationError &&
+    error.issues[0]?.message === NOT_JSON &&
+    error.issues.length === 1
+  );
+}
+
 export function parseResponse<S extends z.core.$ZodType>(
   schema: S,
   rawBody: string,
@@ -112,7 +127,7 @@ export function parseResponse<S extends z.core.$ZodType>(
     throw new ResponseValidationError(
       `The ${what} response is ${guess}; ${kept.note}.`,
       '',
-      [{ path: '', message: 'body is not JSON' }],
+      [{ path: '', message: NOT_JSON }],
       kept.rawBody(rawBody),
       kept.requestId,
     );
