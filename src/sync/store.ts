@@ -232,7 +232,8 @@ export interface SyncStore {
   ): Promise<boolean>;
   /**
    * Commits a page of a window in one transaction, if `lease` still holds it: its tasks (upserted
-   * by ID, a newer `updatedAt` never overwritten by an older), its expanded objects, and the
+   * by ID; a later fetch replaces an earlier one, and a fetch of an earlier run than the one that
+   * last wrote a task changes nothing), its expanded objects, and the
    * window's progress, renewing the lease. Returns the window's end as it is now (a split may have
    * moved it), whether the window is done, and `lost` (nothing written) when another holder took it.
    */
@@ -259,10 +260,12 @@ export interface SyncStore {
     finishedAt: number,
   ): Promise<{ readonly finished: boolean; readonly vanished: number }>;
   /**
-   * The store's clock, in Unix ms, when it has one every worker shares (a database server's):
-   * runs and leases are then timed by it, not by each machine's.
+   * Ends `run` where it stands, unfinished (a full run was asked for): what it committed stays,
+   * its windows and its record go, so that it counts as no run (not as the last one an
+   * incremental run reaches back to), and its workers find no more work in it. A run already gone
+   * or finished is left as it is. Afterwards `finishRun` says such a run is over.
    */
-  time?(): Promise<number>;
+  endRun(run: SyncRun): Promise<void>;
   /** Lets the copy go for another sync (the end of a run). */
   release(): Promise<void>;
   /** Lets the copy go and closes the database. */

@@ -17,7 +17,7 @@ export const CORS = {
   'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers':
     'authorization, content-type, user-agent, webhook-timestamp, webhook-event-id, webhook-signature',
-  'access-control-expose-headers': 'retry-after, x-request-id',
+  'access-control-expose-headers': 'retry-after, x-request-id, date',
 };
 
 /** A JSON answer with the CORS headers. */

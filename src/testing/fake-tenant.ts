@@ -114,13 +114,17 @@ export class FakeTenant {
 
   /**
    * Answers one request. The msw handlers and the loopback server both call this. Every answer
-   * carries an `x-request-id` (`fake-req-1`, `fake-req-2`...), as the service's do.
+   * carries an `x-request-id` (`fake-req-1`, `fake-req-2`...) and a `Date` by the tenant's clock
+   * (its `now` option), as the service's do.
    */
   async handle(request: Request, context: { remoteAddress?: string | undefined } = {}): Promise<FakeAnswer> {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
     this.stats.requests += 1;
     const answer = await this.#answer(request, context);
-    if (answer !== 'drop') answer.headers.set('x-request-id', `fake-req-${this.stats.requests}`);
+    if (answer !== 'drop') {
+      answer.headers.set('x-request-id', `fake-req-${this.stats.requests}`);
+      answer.headers.set('date', new Date(this.#now()).toUTCString());
+    }
     return answer;
   }
 

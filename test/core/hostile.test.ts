@@ -49,7 +49,12 @@ describe('hostile answers give a typed error with the raw body, never a crash, h
       }),
     );
     const lines: string[] = [];
-    const logger: Logger = { error: () => {}, warn: (m) => void lines.push(m), info: () => {}, debug: () => {} };
+    const logger: Logger = {
+      error: () => {},
+      warn: (m) => void lines.push(m),
+      info: () => {},
+      debug: () => {},
+    };
     const views = await makeClient({ maxRetries: 2, logger }).tasks.search().toArray();
     expect(views.map((view) => view.task?.id)).toEqual(['t-1']);
     expect(calls).toBe(2);

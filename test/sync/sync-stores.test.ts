@@ -194,20 +194,34 @@ for (const kind of kinds) {
       expect(await store.claimWindow(run, lease('c'))).toBeUndefined();
     });
 
-    it('counts a task whose answer changed as changed, and never lets an older updatedAt overwrite a newer one', async () => {
+    it("lets a later fetch replace an earlier one whatever updatedAt says (the service nodes' clocks differ), and counts what changed", async () => {
       const store = await fresh();
       const run = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
       const window = await store.claimWindow(run, lease('a'));
       if (!window) throw new Error('no window');
-      const newer = row('t1', T0 - 10, { state: 'TASK_STATE_CLOSED', updated: T0 - 2 });
-      const older = row('t1', T0 - 10, { state: 'TASK_STATE_OPEN', updated: T0 - 5 });
-      const result = await store.commitPage(run, window, page([newer], T0 - 10, window, 'p2'), lease('a'));
+      // A comment stamped by a node 10 minutes ahead, then a close by a node on time.
+      const commented = row('t1', T0 - 10, { state: 'TASK_STATE_OPEN', updated: T0 + 600_000 });
+      const closed = row('t1', T0 - 10, { state: 'TASK_STATE_CLOSED', updated: T0 + 60_000 });
+      const result = await store.commitPage(
+        run,
+        window,
+        page([commented], T0 - 10, window, 'p2'),
+        lease('a'),
+      );
       expect(result.counts).toEqual({ new: 1, changed: 0, deleted: 0 });
-      await store.commitPage(run, window, page([older], T0 - 10, window, 'p3'), lease('a'));
+      const later = await store.commitPage(run, window, page([closed], T0 - 10, window, 'p3'), lease('a'));
+      expect(later.counts).toEqual({ new: 0, changed: 1, deleted: 0 });
       expect(await held(store)).toEqual({ t1: 'TASK_STATE_CLOSED' });
       const deleted = row('t1', T0 - 10, { state: 'TASK_STATE_CLOSED', updated: T0 - 1, deleted: T0 - 1 });
       const last = await store.commitPage(run, window, page([deleted], T0 - 10, window), lease('a'));
       expect(last.counts).toMatchObject({ new: 0, deleted: 1 });
+      expect((await store.finishRun(run, T0)).finished).toBe(true);
+      // The next run's fetch replaces it too, its updatedAt older still.
+      const next = await store.beginRun('full', T0 + DAY, [{ from: T0 - DAY, to: T0 + DAY }]);
+      const w2 = await store.claimWindow(next, lease('a'));
+      const reopened = row('t1', T0 - 10, { state: 'TASK_STATE_OPEN', updated: T0 - 5 });
+      await store.commitPage(next, w2 as never, page([reopened], T0 + DAY, w2 as never), lease('a'));
+      expect(await held(store)).toEqual({ t1: 'TASK_STATE_OPEN' });
     });
 
     it('splits the window with the most tasks left at the midpoint of its time left; the new half is free to claim', async () => {

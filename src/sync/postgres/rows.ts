@@ -61,19 +61,16 @@ export function expandedParameter(rows: readonly ExpandedRow[]): string {
 /**
  * The common table expressions that upsert the tasks of parameter `$tasks` (see
  * {@link tasksParameter}) when `guard` holds, stamped `$syncedAt` (timestamptz) and `$run`: `input`,
- * `old` (the rows before), `up` (what was written; `inserted` for new ones). A newer `updated_at` is
- * never overwritten by an older, checked on the locked row, so two workers writing one task at once
- * keep the newer. Leases on the rows end: a task fetched is refreshed.
+ * `old` (the rows before), `up` (what was written; `inserted` for new ones). A later fetch replaces
+ * an earlier one whatever the service's `updated_at` says (its nodes' clocks differ); a fetch of an
+ * earlier run than the one that last wrote the task changes nothing, checked on the locked row.
+ * Leases on the rows end: a task fetched is refreshed.
  */
 export function upsertTasksSql(
   t: SyncTables,
   params: { readonly tasks: string; readonly syncedAt: string; readonly run: string },
   guard = 'true',
 ): string {
-  const newer = `(t.updated_at IS NULL OR excluded.updated_at IS NULL OR excluded.updated_at >= t.updated_at)`;
-  const kept = ['state', 'created_at', 'updated_at', 'deleted_at', 'task']
-    .map((column) => `${column} = CASE WHEN ${newer} THEN excluded.${column} ELSE t.${column} END`)
-    .join(', ');
   return `input AS (
     SELECT * FROM jsonb_to_recordset(${params.tasks}::jsonb)
       AS r(id text, state text, created_at timestamptz, updated_at timestamptz, deleted_at timestamptz, task jsonb)
@@ -82,17 +79,19 @@ export function upsertTasksSql(
   up AS (
     INSERT INTO ${t.tasks} AS t (id, state, created_at, updated_at, deleted_at, synced_at, seen_run, task)
     SELECT id, state, created_at, updated_at, deleted_at, ${params.syncedAt}, ${params.run}, task FROM input
-    ON CONFLICT (id) DO UPDATE SET ${kept},
-      vanished = CASE WHEN ${newer} THEN false ELSE t.vanished END,
-      synced_at = excluded.synced_at, seen_run = excluded.seen_run,
+    ON CONFLICT (id) DO UPDATE SET state = excluded.state, created_at = excluded.created_at,
+      updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, task = excluded.task,
+      vanished = false, synced_at = excluded.synced_at, seen_run = excluded.seen_run,
       lease_token = NULL, leased_at = NULL, lease_until = NULL
+    WHERE excluded.seen_run >= t.seen_run
     RETURNING t.id, (xmax = 0) AS inserted)`;
 }
 
 /** The select list of what {@link upsertTasksSql} wrote: `new`, `changed` and `deleted` counts. */
 export const UPSERT_COUNTS = `(SELECT count(*) FROM up WHERE inserted) AS new,
-  (SELECT count(*) FROM input i JOIN old o ON o.id = i.id WHERE o.task IS DISTINCT FROM i.task) AS changed,
-  (SELECT count(*) FROM input i LEFT JOIN old o ON o.id = i.id
+  (SELECT count(*) FROM up u JOIN input i ON i.id = u.id JOIN old o ON o.id = u.id
+     WHERE o.task IS DISTINCT FROM i.task) AS changed,
+  (SELECT count(*) FROM up u JOIN input i ON i.id = u.id LEFT JOIN old o ON o.id = u.id
      WHERE i.deleted_at IS NOT NULL AND o.deleted_at IS NULL) AS deleted`;
 
 /** The common table expression that upserts the expanded objects of parameter `$expanded` when `guard` holds. */

@@ -113,11 +113,6 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
     return openCopy(this.#query, this.#t, identity);
   }
 
-  async time(): Promise<number> {
-    const { rows } = await this.#query<{ now: string }>('reading the clock', `SELECT ${NOW} AS now`, []);
-    return Number(rows[0]?.now);
-  }
-
   async unfinishedRun(): Promise<SyncRun | undefined> {
     return unfinishedRun(this.#query, this.#t);
   }
@@ -199,11 +194,21 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
          WHERE EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND seen_run <> $1 AND NOT vanished RETURNING 1),
        d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
        SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v) AS vanished,
-              (SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1) AS before`,
+              coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before`,
       [run.id, finishedAt],
     );
     const row = rows[0];
     return { finished: Boolean(row?.ended || row?.before), vanished: Number(row?.vanished ?? 0) };
+  }
+
+  async endRun(run: SyncRun): Promise<void> {
+    const t = this.#t;
+    await this.#query(
+      'ending an unfinished run',
+      `WITH r AS (DELETE FROM ${t.runs} WHERE id = $1 AND finished_at IS NULL RETURNING id)
+       DELETE FROM ${t.windows} WHERE run_id IN (SELECT id FROM r)`,
+      [run.id],
+    );
   }
 
   /**

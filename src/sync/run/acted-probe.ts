@@ -16,6 +16,7 @@ import {
 import { isoTime } from '../../internal/time.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import { syncRequest } from './request.ts';
+import type { ServiceClock } from './service-clock.ts';
 
 /** Whether `error` is the service refusing a request as asked (400, 422): a bound it does not take. */
 export const refused = (error: unknown): error is APIError =>
@@ -35,7 +36,7 @@ const PROBE_AHEAD_MS = 24 * 3_600_000;
 const PROBE_PAGES = 3;
 
 /**
- * Whether the service applies `includeActedAfter`: asked for the tasks acted on a day after `now`,
+ * Whether the service applies `includeActedAfter`: asked for the tasks acted on a day from now,
  * it answers none. One that ignores the bound answers tasks (a pass would page every older task),
  * one that refuses it answers 400 or 422, and one may fail the probe otherwise (5xx, 403, 429 after
  * retries, or no answer in time: a scan for what nothing matches may be slow): each is said in one
@@ -44,10 +45,12 @@ const PROBE_PAGES = 3;
  */
 export async function appliesActedAfter(
   options: ResolvedSyncOptions,
-  now: number,
   signal: AbortSignal | undefined,
+  clock: ServiceClock,
   onPage: () => void,
 ): Promise<boolean> {
+  // No task is acted on a day after this machine's now, unless its clock is a day behind.
+  const now = options.now();
   const probe = {
     ...syncRequest(options),
     pageSize: 10,
@@ -57,9 +60,10 @@ export async function appliesActedAfter(
   let token: string | undefined;
   try {
     for (let pages = 0; pages < PROBE_PAGES; pages++) {
-      const page = await options.client.tasks.search(token ? { ...probe, pageToken: token } : probe, {
-        signal,
-      });
+      const { data: page, response } = await options.client.tasks
+        .search(token ? { ...probe, pageToken: token } : probe, { signal })
+        .withResponse();
+      clock.observe(response.headers);
       onPage();
       if (page.list?.some((view) => view !== null && view !== undefined)) {
         unsupported(options, 'answered with tasks acted on tomorrow: it seems not to apply the bound');

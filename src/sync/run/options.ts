@@ -49,7 +49,8 @@ export interface TaskSyncOptions {
   readonly pageSize?: number | undefined;
   /**
    * How far before the last run's start an incremental run looks for new tasks, in ms: room for
-   * clocks that disagree and tasks whose creation was committed late. Default 10 minutes.
+   * the service's nodes, whose clocks disagree (a task stamped by a slow node), and for tasks whose
+   * creation was committed late. Default 10 minutes.
    */
   readonly overlapMs?: number | undefined;
   /** Handlers told of progress, windows and the run's end; more can be added with `sync.hooks.on()`. */
@@ -66,8 +67,8 @@ export interface TaskSyncOptions {
    */
   readonly leaseMs?: number | undefined;
   /**
-   * The clock, in Unix ms, of `synced_at`, and of a run's start where the store has no clock of
-   * its own (a PostgreSQL store uses the server's, shared by every worker). Default `Date.now`.
+   * This machine's clock, in Unix ms: of `synced_at`, and of a run's start only when the service
+   * tells no time (a run goes by the service's clock: the `Date` of its answers). Default `Date.now`.
    */
   readonly now?: (() => number) | undefined;
 }

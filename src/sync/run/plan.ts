@@ -21,24 +21,28 @@ export function firstWindows(from: number | undefined, to: number, count: number
 }
 
 /**
- * The first windows of an incremental run: one of the tasks created since the last run started
- * (less `overlapMs`, for clocks and commits late to show), and, when the copy holds older tasks and
- * `applies()` says the service applies `includeActedAfter`, one of those acted on since the last
- * run that saw such tasks started (less the overlap). One each, split only where their first pages
- * find tasks: their stretches of time are mostly empty.
+ * The first windows of an incremental run, and its start: one window of the tasks created since
+ * the last run started (less `overlapMs`, for clocks and commits late to show), and, when the copy
+ * holds older tasks and `applies()` says the service applies `includeActedAfter`, one of those
+ * acted on since the last run that saw such tasks started (less the overlap). One each, split only
+ * where their first pages find tasks: their stretches of time are mostly empty. The run starts at
+ * `now()`, the service's time, asked after the probe, whose answer may have told it.
  */
 export async function incrementalWindows(
   copy: CopyState,
-  startedAt: number,
   overlapMs: number,
   applies: () => Promise<boolean>,
-): Promise<SyncWindowPlan[]> {
-  const since = (copy.lastRunStartedAt ?? startedAt) - overlapMs;
-  const windows: SyncWindowPlan[] = [{ from: since, to: startedAt }];
+  now: () => Promise<number>,
+): Promise<{ readonly startedAt: number; readonly windows: SyncWindowPlan[] }> {
+  const last = copy.lastRunStartedAt;
   const earliest = copy.earliestCreatedAt;
-  if (earliest !== undefined && earliest < since && (await applies())) {
-    const actedAfter = (copy.actedSeenSince ?? copy.lastRunStartedAt ?? startedAt) - overlapMs;
-    windows.push({ from: earliest, to: since, actedAfter });
-  }
-  return windows;
+  const since = last === undefined ? undefined : last - overlapMs;
+  const acted =
+    since !== undefined && earliest !== undefined && earliest < since && (await applies())
+      ? { from: earliest, to: since, actedAfter: (copy.actedSeenSince ?? since + overlapMs) - overlapMs }
+      : undefined;
+  const startedAt = await now();
+  const windows: SyncWindowPlan[] = [{ from: since ?? startedAt - overlapMs, to: startedAt }];
+  if (acted) windows.push(acted);
+  return { startedAt, windows };
 }

@@ -39,10 +39,25 @@ export function copyTime(value: unknown): string | undefined {
   return /^(?!0000)\d{4}-/.test(iso) ? iso : undefined;
 }
 
-/** The copy's row of a view's task; undefined for a view without a task or an ID. */
-export function taskRow(view: TaskView | null | undefined): TaskRow | undefined {
+// An ID neither store can hold as sent: a lone surrogate (SQLite and PostgreSQL write text as
+// UTF-8, which has none) or U+0000 (PostgreSQL text refuses it). Changed, it would name no task of
+// the service, and a refresh would mark the live task vanished.
+const UNHOLDABLE_ID = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The copy's row of a view's task; undefined for a view without a task or an ID, and for a task
+ * whose ID the copy cannot hold (told to `refuse`).
+ */
+export function taskRow(
+  view: TaskView | null | undefined,
+  refuse?: (id: string) => void,
+): TaskRow | undefined {
   const task = view?.task;
   if (!task?.id) return undefined;
+  if (UNHOLDABLE_ID.test(task.id)) {
+    refuse?.(task.id);
+    return undefined;
+  }
   return {
     id: task.id,
     state: task.state ?? undefined,
@@ -58,10 +73,13 @@ export function taskRow(view: TaskView | null | undefined): TaskRow | undefined 
  * answers a page with two versions of it) gets the newest version kept, and a store's single
  * statement never meets one ID twice.
  */
-export function taskRows(views: ReadonlyArray<TaskView | null | undefined> | null | undefined): TaskRow[] {
+export function taskRows(
+  views: ReadonlyArray<TaskView | null | undefined> | null | undefined,
+  refuse?: (id: string) => void,
+): TaskRow[] {
   const byId = new Map<string, TaskRow>();
   for (const view of views ?? []) {
-    const row = taskRow(view);
+    const row = taskRow(view, refuse);
     if (!row) continue;
     const before = byId.get(row.id);
     if (!before?.updatedAt || (row.updatedAt !== undefined && row.updatedAt >= before.updatedAt))

@@ -1,13 +1,16 @@
 import { AbortError } from '../../core/errors/errors.ts';
 import type { Hooks } from '../../core/hooks.ts';
-import type { CopyState, SyncLease, SyncStore } from '../store.ts';
+import { isoTime } from '../../internal/time.ts';
+import type { CopyState, SyncLease, SyncStore, SyncWindowPlan } from '../store.ts';
 import { appliesActedAfter } from './acted-probe.ts';
 import { Doorbell } from './doorbell.ts';
 import type { SyncEvents, SyncSummary } from './events.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
+import { PageSize } from './page-size.ts';
 import { patientStore } from './patient-store.ts';
 import { firstWindows, incrementalWindows } from './plan.ts';
 import { SyncProgressMeter } from './progress.ts';
+import { ServiceClock } from './service-clock.ts';
 import { earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a
@@ -95,22 +98,38 @@ export class TaskSync {
     started: number,
   ): Promise<SyncSummary> {
     let run = await store.unfinishedRun();
+    if (run && options.full === true) {
+      // A full run was asked for, not the unfinished one: it ends where it stands, and what it
+      // committed stays (the full run pages over it).
+      await store.endRun(run);
+      this.#options.logger.warn(
+        `task sync: ended the unfinished ${run.kind} run begun ${isoTime(run.startedAt)} (what it committed stays) to begin the full run asked for`,
+      );
+      run = undefined;
+    }
     // Pages of the probe of includeActedAfter, counted once the run is known.
     let probePages = 0;
     if (!run) {
-      const startedAt = store.time ? await store.time() : this.#options.now();
+      const clock = new ServiceClock(this.#options);
+      const signal = options.signal;
       const full = options.full === true || copy.lastRunStartedAt === undefined;
-      const windows = full
-        ? firstWindows(
-            await earliestTask(this.#options, options.signal),
-            startedAt,
-            this.#options.concurrency,
-          )
-        : await incrementalWindows(copy, startedAt, this.#options.overlapMs, () =>
-            appliesActedAfter(this.#options, startedAt, options.signal, () => {
+      let startedAt: number;
+      let windows: readonly SyncWindowPlan[];
+      if (full) {
+        const earliest = await earliestTask(this.#options, signal, clock);
+        startedAt = await clock.now(signal);
+        windows = firstWindows(earliest, startedAt, this.#options.concurrency);
+      } else {
+        ({ startedAt, windows } = await incrementalWindows(
+          copy,
+          this.#options.overlapMs,
+          () =>
+            appliesActedAfter(this.#options, signal, clock, () => {
               probePages += 1;
             }),
-          );
+          () => clock.now(signal),
+        ));
+      }
       run = await store.beginRun(full ? 'full' : 'incremental', startedAt, windows);
     }
     const meter = new SyncProgressMeter(this.#options.hooks, run);
@@ -119,7 +138,19 @@ export class TaskSync {
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     let complete = false;
     try {
-      await this.#work({ options: this.#options, store, run, meter, signal, bell: new Doorbell() }, stop);
+      const refused = new Set<string>();
+      const refuse = (id: string) => {
+        if (refused.has(id)) return;
+        refused.add(id);
+        this.#options.logger.warn(
+          `task sync: left out task ${JSON.stringify(id)}: its ID holds U+0000 or a lone surrogate, which the copy cannot store as sent (changed, it would name no task of the service)`,
+        );
+      };
+      const pageSize = new PageSize(this.#options.pageSize, this.#options.logger);
+      await this.#work(
+        { options: this.#options, store, run, meter, signal, bell: new Doorbell(), pageSize, refuse },
+        stop,
+      );
       complete = true;
     } catch (error) {
       if (!options.signal?.aborted) throw error;

@@ -6,7 +6,9 @@
  * @module
  */
 
-import { AbortError, ResponseValidationError } from '../../core/errors/errors.ts';
+import type { TaskView } from '../../../schemas/task-search.ts';
+import { AbortError, ResponseTooLargeError, ResponseValidationError } from '../../core/errors/errors.ts';
+import { APIError } from '../../core/errors/status-errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
@@ -14,9 +16,11 @@ import type { SyncLease, SyncRun, SyncStore, SyncWindow } from '../store.ts';
 import { refused, unsupported } from './acted-probe.ts';
 import type { Doorbell } from './doorbell.ts';
 import type { ResolvedSyncOptions } from './options.ts';
+import type { PageSize } from './page-size.ts';
 import type { SyncProgressMeter } from './progress.ts';
 import { syncRequest } from './request.ts';
 import { copyTime, expandedRows, taskRows } from './rows.ts';
+import type { ServiceClock } from './service-clock.ts';
 
 // Refs asked for at once when refreshing the tasks the copy holds as open.
 const REFRESH_BATCH = 100;
@@ -34,6 +38,10 @@ export interface RunContext {
   readonly signal: AbortSignal;
   /** Rung when a cursor finished a piece of work: idle cursors look again. */
   readonly bell: Doorbell;
+  /** Tasks a request asks for, halved for the rest of the run when an answer is too large. */
+  readonly pageSize: PageSize;
+  /** Told of each task whose ID the copy cannot hold: it is left out, never marked vanished. */
+  readonly refuse: (id: string) => void;
 }
 
 // Tasks looked at for a creation time before the service's answers are taken to carry none.
@@ -47,15 +55,20 @@ const EARLIEST_LOOKS = 1_000;
 export async function earliestTask(
   options: ResolvedSyncOptions,
   signal: AbortSignal | undefined,
+  clock: ServiceClock,
 ): Promise<number | undefined> {
   let looked = 0;
-  for await (const view of options.client.tasks.search(
+  const search = options.client.tasks.search(
     { ...syncRequest(options), pageSize: 10, expandMask: undefined },
     { signal },
-  )) {
-    const at = copyTime(view?.task?.createdAt);
-    if (at !== undefined) return Date.parse(at);
-    looked += 1;
+  );
+  for await (const { data, response } of search.pagesWithResponse()) {
+    clock.observe(response.headers);
+    for (const view of data.list ?? []) {
+      const at = copyTime(view?.task?.createdAt);
+      if (at !== undefined) return Date.parse(at);
+      looked += 1;
+    }
     if (looked >= EARLIEST_LOOKS) break;
   }
   if (looked === 0) return undefined;
@@ -68,21 +81,47 @@ export async function earliestTask(
 }
 
 /**
+ * Whether `error`, the answer to a request that carried a saved page token, says the token is gone:
+ * any 4xx but 401, 403, 408 and 429, which say something of the credentials or the moment, not of
+ * the token (services answer an expired one with 400, 404, 410 or 422).
+ */
+function tokenGone(error: unknown): boolean {
+  if (!(error instanceof APIError) || error.status < 400 || error.status >= 500) return false;
+  return ![401, 403, 408, 429].includes(error.status);
+}
+
+/**
  * Pages `window` to its end under `lease`, committing each page with the window's progress; stops
  * early when another holder took the window over (this one's lease ran out).
+ *
+ * Keyset, not offsets: after each page that moved on in creation time, the next request starts
+ * again from that page's last creation time, so a task purged (or closed out of a filter) between
+ * two pages shifts nothing. Page tokens are followed only in a burst (a page all of one creation
+ * instant), which a keyset cannot page past; a token the service no longer takes restarts the
+ * query from the last committed creation time.
  */
 export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: SyncLease): Promise<void> {
   const { options, store, run, meter, signal } = ctx;
   let { cursor, token, queryFrom, queryTo } = window;
   let to = window.to;
+  // A token is bound to its request, page size included: the query keeps the size it began with.
+  let pageSize = ctx.pageSize.current;
   let chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES, token);
   // Where the query last started again after its token was refused: refused again there, it is not the token.
   let restartedAt: number | undefined;
+  const restart = () => {
+    token = undefined;
+    queryFrom = cursor;
+    queryTo = to;
+    pageSize = ctx.pageSize.current;
+    chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
+  };
   for (;;) {
     // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
     // bound of the service loses a task at an edge; a task fetched twice is upserted once.
     const request = {
       ...syncRequest(options),
+      pageSize,
       createdAfter: isoTime(queryFrom - 1),
       createdBefore: isoTime(queryTo + 1),
       ...(window.actedAfter !== undefined ? { includeActedAfter: isoTime(window.actedAfter) } : {}),
@@ -92,17 +131,19 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     try {
       page = await options.client.tasks.search(request, { signal });
     } catch (error) {
-      // A saved token may have expired, or be bound to a request the service no longer takes:
-      // restart the query from the last committed creation time.
-      if (token && refused(error) && restartedAt !== cursor) {
-        token = undefined;
-        queryFrom = cursor;
-        queryTo = to;
-        restartedAt = cursor;
-        chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
+      if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
+      // A page too large to read: asked again, smaller, from the last committed creation time.
+      if (error instanceof ResponseTooLargeError && ctx.pageSize.halve(pageSize, error)) {
+        restart();
         continue;
       }
-      if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
+      // A saved token may have expired, or be bound to a request the service no longer takes:
+      // restart the query from the last committed creation time.
+      if (token && tokenGone(error) && restartedAt !== cursor) {
+        restart();
+        restartedAt = cursor;
+        continue;
+      }
       // A service that stopped taking the bound since the run began (it was upgraded, or rolled
       // back): the window ends, said once, rather than fail every resumed run; and the run no longer
       // counts as one that saw the tasks acted on, so that the next run looks back to the last that did.
@@ -121,7 +162,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
       }
       throw error;
     }
-    const tasks = taskRows(page.list);
+    const tasks = taskRows(page.list, ctx.refuse);
     // Only tasks inside the query move its cursor: one the service put on the page from outside it
     // (a hostile or broken answer) is kept, but must not end the window before its pages do.
     const last = tasks.reduce((latest, row) => {
@@ -130,6 +171,10 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     }, cursor);
     const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
+    const moved = last > cursor;
+    // Past a page that moved on, the next request starts from its last creation time (a keyset);
+    // in a burst, the token goes on through the instant.
+    const keyset = moved && next !== undefined;
     const result = await store.commitPage(
       run,
       window,
@@ -137,10 +182,10 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
         tasks,
         expanded: expandedRows(page.expanded),
         cursor: last,
-        moved: last > cursor,
-        queryFrom,
+        moved,
+        queryFrom: keyset ? last : queryFrom,
         queryTo,
-        token: next,
+        token: keyset ? undefined : next,
         exhausted: next === undefined,
         syncedAt: options.now(),
       },
@@ -157,8 +202,12 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     }
     cursor = last;
     to = result.to;
-    token = next;
-    if (chain.delayMs > 0) await waitBeforePage(chain.delayMs, signal);
+    if (keyset) {
+      restart();
+    } else {
+      token = next;
+      if (chain.delayMs > 0) await waitBeforePage(chain.delayMs, signal);
+    }
   }
 }
 
@@ -170,24 +219,35 @@ export async function refreshBatch(ctx: RunContext, lease: SyncLease): Promise<b
   const { options, store, run, meter, signal } = ctx;
   const ids = await store.claimOpenTasks(run, lease, REFRESH_BATCH);
   if (ids.length === 0) return false;
-  const byRefs = (refs: readonly string[]) =>
-    options.client.tasks
-      .search(
-        { ...syncRequest(options), refs: refs.map((id) => ({ id })), pageSize: REFRESH_BATCH },
-        { signal },
-      )
-      .toArray();
+  let pages = 0;
+  // By refs, a page at a time: halved, as the windows' pages are, when an answer is too large.
+  const byRefs = async (refs: readonly string[]) => {
+    const views: TaskView[] = [];
+    for (let rest = refs; rest.length > 0; ) {
+      const size = ctx.pageSize.current;
+      const batch = rest.slice(0, size);
+      try {
+        const found = await options.client.tasks
+          .search({ ...syncRequest(options), refs: batch.map((id) => ({ id })), pageSize: size }, { signal })
+          .toArray();
+        views.push(...found);
+        pages += Math.ceil(found.length / size) || 1;
+        rest = rest.slice(size);
+      } catch (error) {
+        if (!(error instanceof ResponseTooLargeError && ctx.pageSize.halve(size, error))) throw error;
+      }
+    }
+    return views;
+  };
   const views = await byRefs(ids);
-  let pages = Math.ceil(views.length / REFRESH_BATCH) || 1;
-  let tasks = taskRows(views);
+  let tasks = taskRows(views, ctx.refuse);
   let missing = absent(ids, tasks);
   // A task missing from the answer is marked vanished (deleted): asked again first, so that one
   // glitch of the service (a null in the list, a task left out) does not delete a task from the copy.
   if (missing.length > 0) {
     const again = await byRefs(missing);
-    pages += 1;
     // One row an ID, should the service answer with a task twice.
-    tasks = taskRows([...views, ...again]);
+    tasks = taskRows([...views, ...again], ctx.refuse);
     missing = absent(missing, tasks);
   }
   const counts = await store.commitRefresh(run, { tasks, vanished: missing, syncedAt: options.now() }, lease);

@@ -7,10 +7,9 @@
  * @module
  */
 
-import { ConfigurationError } from '../../core/errors/errors.ts';
 import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
-import { isDamaged, SqliteFile } from '../../stores/sqlite-file.ts';
+import { SqliteFile } from '../../stores/sqlite-file.ts';
 import type { CopyKey, CopyQuery, CopyRecord } from '../copy-reader.ts';
 import type {
   CommitCounts,
@@ -26,6 +25,7 @@ import type {
   SyncWindowPlan,
 } from '../store.ts';
 import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './holder.ts';
+import { checkCopy, readRows } from './read.ts';
 import { putExpanded, upsertTasks } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
 import type { SqliteSyncStoreOptions } from './store.ts';
@@ -58,7 +58,7 @@ export class SqliteCopy implements SyncStore {
     });
     if (options.readOnly) {
       this.#heartbeat = undefined;
-      this.#checkCopy();
+      checkCopy(this.#file);
       return;
     }
     // Said from this thread, so that it goes on while the process's event loop is busy.
@@ -72,20 +72,14 @@ export class SqliteCopy implements SyncStore {
     this.#heartbeat.unref();
   }
 
-  /** A file opened to read must hold a task copy: said with what to do, rather than a failed query later. */
-  #checkCopy(): void {
-    try {
-      this.#file.sql('SELECT 1 FROM idgov_tasks LIMIT 1').get();
-    } catch (error) {
-      this.#file.close();
-      const path = this.#file.path;
-      throw new ConfigurationError(
-        isDamaged(error)
-          ? `${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`
-          : `${path} is a SQLite file but no task copy (${(error as Error).message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
-        { cause: error },
-      );
-    }
+  async endRun(run: SyncRun): Promise<void> {
+    this.#file.write(() => {
+      const ended = this.#file
+        .sql('DELETE FROM idgov_sync_runs WHERE id = ? AND finished_at IS NULL')
+        .run(run.id);
+      if (Number(ended.changes) > 0)
+        this.#file.sql('DELETE FROM idgov_sync_windows WHERE run_id = ?').run(run.id);
+    });
   }
 
   /** The database file. */
@@ -222,8 +216,9 @@ export class SqliteCopy implements SyncStore {
              (kind = 'incremental' AND EXISTS (SELECT 1 FROM idgov_tasks WHERE ${OPEN_UNSEEN.replaceAll('?', '?1')})) AS refresh
            FROM idgov_sync_runs WHERE id = ?1`,
         )
-        .get(run.id) as { finished: number; windows: number; refresh: number };
-      if (state.finished) return { finished: true, vanished: 0 };
+        .get(run.id) as { finished: number; windows: number; refresh: number } | undefined;
+      // A run gone (ended unfinished by a full run) is over too.
+      if (!state || state.finished) return { finished: true, vanished: 0 };
       if (state.windows || state.refresh) return { finished: false, vanished: 0 };
       let vanished = 0;
       if (run.kind === 'full') {
@@ -244,34 +239,7 @@ export class SqliteCopy implements SyncStore {
 
   /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
   async readRows(after: CopyKey | undefined, limit: number, query: CopyQuery): Promise<CopyRecord[]> {
-    const created = query.order === 'created';
-    const keyset = created ? "(coalesce(created_at, ''), id) > (?, ?)" : 'id > ?';
-    const key = created ? [after?.createdAt ?? '', after?.id ?? ''] : [after?.id ?? ''];
-    const rows = this.#file.read(() =>
-      this.#file
-        .sql(
-          `SELECT id, state, created_at, updated_at, deleted_at, vanished, synced_at, task FROM idgov_tasks
-           WHERE ${after ? keyset : '1'} AND (? IS NULL OR state = ?) AND (? OR deleted_at IS NULL)
-           ORDER BY ${created ? "coalesce(created_at, ''), id" : 'id'} LIMIT ?`,
-        )
-        .all(
-          ...(after ? key : []),
-          query.state ?? null,
-          query.state ?? null,
-          query.includeDeleted === true ? 1 : 0,
-          limit,
-        ),
-    ) as Array<Record<string, string | number | null>>;
-    return rows.map((row) => ({
-      id: String(row.id),
-      state: (row.state as string | null) ?? undefined,
-      createdAt: (row.created_at as string | null) ?? undefined,
-      updatedAt: (row.updated_at as string | null) ?? undefined,
-      deletedAt: (row.deleted_at as string | null) ?? undefined,
-      vanished: row.vanished === 1,
-      syncedAt: String(row.synced_at),
-      json: String(row.task),
-    }));
+    return readRows(this.#file, after, limit, query);
   }
 
   async release(): Promise<void> {

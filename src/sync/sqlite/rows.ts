@@ -7,7 +7,11 @@
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import type { ExpandedRow, SyncRun, TaskRow } from '../store.ts';
 
-/** Upserts `rows` (a newer `updatedAt` is never overwritten by an older); counts what changed. */
+/**
+ * Upserts `rows`, fetched by `run`: a later fetch replaces an earlier one, whatever the service's
+ * `updatedAt` says (its nodes' clocks differ), and a fetch of an earlier run than the one that last
+ * wrote a task (a writer late by a whole run) changes nothing. Counts what changed.
+ */
 export function upsertTasks(
   file: SqliteFile,
   run: SyncRun,
@@ -15,8 +19,7 @@ export function upsertTasks(
   syncedAt: string,
 ): { new: number; changed: number; deleted: number } {
   const counts = { new: 0, changed: 0, deleted: 0 };
-  const existing = file.sql('SELECT updated_at, deleted_at, task FROM idgov_tasks WHERE id = ?');
-  const seen = file.sql('UPDATE idgov_tasks SET seen_run = ?, synced_at = ? WHERE id = ?');
+  const existing = file.sql('SELECT seen_run, deleted_at, task FROM idgov_tasks WHERE id = ?');
   const put = file.sql(
     `INSERT INTO idgov_tasks (id, state, created_at, updated_at, deleted_at, vanished, synced_at, seen_run, task)
      VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
@@ -26,12 +29,9 @@ export function upsertTasks(
   );
   for (const row of rows) {
     const before = existing.get(row.id) as
-      | { updated_at: string | null; deleted_at: string | null; task: string }
+      | { seen_run: number; deleted_at: string | null; task: string }
       | undefined;
-    if (before?.updated_at && row.updatedAt && before.updated_at > row.updatedAt) {
-      seen.run(run.id, syncedAt, row.id);
-      continue;
-    }
+    if (before && before.seen_run > run.id) continue;
     put.run(
       row.id,
       row.state ?? null,

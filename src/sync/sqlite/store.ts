@@ -45,7 +45,7 @@ const THREAD = new URL(
   import.meta.url,
 );
 
-type Method = Exclude<keyof SyncStore, 'time'> | 'readRows';
+type Method = keyof SyncStore | 'readRows';
 
 /**
  * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
@@ -151,6 +151,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader {
   commitRefresh: SyncStore['commitRefresh'] = (run, batch, lease) =>
     this.#call('commitRefresh', run, batch, lease);
   finishRun: SyncStore['finishRun'] = (run, finishedAt) => this.#call('finishRun', run, finishedAt);
+  endRun: SyncStore['endRun'] = (run) => this.#call('endRun', run);
   release: SyncStore['release'] = () => this.#call('release');
 
   /**

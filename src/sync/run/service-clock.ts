@@ -1,0 +1,62 @@
+/**
+ * The one clock a run goes by: the service's. A run's start (the end of its creation-time range),
+ * its windows' ends and the next incremental run's reach come from it, so that a machine clock
+ * that runs fast or slow, or jumps when put right, loses no task. Read from the `Date` header of
+ * the run's first answer (to the second); a service whose answers carry none gives the newest
+ * creation time it shows instead.
+ *
+ * @module
+ */
+import { TaskSearchSortBy } from '../../../schemas/enums.ts';
+import type { ResolvedSyncOptions } from './options.ts';
+import { syncRequest } from './request.ts';
+import { copyTime } from './rows.ts';
+
+/**
+ * The time an answer's `Date` header gives (Unix ms), or undefined when it has none that reads: the
+ * last millisecond of the second it names, so that a task created in that second, before the
+ * answer, is inside a run that ends there.
+ */
+export function answerDate(headers: Headers): number | undefined {
+  const at = Date.parse(headers.get('date') ?? '');
+  return Number.isNaN(at) ? undefined : Math.floor(at / 1000) * 1000 + 999;
+}
+
+/** The service's time, as the first answer of a run that carried a `Date` header told it. */
+export class ServiceClock {
+  #at: number | undefined;
+  readonly #options: ResolvedSyncOptions;
+
+  constructor(options: ResolvedSyncOptions) {
+    this.#options = options;
+  }
+
+  /** Takes the service's time from `headers`, unless an earlier answer gave it. */
+  observe(headers: Headers): void {
+    this.#at ??= answerDate(headers);
+  }
+
+  /**
+   * The service's time: the one an answer gave, or else asked for with a search of the newest
+   * task; a service that tells neither (no `Date`, no task) leaves the machine's clock, said once.
+   */
+  async now(signal: AbortSignal | undefined): Promise<number> {
+    if (this.#at !== undefined) return this.#at;
+    const options = this.#options;
+    const request = {
+      ...syncRequest(options),
+      sortBy: TaskSearchSortBy.REVERSE_CREATED_AT,
+      pageSize: 10,
+      expandMask: undefined,
+    };
+    const { data, response } = await options.client.tasks.search(request, { signal }).withResponse();
+    this.observe(response.headers);
+    if (this.#at !== undefined) return this.#at;
+    const newest = data.list?.map((view) => copyTime(view?.task?.createdAt)).find((at) => at !== undefined);
+    if (newest !== undefined) return Date.parse(newest);
+    options.logger.warn(
+      "task sync: the service's answers carry no Date header and it holds no task: this run goes by this machine's clock",
+    );
+    return options.now();
+  }
+}
