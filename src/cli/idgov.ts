@@ -74,7 +74,17 @@ program
     'with --postgres: the prefix of the tables, optionally schema.prefix (default: idgov)',
   )
   .option('--concurrency <n>', 'cursors paging at once', wholeNumber(1, 64), 8)
-  .option('--full', 'page every task again, and mark the tasks that vanished', false)
+  .option(
+    '--page-size <n>',
+    'tasks a page (halved by itself when an answer passes the size limit)',
+    wholeNumber(10, 100),
+    100,
+  )
+  .option(
+    '--full',
+    'page every task again, and mark the tasks that vanished (an unfinished run is ended first: what it committed stays)',
+    false,
+  )
   .option(
     '--retries <n>',
     'tries again of a request the service refused for now (429, 5xx) or a dropped connection',
@@ -93,6 +103,7 @@ program
       postgres?: string;
       table?: string;
       concurrency: number;
+      pageSize: number;
       full: boolean;
       lease: number;
       retries: number;

@@ -14,6 +14,8 @@ export interface SyncCommandOptions {
   readonly postgres?: string | undefined;
   readonly table?: string | undefined;
   readonly concurrency: number;
+  /** Tasks a page. */
+  readonly pageSize: number;
   readonly full: boolean;
   /** The lease of a window, in seconds. */
   readonly lease: number;
@@ -91,6 +93,7 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
     client,
     store,
     concurrency: options.concurrency,
+    pageSize: options.pageSize,
     leaseMs: options.lease * 1000,
   });
   const stop = new AbortController();

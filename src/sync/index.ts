@@ -8,7 +8,13 @@
  */
 export type { HookHandlers, Hooks } from '../core/hooks.ts';
 export type { CopiedTask, CopyQuery, CopyReader, CopyRecord } from './copy-reader.ts';
-export type { SyncEvents, SyncProgress, SyncSummary, SyncWindowEvent } from './run/events.ts';
+export type {
+  SyncEvents,
+  SyncProgress,
+  SyncSummary,
+  SyncWaitingEvent,
+  SyncWindowEvent,
+} from './run/events.ts';
 export type { SyncFilter, TaskSyncOptions } from './run/options.ts';
 export { TaskSync } from './run/task-sync.ts';
 export type {
@@ -16,9 +22,11 @@ export type {
   CopyIdentity,
   CopyState,
   ExpandedRow,
+  HeldLease,
   PageCommit,
   PageCommitResult,
   RefreshBatch,
+  RunEnd,
   SyncLease,
   SyncRun,
   SyncStore,

@@ -6,6 +6,17 @@
  * @module
  */
 
+import type { CommitCounts, PageCommit, PageCommitResult, RefreshBatch } from './store-rows.ts';
+
+export type {
+  CommitCounts,
+  ExpandedRow,
+  PageCommit,
+  PageCommitResult,
+  RefreshBatch,
+  TaskRow,
+} from './store-rows.ts';
+
 /**
  * Which copy a store holds: a sync for another tenant or another filter is refused, so that two
  * copies never mix in one database.
@@ -52,33 +63,6 @@ export interface SyncWindowPlan {
   readonly from: number;
   readonly to: number;
   readonly actedAfter?: number | undefined;
-}
-
-/**
- * One task as the copy keeps it: the columns users query, and the task's JSON as received.
- *
- * @group Task sync
- */
-export interface TaskRow {
-  readonly id: string;
-  readonly state: string | undefined;
-  /** ISO 8601 UTC with milliseconds, so that text order is time order. */
-  readonly createdAt: string | undefined;
-  readonly updatedAt: string | undefined;
-  readonly deletedAt: string | undefined;
-  /** The task's JSON as the service sent it. */
-  readonly json: string;
-}
-
-/**
- * An expanded object a search returned, kept by its `@type` and ID.
- *
- * @group Task sync
- */
-export interface ExpandedRow {
-  readonly type: string;
-  readonly id: string;
-  readonly json: string;
 }
 
 /**
@@ -130,68 +114,29 @@ export interface CopyState {
 }
 
 /**
- * How many tasks a commit added, changed or marked deleted.
+ * A live lease on a run's work, held by another cursor or worker.
  *
  * @group Task sync
  */
-export interface CommitCounts {
-  readonly new: number;
-  readonly changed: number;
-  readonly deleted: number;
+export interface HeldLease {
+  /** Who holds it: the worker's name and its cursor. */
+  readonly holder: string;
+  /** When it runs out, in Unix ms by the store's clock, unless its holder renews it. */
+  readonly until: number;
 }
 
 /**
- * A page of a window to commit: its tasks and expanded objects, and where the window's query stands
- * after it.
+ * What {@link SyncStore.finishRun} found.
  *
  * @group Task sync
  */
-export interface PageCommit {
-  readonly tasks: readonly TaskRow[];
-  readonly expanded: readonly ExpandedRow[];
-  /** The creation time of the page's last task inside the query (Unix ms): the window's new cursor. */
-  readonly cursor: number;
-  /** Whether the page moved the cursor (false in a burst of tasks created at one instant). */
-  readonly moved: boolean;
-  readonly queryFrom: number;
-  readonly queryTo: number;
-  /** The query's next page, or undefined when it has none. */
-  readonly token: string | undefined;
-  /** The query has no page left: the window is done. */
-  readonly exhausted: boolean;
-  /**
-   * The window ends because the service refused its `includeActedAfter`: the run no longer
-   * counts as one that saw the tasks acted on (its `acted_after_ms` is cleared).
-   */
-  readonly actedCut?: boolean;
-  /** When the page was fetched (Unix ms). */
-  readonly syncedAt: number;
-}
-
-/**
- * What committing a page did: the window's end as it is now (a split may have moved it), whether
- * the window is done, and `lost` (nothing written) when another holder took it.
- *
- * @group Task sync
- */
-export interface PageCommitResult {
-  readonly to: number;
-  readonly done: boolean;
-  readonly lost: boolean;
-  readonly counts: CommitCounts;
-}
-
-/**
- * A batch of the refresh of open tasks to commit: the tasks the service returned, and the IDs it
- * did not (to mark deleted, `vanished`).
- *
- * @group Task sync
- */
-export interface RefreshBatch {
-  readonly tasks: readonly TaskRow[];
-  readonly vanished: readonly string[];
-  /** When the batch was fetched (Unix ms). */
-  readonly syncedAt: number;
+export interface RunEnd {
+  /** The run is over, ended by this call or another's. */
+  readonly finished: boolean;
+  /** Tasks this call marked vanished. */
+  readonly vanished: number;
+  /** While it is not over: the live leases on its work, one a holder (the latest ending). */
+  readonly held?: readonly HeldLease[] | undefined;
 }
 
 /**
@@ -253,12 +198,10 @@ export interface SyncStore {
    * Ends `run` if no work of it is left (every window done; for an incremental run, every open task
    * refreshed), once: of the workers that try, one ends it; after a full run, tasks it did not see
    * are marked deleted and vanished. `finished` says whether the run is over (by this call or
-   * another's); `vanished`, how many tasks this call marked.
+   * another's); `vanished`, how many tasks this call marked; `held`, while it is not over, the live
+   * leases on its work (what the caller waits for).
    */
-  finishRun(
-    run: SyncRun,
-    finishedAt: number,
-  ): Promise<{ readonly finished: boolean; readonly vanished: number }>;
+  finishRun(run: SyncRun, finishedAt: number): Promise<RunEnd>;
   /**
    * Ends `run` where it stands, unfinished (a full run was asked for): what it committed stays,
    * its windows and its record go, so that it counts as no run (not as the last one an
@@ -266,6 +209,14 @@ export interface SyncStore {
    * or finished is left as it is. Afterwards `finishRun` says such a run is over.
    */
   endRun(run: SyncRun): Promise<void>;
+  /**
+   * Renews, by the store's clock, every lease `holders` hold (windows and batches of open tasks)
+   * for `ms` more: the heartbeat of a worker's work in hand. Resolves with the holders that still
+   * hold something; one missing lost its work to another holder (its lease had run out).
+   */
+  renewLeases(holders: readonly string[], ms: number): Promise<string[]>;
+  /** Ends every lease `holders` hold (a worker stopping): their work is free to take at once. */
+  endLeases(holders: readonly string[]): Promise<void>;
   /** Lets the copy go for another sync (the end of a run). */
   release(): Promise<void>;
   /** Lets the copy go and closes the database. */

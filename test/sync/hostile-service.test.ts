@@ -181,7 +181,13 @@ describe('a service that answers oddly', () => {
   });
 
   it('a page token answered with itself: a PaginationError, not paging forever', async () => {
-    const tenant = new FakeTenant({ history: 600, seed: 5 });
+    // Tokens are followed only through a burst (past a page, a request starts again from its last
+    // creation time): one of 300 tasks created at one instant.
+    const tenant = new FakeTenant({ tasks: 600, seed: 5 });
+    for (let i = 0; i < 300; i++) {
+      const task = tenant.tasks[i] as WireTask;
+      tenant.tasks[i] = { ...task, createdAt: '2026-05-01T08:00:00.000Z' };
+    }
     await withTenant(tenant, async () => {
       const { client, calls } = clientOf(tenant, (request, answer) =>
         request.pageToken ? { ...answer, nextPageToken: request.pageToken } : answer,
@@ -654,7 +660,7 @@ describe.skipIf(!pg)('tasks PostgreSQL cannot store as sent', () => {
     }
   }, 60_000);
 
-  it('a lone surrogate, a NUL in an ID and a year out of range are stored, not a failure at every run', async () => {
+  it('a lone surrogate in a name and a year out of range are stored, a NUL in an ID left out: not a failure at every run', async () => {
     const tenant = new FakeTenant({ history: 30, seed: 10 });
     const [a, b, c] = tenant.tasks;
     Object.assign(a as WireTask, { displayName: 'broken \ud800 name' });
@@ -669,11 +675,13 @@ describe.skipIf(!pg)('tasks PostgreSQL cannot store as sent', () => {
       });
       await store.migrate();
       const sync = syncOf(clientOf(tenant).client, store, 1);
-      expect((await sync.run()).tasksNew).toBe(30);
+      // The task with a NUL in its ID is left out (real-operations.test.ts: never marked vanished).
+      expect((await sync.run()).tasksNew).toBe(29);
       const names = [];
       for await (const copied of store.tasks({ includeDeleted: true })) names.push(copied.task.id);
       await sync.close();
-      expect(names).toContain('bad\ufffdid');
+      expect(names).toHaveLength(29);
+      expect(names.some((id) => id?.startsWith('bad'))).toBe(false);
     });
   });
 });

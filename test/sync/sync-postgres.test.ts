@@ -103,10 +103,12 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     try {
       const gone = worker(slow, prefix, { leaseMs: 1_000, concurrency: 2 });
       await gone.store.migrate();
+      // Gone as a crashed process is: it never gives its leases up (a clean stop does, below).
+      gone.store.endLeases = async () => {};
       const stop = new AbortController();
       let pages = 0;
       gone.sync.hooks.on('progress', () => {
-        if (++pages === 5) stop.abort(); // stops between pages, leaving its leases behind as a crash would
+        if (++pages === 5) stop.abort();
       });
       expect((await gone.sync.run({ signal: stop.signal })).complete).toBe(false);
       const held = await sql<{ n: string }>(
@@ -146,6 +148,34 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
       expect(late.lost).toBe(true);
     } finally {
       await closeSlow();
+    }
+  });
+
+  it('a worker stopped by its signal gives its leases up: the next one takes its windows at once', async () => {
+    const prefix = newPrefix();
+    const tenant = new FakeTenant({ history: 1_500, seed: 33, latencyMs: 20 });
+    const { close } = await tenant.listen();
+    try {
+      const first = worker(tenant, prefix, { concurrency: 2 }); // the default lease: 15 s
+      await first.store.migrate();
+      const stop = new AbortController();
+      let pages = 0;
+      first.sync.hooks.on('progress', () => {
+        if (++pages === 5) stop.abort();
+      });
+      expect((await first.sync.run({ signal: stop.signal })).complete).toBe(false);
+      const held = await sql<{ n: string }>(
+        `SELECT count(*) AS n FROM ${prefix}_sync_windows WHERE lease_token IS NOT NULL`,
+      );
+      expect(Number(held[0]?.n)).toBe(0);
+      const started = Date.now();
+      expect(await worker(tenant, prefix).sync.run()).toMatchObject({ complete: true, resumed: true });
+      expect(Date.now() - started).toBeLessThan(10_000); // not a lease of 15 s waited out
+      expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual(
+        [],
+      );
+    } finally {
+      await close();
     }
   });
 

@@ -304,7 +304,7 @@ for (const kind of kinds) {
 
       const second = await store.beginRun('full', T0 + DAY, [{ from: T0 - DAY, to: T0 + DAY }]);
       const w2 = await store.claimWindow(second, lease('a'));
-      expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: false, vanished: 0 });
+      expect(await store.finishRun(second, T0 + DAY)).toMatchObject({ finished: false, vanished: 0 });
       await store.commitPage(
         second,
         w2 as never,

@@ -5,7 +5,7 @@
  */
 
 // The service treats 1..9 (and anything below) as 10 and anything above 100 as 100; 0 means its default.
-const MIN_PAGE_SIZE = 10;
+export const MIN_PAGE_SIZE = 10;
 /** The largest page the service sends. */
 export const MAX_PAGE_SIZE = 100;
 

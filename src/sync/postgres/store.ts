@@ -23,15 +23,19 @@ import type {
   CommitCounts,
   CopyIdentity,
   CopyState,
+  HeldLease,
   PageCommit,
   PageCommitResult,
   RefreshBatch,
+  RunEnd,
   SyncLease,
   SyncRun,
   SyncStore,
   SyncWindow,
   SyncWindowPlan,
 } from '../store.ts';
+import { endLeasesSql, heldLeasesSql, renewLeasesSql } from './leases.ts';
+import { readBatch } from './read.ts';
 import { counted, NOW, type PgQuery, tasksParameter, UPSERT_COUNTS, upsertTasksSql } from './rows.ts';
 import { beginRun, openCopy, unfinishedRun } from './runs.ts';
 import {
@@ -165,7 +169,12 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
     // here): the two touch different rows, as one statement must.
     const { rows } = await this.#query<{ new: string; changed: string; deleted: string; gone: string }>(
       'committing a refresh',
-      `WITH ${upsertTasksSql(t, { tasks: '$1', syncedAt: '$2::timestamptz', run: '$3::bigint' })},
+      `WITH ${upsertTasksSql(
+        t,
+        { tasks: '$1', syncedAt: '$2::timestamptz', run: '$3::bigint' },
+        // Only the tasks this lease still holds: a holder whose lease ran out and passed on writes nothing.
+        `r.id IN (SELECT id FROM ${t.tasks} WHERE lease_token = $5)`,
+      )},
        gone AS (UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, $2::timestamptz), vanished = true,
                   synced_at = $2::timestamptz, ${FREE_SQL}
                 WHERE id = ANY($4::text[]) AND deleted_at IS NULL AND lease_token = $5 RETURNING 1)
@@ -177,12 +186,14 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
     return { ...counts, deleted: counts.deleted + Number(row.gone) };
   }
 
-  async finishRun(
-    run: SyncRun,
-    finishedAt: number,
-  ): Promise<{ readonly finished: boolean; readonly vanished: number }> {
+  async finishRun(run: SyncRun, finishedAt: number): Promise<RunEnd> {
     const t = this.#t;
-    const { rows } = await this.#query<{ ended: boolean; vanished: string; before: boolean }>(
+    const { rows } = await this.#query<{
+      ended: boolean;
+      vanished: string;
+      before: boolean;
+      held: HeldLease[] | null;
+    }>(
       'ending a run',
       `WITH r AS (
          UPDATE ${t.runs} SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL
@@ -194,11 +205,31 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
          WHERE EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND seen_run <> $1 AND NOT vanished RETURNING 1),
        d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
        SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v) AS vanished,
-              coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before`,
+              coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before,
+              ${heldLeasesSql(t, '$1')} AS held`,
       [run.id, finishedAt],
     );
     const row = rows[0];
-    return { finished: Boolean(row?.ended || row?.before), vanished: Number(row?.vanished ?? 0) };
+    const finished = Boolean(row?.ended || row?.before);
+    return {
+      finished,
+      vanished: Number(row?.vanished ?? 0),
+      ...(finished
+        ? {}
+        : { held: (row?.held ?? []).map((h) => ({ holder: h.holder, until: Number(h.until) })) }),
+    };
+  }
+
+  async renewLeases(holders: readonly string[], ms: number): Promise<string[]> {
+    const { rows } = await this.#query<{ holder: string }>('renewing leases', renewLeasesSql(this.#t), [
+      [...holders],
+      ms,
+    ]);
+    return rows.map((row) => row.holder);
+  }
+
+  async endLeases(holders: readonly string[]): Promise<void> {
+    await this.#query('ending leases', endLeasesSql(this.#t), [[...holders]]);
   }
 
   async endRun(run: SyncRun): Promise<void> {
@@ -229,43 +260,8 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
     return readTasks(this.#readBatch, query);
   }
 
-  readonly #readBatch: ReadBatch = async (after, limit, query) => {
-    const created = query.order === 'created';
-    const { rows } = await this.#query<{
-      id: string;
-      state: string | null;
-      created_at: Date | null;
-      updated_at: Date | null;
-      deleted_at: Date | null;
-      vanished: boolean;
-      synced_at: Date;
-      task: string;
-    }>(
-      'reading the copy',
-      `SELECT id, state, created_at, updated_at, deleted_at, vanished, synced_at, task::text AS task
-       FROM ${this.#t.tasks}
-       WHERE ($1::text IS NULL OR state = $1) AND ($2 OR deleted_at IS NULL)
-         AND ($4::text IS NULL OR ${created ? "(coalesce(created_at, '-infinity'), id) > ($5::timestamptz, $4)" : 'id > $4'})
-       ORDER BY ${created ? "coalesce(created_at, '-infinity'), id" : 'id'} LIMIT $3`,
-      [
-        query.state ?? null,
-        query.includeDeleted === true,
-        limit,
-        after?.id ?? null,
-        ...(created ? [after?.createdAt || '-infinity'] : []),
-      ],
-    );
-    return rows.map((row) => ({
-      id: row.id,
-      state: row.state ?? undefined,
-      createdAt: row.created_at?.toISOString(),
-      updatedAt: row.updated_at?.toISOString(),
-      deletedAt: row.deleted_at?.toISOString(),
-      vanished: row.vanished,
-      syncedAt: row.synced_at.toISOString(),
-      json: row.task,
-    }));
-  };
+  readonly #readBatch: ReadBatch = (after, limit, query) =>
+    readBatch(this.#query, this.#t, after, limit, query);
 
   /** Nothing to let go: workers share the copy, and their leases run out by themselves. */
   async release(): Promise<void> {}

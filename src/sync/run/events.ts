@@ -49,7 +49,10 @@ export interface SyncProgress {
   /** Windows finished, and known to be left (free or being paged). */
   readonly windowsDone: number;
   readonly windowsLeft: number;
-  /** Share of the run's creation-time range covered so far, from 0 to 1 (its refresh of open tasks aside). */
+  /**
+   * Share of the run's creation-time range covered so far, from 0 to 1 (its refresh of open tasks
+   * aside); it never goes back, even when a dead worker's window is taken over from its last page.
+   */
   readonly covered: number;
   /** Tasks a second, over this call. */
   readonly tasksPerSecond: number;
@@ -73,6 +76,19 @@ export interface SyncWindowEvent {
 }
 
 /**
+ * A cursor waits for work another worker (or another cursor) holds: told once for each holder a
+ * worker waits on, with when its lease runs out unless its holder renews it.
+ *
+ * @group Task sync
+ */
+export interface SyncWaitingEvent {
+  /** Who holds the work: the worker's name, its random suffix and its cursor. */
+  readonly holder: string;
+  /** When the lease runs out unless renewed, ISO 8601 (by the store's clock). */
+  readonly until: string;
+}
+
+/**
  * The events a {@link TaskSync} tells its hooks.
  *
  * @group Task sync
@@ -82,6 +98,8 @@ export interface SyncEvents {
   readonly progress: SyncProgress;
   /** A window was claimed, split or finished. */
   readonly window: SyncWindowEvent;
+  /** A cursor waits for work another holds (once a holder). */
+  readonly waiting: SyncWaitingEvent;
   /** A run ended (complete or stopped). */
   readonly runEnd: SyncSummary;
 }

@@ -60,12 +60,17 @@ export interface TaskSyncOptions {
   /** What is logged. Default: `IDGOV_LOG`, else `warn` (to stderr). */
   readonly logLevel?: LogLevel | undefined;
   /**
-   * How long a cursor holds its window (or batch of open tasks) after each page, in ms: a worker
-   * that dies holding one hands it on once this runs out, and one that takes longer over a page
-   * (retries included) loses it to another, which repeats the page. From 1,000 to 3,600,000.
-   * Default 2 minutes.
+   * How long a cursor's hold on its window (or batch of open tasks) lasts after its last heartbeat,
+   * in ms: a worker renews what it holds every third of this while it works (a slow page in flight
+   * included), so a live worker never loses its work, and a dead one's passes on this long after it
+   * was last heard from. From 1,000 to 3,600,000. Default 15 seconds.
    */
   readonly leaseMs?: number | undefined;
+  /**
+   * Names this worker in the leases it holds, and so in what other workers say while they wait for
+   * it (`host-3 pid 4242`). Default `worker`; a random suffix keeps two of one name apart.
+   */
+  readonly workerName?: string | undefined;
   /**
    * This machine's clock, in Unix ms: of `synced_at`, and of a run's start only when the service
    * tells no time (a run goes by the service's clock: the `Date` of its answers). Default `Date.now`.
@@ -85,12 +90,20 @@ export interface ResolvedSyncOptions {
   readonly pageSize: number;
   readonly overlapMs: number;
   readonly leaseMs: number;
+  readonly workerName: string;
   readonly hooks: Hooks<SyncEvents>;
   readonly logger: Logger;
   readonly now: () => number;
 }
 
 const FILTER_FIELDS = ['taskTypes', 'applicationIds', 'appEntitlementIds'] as const;
+
+/**
+ * The default lease: renewed every 5 s, it declares a dead worker so 15 s after its last heartbeat,
+ * and lets a live one miss two heartbeats (a pause of the process, a database failing over) before
+ * it stops its work.
+ */
+export const DEFAULT_LEASE_MS = 15_000;
 
 /** JSON with object keys sorted, so that one filter always reads the same. */
 function canonical(value: unknown): string {
@@ -140,7 +153,8 @@ export function resolveSyncOptions(options: TaskSyncOptions): ResolvedSyncOption
     expand: [...(options.expand ?? [])],
     pageSize: checkedNumber('pageSize', options.pageSize, 10, 100, 100),
     overlapMs: checkedNumber('overlapMs', options.overlapMs, 0, 7 * 24 * 3_600_000, 10 * 60_000),
-    leaseMs: checkedNumber('leaseMs', options.leaseMs, 1_000, 3_600_000, 2 * 60_000),
+    leaseMs: checkedNumber('leaseMs', options.leaseMs, 1_000, 3_600_000, DEFAULT_LEASE_MS),
+    workerName: options.workerName ?? 'worker',
     hooks: new Hooks<SyncEvents>(logger, options.hooks),
     logger,
     now: options.now ?? Date.now,

@@ -1,12 +1,14 @@
 /**
- * How many tasks a run asks for a page: the option's, halved (down to 1) for the rest of the run
- * each time an answer passes the client's `maxResponseBytes`, so that huge tasks slow a run down
- * rather than fail every one. Said once a run.
+ * How many tasks a run asks for a page: the option's, halved for the rest of the run each time an
+ * answer passes the client's `maxResponseBytes`, down to the service's smallest page (10: it takes
+ * any smaller size as 10), so that huge tasks slow a run down rather than fail every one. Said
+ * once a run.
  *
  * @module
  */
 import type { ResponseTooLargeError } from '../../core/errors/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { MIN_PAGE_SIZE } from '../../core/paging/cursor.ts';
 
 /** A run's page size, shared by its cursors. */
 export class PageSize {
@@ -26,12 +28,12 @@ export class PageSize {
 
   /**
    * An answer to a request of `asked` tasks was too large: halves the page size (unless another
-   * cursor already made it smaller than `asked`). False when a page of one task is too large: then
+   * cursor already made it smaller than `asked`). False when the smallest page is too large: then
    * only a larger `maxResponseBytes` helps, and the error stands.
    */
   halve(asked: number, error: ResponseTooLargeError): boolean {
-    if (asked <= 1) return false;
-    const half = Math.floor(asked / 2);
+    if (asked <= MIN_PAGE_SIZE) return false;
+    const half = Math.max(MIN_PAGE_SIZE, Math.floor(asked / 2));
     if (half < this.#current) this.#current = half;
     if (!this.#told) {
       this.#told = true;

@@ -5,6 +5,7 @@
  * @module
  */
 import type { CopyState, SyncWindowPlan } from '../store.ts';
+import { CLOCK_GRAIN_MS } from './service-clock.ts';
 
 /**
  * The first windows of a full run: `from..to` in `count` equal stretches of time, sharing their
@@ -26,14 +27,17 @@ export function firstWindows(from: number | undefined, to: number, count: number
  * holds older tasks and `applies()` says the service applies `includeActedAfter`, one of those
  * acted on since the last run that saw such tasks started (less the overlap). One each, split only
  * where their first pages find tasks: their stretches of time are mostly empty. The run starts at
- * `now()`, the service's time, asked after the probe, whose answer may have told it.
+ * `now()`, the service's time, asked after the probe, whose answer may have told it. The reach back
+ * is the overlap and a second more: the service's clock is told to the second.
  */
 export async function incrementalWindows(
   copy: CopyState,
-  overlapMs: number,
+  overlap: number,
   applies: () => Promise<boolean>,
   now: () => Promise<number>,
 ): Promise<{ readonly startedAt: number; readonly windows: SyncWindowPlan[] }> {
+  // The last run's end may be up to a second past the service's clock when it paged there.
+  const overlapMs = overlap + CLOCK_GRAIN_MS;
   const last = copy.lastRunStartedAt;
   const earliest = copy.earliestCreatedAt;
   const since = last === undefined ? undefined : last - overlapMs;

@@ -1,6 +1,7 @@
 import type { Hooks } from '../../core/hooks.ts';
+import type { Logger } from '../../core/logger.ts';
 import { isoTime } from '../../internal/time.ts';
-import type { CommitCounts, SyncRun, SyncWindow } from '../store.ts';
+import type { CommitCounts, HeldLease, SyncRun, SyncWindow } from '../store.ts';
 import type { SyncEvents, SyncSummary, SyncWindowEvent } from './events.ts';
 
 /**
@@ -22,6 +23,9 @@ export class SyncProgressMeter {
   // Creation time covered, and each window's time left, by window ID: the estimate's inputs.
   #coveredMs = 0;
   readonly #left = new Map<number, number>();
+  // The share last told: a window taken over from a dead worker adds time left, which must not move it back.
+  #covered = 0;
+  readonly #toldWaiting = new Set<string>();
 
   constructor(hooks: Hooks<SyncEvents>, run: SyncRun) {
     this.#hooks = hooks;
@@ -71,7 +75,9 @@ export class SyncProgressMeter {
       const elapsed = (performance.now() - this.#started) / 1000;
       let leftMs = 0;
       for (const ms of this.#left.values()) leftMs += ms;
-      const covered = this.#coveredMs + leftMs > 0 ? this.#coveredMs / (this.#coveredMs + leftMs) : 1;
+      const share = this.#coveredMs + leftMs > 0 ? this.#coveredMs / (this.#coveredMs + leftMs) : 1;
+      const covered = Math.max(this.#covered, share);
+      this.#covered = covered;
       return {
         pages: this.#pages,
         tasks: this.#tasks,
@@ -82,6 +88,18 @@ export class SyncProgressMeter {
         etaMs: covered > 0 && covered < 1 ? ((elapsed * 1000) / covered) * (1 - covered) : undefined,
       };
     });
+  }
+
+  /** Cursors wait for work these leases hold: each holder told once, to the `waiting` hook and the log. */
+  waiting(held: readonly HeldLease[], logger: Logger): void {
+    for (const { holder, until } of held) {
+      if (this.#toldWaiting.has(holder)) continue;
+      this.#toldWaiting.add(holder);
+      logger.info(
+        `task sync: waiting for work held by ${holder}, whose lease runs out at ${isoTime(until)} unless renewed`,
+      );
+      this.#hooks.emit('waiting', () => ({ holder, until: isoTime(until) }));
+    }
   }
 
   /** The summary of a run stopped before it was begun or resumed: nothing done, its kind the one it would have been. */

@@ -13,13 +13,17 @@ import { syncRequest } from './request.ts';
 import { copyTime } from './rows.ts';
 
 /**
- * The time an answer's `Date` header gives (Unix ms), or undefined when it has none that reads: the
- * last millisecond of the second it names, so that a task created in that second, before the
- * answer, is inside a run that ends there.
+ * How finely the service's clock is told: `Date` names a second. A run ends at the last millisecond
+ * of the second its clock named, so that a task created in that second before the answer is inside
+ * it; the next run reaches back this much more than its overlap, for the tasks created in that
+ * second after the run paged past it.
  */
+export const CLOCK_GRAIN_MS = 1_000;
+
+/** The time an answer's `Date` header gives (Unix ms: the last of its second), or undefined when it has none that reads. */
 export function answerDate(headers: Headers): number | undefined {
   const at = Date.parse(headers.get('date') ?? '');
-  return Number.isNaN(at) ? undefined : Math.floor(at / 1000) * 1000 + 999;
+  return Number.isNaN(at) ? undefined : Math.floor(at / CLOCK_GRAIN_MS) * CLOCK_GRAIN_MS + CLOCK_GRAIN_MS - 1;
 }
 
 /** The service's time, as the first answer of a run that carried a `Date` header told it. */

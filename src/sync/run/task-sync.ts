@@ -11,7 +11,8 @@ import { patientStore } from './patient-store.ts';
 import { firstWindows, incrementalWindows } from './plan.ts';
 import { SyncProgressMeter } from './progress.ts';
 import { ServiceClock } from './service-clock.ts';
-import { earliestTask, pageWindow, type RunContext, refreshBatch } from './work.ts';
+import { earliestTask, pageWindow, REFRESH_BATCH, type RunContext, refreshTasks } from './work.ts';
+import { WorkerLeases } from './worker-leases.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a
 // few instants, and tasks sharing one instant can only be paged with tokens.
@@ -158,32 +159,49 @@ export class TaskSync {
     return meter.summary(complete, performance.now() - started);
   }
 
-  /** The run's work, by every cursor, until the run is over. */
+  /** The run's work, by every cursor, until the run is over; a stop ends the leases its cursors hold. */
   async #work(ctx: RunContext, stop: AbortController): Promise<void> {
-    const worker = crypto.randomUUID();
-    await Promise.all(
-      Array.from({ length: this.#options.concurrency }, (_, i) =>
-        this.#cursor(ctx, { holder: `${worker}/${i}`, ms: this.#options.leaseMs }).catch((error: unknown) => {
-          stop.abort(error);
-          throw error;
-        }),
-      ),
-    );
+    const worker = `${this.#options.workerName} #${crypto.randomUUID().slice(0, 8)}`;
+    const leases = new WorkerLeases(this.#options.store, this.#options.leaseMs, this.#options.logger);
+    const holders = Array.from({ length: this.#options.concurrency }, (_, i) => `${worker}/${i}`);
+    try {
+      await Promise.all(
+        holders.map((holder) =>
+          this.#cursor(ctx, { holder, ms: this.#options.leaseMs }, leases, worker).catch((error: unknown) => {
+            stop.abort(error);
+            throw error;
+          }),
+        ),
+      );
+    } finally {
+      // Stopped or failed: the work in hand is free for the next worker at once, not a lease later.
+      await leases.stop(holders).catch((error: unknown) => {
+        this.#options.logger.warn(
+          `task sync: could not give up its leases (${(error as Error)?.message ?? error}); its work passes on when they run out`,
+        );
+      });
+    }
     if (ctx.signal.aborted) throw new AbortError('The sync was stopped.', { cause: ctx.signal.reason });
   }
 
   /**
    * One cursor, until the run is over: pages a free window (a dead worker's included, once its
    * lease ran out); else splits the largest; else refreshes a batch of open tasks; else ends the
-   * run, or, while other cursors or workers still hold work, waits for them.
+   * run, or, while other cursors or workers still hold work, waits for them, saying for whom.
    */
-  async #cursor(ctx: RunContext, lease: SyncLease): Promise<void> {
+  async #cursor(ctx: RunContext, lease: SyncLease, leases: WorkerLeases, worker: string): Promise<void> {
     const { store, run, meter, signal, bell } = ctx;
     while (!signal.aborted) {
       const window = await store.claimWindow(run, lease);
       if (window) {
         meter.window('claimed', window);
-        await pageWindow(ctx, window, lease);
+        await holding(
+          ctx,
+          lease,
+          leases,
+          (held) => pageWindow(held, window, lease),
+          () => meter.window('lost', window),
+        );
         bell.ring();
         continue;
       }
@@ -192,7 +210,15 @@ export class TaskSync {
         meter.window('split', undefined);
         continue;
       }
-      if (run.kind === 'incremental' && (await refreshBatch(ctx, lease))) {
+      const ids = run.kind === 'incremental' ? await store.claimOpenTasks(run, lease, REFRESH_BATCH) : [];
+      if (ids.length > 0) {
+        await holding(
+          ctx,
+          lease,
+          leases,
+          (held) => refreshTasks(held, lease, ids),
+          () => {},
+        );
         bell.ring();
         continue;
       }
@@ -204,7 +230,33 @@ export class TaskSync {
       }
       // Work is left that others hold: wait until a cursor here finishes some, or another
       // worker's may have (or its lease run out).
+      meter.waiting(
+        (end.held ?? []).filter((held) => !held.holder.startsWith(`${worker}/`)),
+        this.#options.logger,
+      );
       await bell.wait(Math.min(1_000, this.#options.leaseMs / 10), signal);
     }
+  }
+}
+
+/**
+ * Does `work` while `lease` holds it, renewed by the worker's heartbeat: work whose lease is lost
+ * stops (its requests abort) and `lost` is told, rather than the run failing.
+ */
+async function holding(
+  ctx: RunContext,
+  lease: SyncLease,
+  leases: WorkerLeases,
+  work: (ctx: RunContext) => Promise<void>,
+  lost: () => void,
+): Promise<void> {
+  const gone = leases.hold(lease);
+  try {
+    await work({ ...ctx, signal: AbortSignal.any([ctx.signal, gone]) });
+  } catch (error) {
+    if (ctx.signal.aborted || !gone.aborted) throw error;
+    lost();
+  } finally {
+    leases.release(lease);
   }
 }

@@ -22,8 +22,8 @@ import { syncRequest } from './request.ts';
 import { copyTime, expandedRows, taskRows } from './rows.ts';
 import type { ServiceClock } from './service-clock.ts';
 
-// Refs asked for at once when refreshing the tasks the copy holds as open.
-const REFRESH_BATCH = 100;
+/** Open tasks a cursor claims at once to refresh. */
+export const REFRESH_BATCH = 100;
 
 // Runs already told that their service refused includeActedAfter in the middle of the pass.
 const toldRefused = new WeakSet<RunContext>();
@@ -212,13 +212,11 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
 }
 
 /**
- * Refreshes a batch of the tasks the copy holds as open (claimed under `lease`), committed in one
- * transaction; false when no batch is left to claim.
+ * Refreshes `ids`, a batch of the tasks the copy holds as open claimed under `lease`, committed in
+ * one transaction.
  */
-export async function refreshBatch(ctx: RunContext, lease: SyncLease): Promise<boolean> {
+export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: readonly string[]): Promise<void> {
   const { options, store, run, meter, signal } = ctx;
-  const ids = await store.claimOpenTasks(run, lease, REFRESH_BATCH);
-  if (ids.length === 0) return false;
   let pages = 0;
   // By refs, a page at a time: halved, as the windows' pages are, when an answer is too large.
   const byRefs = async (refs: readonly string[]) => {
@@ -252,7 +250,6 @@ export async function refreshBatch(ctx: RunContext, lease: SyncLease): Promise<b
   }
   const counts = await store.commitRefresh(run, { tasks, vanished: missing, syncedAt: options.now() }, lease);
   meter.counted(counts, pages, tasks.length);
-  return true;
 }
 
 /** The IDs of `ids` no row of `rows` holds. */

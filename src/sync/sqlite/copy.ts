@@ -18,6 +18,7 @@ import type {
   PageCommit,
   PageCommitResult,
   RefreshBatch,
+  RunEnd,
   SyncLease,
   SyncRun,
   SyncStore,
@@ -25,6 +26,7 @@ import type {
   SyncWindowPlan,
 } from '../store.ts';
 import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './holder.ts';
+import { endLeases, heldLeases, renewLeases } from './leases.ts';
 import { checkCopy, readRows } from './read.ts';
 import { putExpanded, upsertTasks } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
@@ -39,6 +41,9 @@ const WINDOWS_PENDING = "EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id =
 
 /** The SQLite copy's work, behind `SqliteSyncStore`. */
 export class SqliteCopy implements SyncStore {
+  // Leases go by this thread's monotonic clock: one process holds the copy (every lease left is
+  // freed when it takes it), so none is compared across machines, and a wall clock put right moves none.
+  readonly #clock = () => performance.timeOrigin + performance.now();
   readonly #file: SqliteFile;
   readonly #holder: string;
   readonly #heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -144,7 +149,7 @@ export class SqliteCopy implements SyncStore {
   }
 
   async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {
-    return this.#file.write(() => claim(this.#file, run, lease, Date.now()));
+    return this.#file.write(() => claim(this.#file, run, lease, this.#clock()));
   }
 
   async splitLargest(
@@ -162,7 +167,7 @@ export class SqliteCopy implements SyncStore {
   ): Promise<PageCommitResult> {
     return this.#file.write(() => {
       assertHeld(this.#file, this.#holder);
-      const moved = commitWindow(this.#file, window, page, lease, Date.now());
+      const moved = commitWindow(this.#file, window, page, lease, this.#clock());
       if (moved.lost) return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
       if (page.actedCut)
         this.#file.sql('UPDATE idgov_sync_runs SET acted_after_ms = NULL WHERE id = ?').run(run.id);
@@ -175,7 +180,7 @@ export class SqliteCopy implements SyncStore {
 
   async claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]> {
     return this.#file.write(() => {
-      const now = Date.now();
+      const now = this.#clock();
       const rows = this.#file
         .sql(
           `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} AND NOT ${WINDOWS_PENDING}
@@ -194,20 +199,32 @@ export class SqliteCopy implements SyncStore {
     return this.#file.write(() => {
       assertHeld(this.#file, this.#holder);
       const syncedAt = isoTime(batch.syncedAt);
-      const counts = upsertTasks(this.#file, run, batch.tasks, syncedAt);
-      const gone = this.#file.sql(
-        'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1, synced_at = ? WHERE id = ? AND deleted_at IS NULL',
+      // Only the tasks this lease still holds: a holder whose lease ran out and passed on writes nothing.
+      const mine = new Set(
+        (
+          this.#file.sql('SELECT id FROM idgov_tasks WHERE lease_token = ?').all(lease.holder) as Array<{
+            id: string;
+          }>
+        ).map((row) => row.id),
       );
-      for (const id of batch.vanished) counts.deleted += Number(gone.run(syncedAt, syncedAt, id).changes);
+      const counts = upsertTasks(
+        this.#file,
+        run,
+        batch.tasks.filter((task) => mine.has(task.id)),
+        syncedAt,
+      );
+      const gone = this.#file.sql(
+        'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1, synced_at = ? WHERE id = ? AND deleted_at IS NULL AND lease_token = ?',
+      );
+      for (const id of batch.vanished) {
+        counts.deleted += Number(gone.run(syncedAt, syncedAt, id, lease.holder).changes);
+      }
       this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token = ?`).run(lease.holder);
       return counts;
     });
   }
 
-  async finishRun(
-    run: SyncRun,
-    finishedAt: number,
-  ): Promise<{ readonly finished: boolean; readonly vanished: number }> {
+  async finishRun(run: SyncRun, finishedAt: number): Promise<RunEnd> {
     return this.#file.write(() => {
       const state = this.#file
         .sql(
@@ -219,7 +236,9 @@ export class SqliteCopy implements SyncStore {
         .get(run.id) as { finished: number; windows: number; refresh: number } | undefined;
       // A run gone (ended unfinished by a full run) is over too.
       if (!state || state.finished) return { finished: true, vanished: 0 };
-      if (state.windows || state.refresh) return { finished: false, vanished: 0 };
+      if (state.windows || state.refresh) {
+        return { finished: false, vanished: 0, held: heldLeases(this.#file, run, this.#clock()) };
+      }
       let vanished = 0;
       if (run.kind === 'full') {
         const at = isoTime(finishedAt);
@@ -235,6 +254,14 @@ export class SqliteCopy implements SyncStore {
       this.#file.sql('DELETE FROM idgov_sync_windows WHERE run_id = ?').run(run.id);
       return { finished: true, vanished };
     });
+  }
+
+  async renewLeases(holders: readonly string[], ms: number): Promise<string[]> {
+    return this.#file.write(() => renewLeases(this.#file, holders, ms, this.#clock()));
+  }
+
+  async endLeases(holders: readonly string[]): Promise<void> {
+    this.#file.write(() => endLeases(this.#file, holders));
   }
 
   /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */

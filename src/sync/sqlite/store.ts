@@ -152,6 +152,8 @@ export class SqliteSyncStore implements SyncStore, CopyReader {
     this.#call('commitRefresh', run, batch, lease);
   finishRun: SyncStore['finishRun'] = (run, finishedAt) => this.#call('finishRun', run, finishedAt);
   endRun: SyncStore['endRun'] = (run) => this.#call('endRun', run);
+  renewLeases: SyncStore['renewLeases'] = (holders, ms) => this.#call('renewLeases', holders, ms);
+  endLeases: SyncStore['endLeases'] = (holders) => this.#call('endLeases', holders);
   release: SyncStore['release'] = () => this.#call('release');
 
   /**

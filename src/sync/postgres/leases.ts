@@ -1,0 +1,37 @@
+/**
+ * The leases of a PostgreSQL task copy's work, beside claims and commits, by the server's clock:
+ * renewed by each worker's heartbeat, ended when it stops, and listed for a worker that waits on
+ * them.
+ *
+ * @module
+ */
+import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
+import { NOW } from './rows.ts';
+import type { SyncTables } from './schema.ts';
+
+/** Renews every lease of the holders in `$1` (text[]) for `$2` ms; selects the holders still holding (`holder`). */
+export function renewLeasesSql(t: SyncTables): string {
+  const renew = (table: string) =>
+    `UPDATE ${table} SET leased_at = ${NOW}, lease_until = ${NOW} + $2 WHERE lease_token = ANY($1::text[]) RETURNING lease_token`;
+  return `WITH w AS (${renew(t.windows)}), k AS (${renew(t.tasks)})
+    SELECT lease_token AS holder FROM w UNION SELECT lease_token FROM k`;
+}
+
+/** Ends every lease of the holders in `$1` (text[]). */
+export function endLeasesSql(t: SyncTables): string {
+  return `WITH w AS (UPDATE ${t.windows} SET ${FREE_SQL} WHERE lease_token = ANY($1::text[]))
+    UPDATE ${t.tasks} SET ${FREE_SQL} WHERE lease_token = ANY($1::text[])`;
+}
+
+/**
+ * A subquery: the live leases on the work of the run in placeholder `run`, as a JSON array of
+ * `{ holder, until }`, one a holder (the latest ending); null when none.
+ */
+export function heldLeasesSql(t: SyncTables, run: string): string {
+  const live = `lease_token IS NOT NULL AND NOT ${notHeldSql(NOW)}`;
+  return `(SELECT json_agg(json_build_object('holder', holder, 'until', until) ORDER BY holder) FROM (
+      SELECT lease_token AS holder, max(lease_until) AS until FROM (
+        SELECT lease_token, lease_until, leased_at FROM ${t.windows} WHERE run_id = ${run} AND state <> 'done' AND ${live}
+        UNION ALL SELECT lease_token, lease_until, leased_at FROM ${t.tasks} WHERE ${live}) l
+      GROUP BY lease_token) h)`;
+}

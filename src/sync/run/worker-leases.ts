@@ -1,0 +1,53 @@
+/**
+ * A worker's leases on its work in hand: each cursor's window or batch of open tasks, renewed by
+ * one heartbeat a third of a lease apart (a page in flight included), so that a short lease still
+ * never runs out under a live worker however slow the service, while a dead worker's work passes on
+ * within a lease. Work whose lease another took, or that could not be renewed in time, is stopped:
+ * its signal aborts, and the cursor lets it go without committing more.
+ *
+ * @module
+ */
+import type { Logger } from '../../core/logger.ts';
+import { Heartbeat } from '../../stores/heartbeat.ts';
+import type { SyncLease, SyncStore } from '../store.ts';
+
+/** The leases of one worker's cursors. */
+export class WorkerLeases {
+  readonly #heartbeat: Heartbeat;
+  readonly #working = new Map<string, AbortController>();
+  readonly #store: SyncStore;
+
+  /** `store`: the store itself, not one that waits out its failures: a heartbeat must not wait. */
+  constructor(store: SyncStore, leaseMs: number, logger: Logger) {
+    this.#store = store;
+    this.#heartbeat = new Heartbeat({
+      leaseMs,
+      renew: async (holders) => new Set(await store.renewLeases(holders, leaseMs)),
+      lost: (holder, why) => {
+        logger.warn(`task sync: ${holder} stopped its work: ${why}; it passes on to another holder`);
+        this.#working.get(holder)?.abort(new Error(`lease lost: ${why}`));
+      },
+    });
+  }
+
+  /** `lease`'s holder took a piece of work: renewed until {@link release}; the signal aborts if it is lost. */
+  hold(lease: SyncLease): AbortSignal {
+    const work = new AbortController();
+    this.#working.set(lease.holder, work);
+    this.#heartbeat.hold(lease.holder);
+    return work.signal;
+  }
+
+  /** `lease`'s holder is done with its piece of work. */
+  release(lease: SyncLease): void {
+    this.#working.delete(lease.holder);
+    this.#heartbeat.release(lease.holder);
+  }
+
+  /** Stops renewing, and ends the leases of `holders` so that their work is free at once (a clean stop). */
+  async stop(holders: readonly string[]): Promise<void> {
+    this.#heartbeat.stop();
+    this.#working.clear();
+    await this.#store.endLeases(holders);
+  }
+}

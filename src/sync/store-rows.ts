@@ -1,0 +1,98 @@
+/**
+ * What a task sync hands its store to write, and what a write did: the task and expanded rows of
+ * a page, a page's commit with its checkpoint, a batch of the refresh, and their counts.
+ *
+ * @module
+ */
+
+/**
+ * One task as the copy keeps it: the columns users query, and the task's JSON as received.
+ *
+ * @group Task sync
+ */
+export interface TaskRow {
+  readonly id: string;
+  readonly state: string | undefined;
+  /** ISO 8601 UTC with milliseconds, so that text order is time order. */
+  readonly createdAt: string | undefined;
+  readonly updatedAt: string | undefined;
+  readonly deletedAt: string | undefined;
+  /** The task's JSON as the service sent it. */
+  readonly json: string;
+}
+
+/**
+ * An expanded object a search returned, kept by its `@type` and ID.
+ *
+ * @group Task sync
+ */
+export interface ExpandedRow {
+  readonly type: string;
+  readonly id: string;
+  readonly json: string;
+}
+
+/**
+ * How many tasks a commit added, changed or marked deleted.
+ *
+ * @group Task sync
+ */
+export interface CommitCounts {
+  readonly new: number;
+  readonly changed: number;
+  readonly deleted: number;
+}
+
+/**
+ * A page of a window to commit: its tasks and expanded objects, and where the window's query stands
+ * after it.
+ *
+ * @group Task sync
+ */
+export interface PageCommit {
+  readonly tasks: readonly TaskRow[];
+  readonly expanded: readonly ExpandedRow[];
+  /** The creation time of the page's last task inside the query (Unix ms): the window's new cursor. */
+  readonly cursor: number;
+  /** Whether the page moved the cursor (false in a burst of tasks created at one instant). */
+  readonly moved: boolean;
+  readonly queryFrom: number;
+  readonly queryTo: number;
+  /** The query's next page, or undefined when it has none. */
+  readonly token: string | undefined;
+  /** The query has no page left: the window is done. */
+  readonly exhausted: boolean;
+  /**
+   * The window ends because the service refused its `includeActedAfter`: the run no longer
+   * counts as one that saw the tasks acted on (its `acted_after_ms` is cleared).
+   */
+  readonly actedCut?: boolean;
+  /** When the page was fetched (Unix ms). */
+  readonly syncedAt: number;
+}
+
+/**
+ * What committing a page did: the window's end as it is now (a split may have moved it), whether
+ * the window is done, and `lost` (nothing written) when another holder took it.
+ *
+ * @group Task sync
+ */
+export interface PageCommitResult {
+  readonly to: number;
+  readonly done: boolean;
+  readonly lost: boolean;
+  readonly counts: CommitCounts;
+}
+
+/**
+ * A batch of the refresh of open tasks to commit: the tasks the service returned, and the IDs it
+ * did not (to mark deleted, `vanished`).
+ *
+ * @group Task sync
+ */
+export interface RefreshBatch {
+  readonly tasks: readonly TaskRow[];
+  readonly vanished: readonly string[];
+  /** When the batch was fetched (Unix ms). */
+  readonly syncedAt: number;
+}

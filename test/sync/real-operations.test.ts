@@ -1,0 +1,368 @@
+/**
+ * The task sync in the conditions real operations bring, each on SQLite and PostgreSQL: a saved page
+ * token that expired (404, 410, 422), a task purged between two pages of offset tokens, a machine
+ * clock that runs fast or slow, service nodes whose clocks differ, `full: true` while a run is
+ * unfinished, tasks so large that a page passes the answer limit, a 200 answer cut short, and an ID
+ * a store cannot hold. Each ends with the copy equal to the tenant: nothing lost, nothing stuck.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { IdGovClient, type Logger } from '../../src/index.ts';
+import { type SyncStore, TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
+import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
+import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-ops-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const pg = await postgresForTests();
+if (!pg) console.warn(`skipping the PostgreSQL runs of the real-operations tests: ${NO_POSTGRES}`);
+afterAll(() => pg?.stop());
+
+type Store = SyncStore & Pick<SqliteSyncStore, 'rows'>;
+let n = 0;
+const kinds: Array<{ name: string; skip: boolean; store(): Promise<() => Store> }> = [
+  {
+    name: 'SQLite',
+    skip: false,
+    store: async () => {
+      const path = join(dir, `copy-${++n}.db`);
+      return () => new SqliteSyncStore({ path });
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skip: !pg,
+    store: async () => {
+      const table = `${pg?.schema}.ops_${++n}`;
+      const open = () => new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'error' });
+      const store = open();
+      await store.migrate();
+      await store.close();
+      return open;
+    },
+  },
+];
+
+/** A logger that keeps the warnings. */
+function warningsKept(): { warnings: string[]; logger: Logger } {
+  const warnings: string[] = [];
+  const drop = () => {};
+  return { warnings, logger: { error: drop, warn: (m) => warnings.push(m), info: drop, debug: drop } };
+}
+
+interface SearchBody {
+  readonly pageToken?: string;
+  readonly createdAfter?: string;
+  readonly refs?: unknown[];
+}
+
+/**
+ * A client of `tenant` whose searches pass through `hook` first (which may answer instead, or act
+ * on the tenant), with `answered` told of each answer's page token.
+ */
+function clientOf(
+  tenant: FakeTenant,
+  hook: (body: SearchBody, count: number, issued: readonly string[]) => Response | undefined = () =>
+    undefined,
+  options: { maxRetries?: number; maxResponseBytes?: number } = {},
+) {
+  let count = 0;
+  const issued: string[] = [];
+  const client = new IdGovClient({
+    baseUrl: tenant.baseUrl,
+    credentials: tenant.client,
+    logLevel: 'off',
+    maxRetries: options.maxRetries ?? 0,
+    ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      if (!request.url.endsWith('/search/tasks')) return fetch(request);
+      count += 1;
+      const body = (await request.clone().json()) as SearchBody;
+      const instead = hook(body, count, issued);
+      if (instead) return instead;
+      const answer = await fetch(request);
+      if (answer.ok) {
+        const token = ((await answer.clone().json()) as { nextPageToken?: string }).nextPageToken;
+        if (token) issued.push(token);
+      }
+      return answer;
+    },
+  });
+  return { client, issued, searches: () => count };
+}
+
+/** One run of a sync of `client` into a store from `open`: its summary and warnings. */
+async function runSync(
+  client: IdGovClient,
+  open: () => Store,
+  options: Partial<TaskSyncOptions> & { full?: boolean; signal?: AbortSignal } = {},
+) {
+  const { warnings, logger } = warningsKept();
+  const { full, signal, ...rest } = options;
+  const sync = new TaskSync({ client, store: open(), logger, concurrency: 2, ...rest });
+  try {
+    return { summary: await sync.run({ full, signal }), warnings };
+  } finally {
+    await sync.close();
+  }
+}
+
+/** The differences between the copy and the tenant: tasks missing, extra, or in another state. */
+async function differences(open: () => Store, tenant: FakeTenant): Promise<string[]> {
+  const store = open();
+  const copy = new Map<string, string>();
+  try {
+    for await (const row of store.rows({ includeDeleted: true })) {
+      copy.set(row.id, `${row.state}${row.deletedAt ? ' deleted' : ''}`);
+    }
+  } finally {
+    await store.close();
+  }
+  const out: string[] = [];
+  for (const task of tenant.tasks) {
+    const want = `${task.state}${task.deletedAt ? ' deleted' : ''}`;
+    const got = copy.get(task.id as string);
+    if (got !== want) out.push(`${task.id}: copy ${got ?? 'missing'}, tenant ${want}`);
+    copy.delete(task.id as string);
+  }
+  for (const id of copy.keys()) out.push(`${id}: in the copy only`);
+  return out;
+}
+
+async function withTenant<T>(tenant: FakeTenant, work: () => Promise<T>): Promise<T> {
+  const { close } = await tenant.listen();
+  try {
+    return await work();
+  } finally {
+    await close();
+  }
+}
+
+/** A tenant of `count` tasks, `burst` of them created at one instant in the middle. */
+function tenantWithBurst(count: number, burst: number, seed: number): FakeTenant {
+  const tenant = new FakeTenant({ tasks: count, seed });
+  const instant = '2026-06-01T12:00:00.000Z';
+  for (let i = 0; i < burst; i++) {
+    const task = tenant.tasks[i] as WireTask;
+    tenant.tasks[i] = { ...task, createdAt: instant, updatedAt: instant };
+  }
+  return tenant;
+}
+
+for (const kind of kinds) {
+  describe.skipIf(kind.skip)(`a task sync in real operations, on ${kind.name}`, () => {
+    it.each([404, 410, 422])(
+      'resumes a run stopped inside a burst whose saved token the service now answers %i: every task copied',
+      async (status) => {
+        const tenant = tenantWithBurst(1_000, 700, 40 + status);
+        await withTenant(tenant, async () => {
+          const open = await kind.store();
+          // Stopped inside the burst: its window saved a token.
+          const first = clientOf(tenant);
+          const stop = new AbortController();
+          const stopped = await runSync(first.client, open, {
+            concurrency: 1,
+            signal: stop.signal,
+            hooks: { progress: (p) => void (p.pages >= 4 && stop.abort()) },
+          });
+          expect(stopped.summary.complete).toBe(false);
+          expect(first.issued.length).toBeGreaterThan(0);
+          // Every token this client did not issue itself has expired.
+          const gone = clientOf(tenant, (body, _count, issued) =>
+            body.pageToken && !issued.includes(body.pageToken)
+              ? Response.json({ message: 'page token expired' }, { status })
+              : undefined,
+          );
+          const resumed = await runSync(gone.client, open);
+          expect(resumed.summary).toMatchObject({ complete: true, resumed: true });
+          expect(await differences(open, tenant)).toEqual([]);
+          // And the next run, incremental, is not held up by it either.
+          expect((await runSync(gone.client, open)).summary).toMatchObject({
+            complete: true,
+            kind: 'incremental',
+          });
+        });
+      },
+    );
+
+    it('a task purged between two pages of offset tokens shifts no task out of the copy', async () => {
+      const tenant = new FakeTenant({ tasks: 1_000, seed: 51 });
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        let purged: WireTask | undefined;
+        const { client } = clientOf(tenant, (_body, count) => {
+          // After the third page, a task the first page returned is purged: gone for good.
+          if (count === 4 && !purged) {
+            const sorted = [...tenant.tasks].sort((a, b) =>
+              (a.createdAt ?? '').localeCompare(b.createdAt ?? ''),
+            );
+            purged = sorted[50];
+            tenant.tasks.splice(tenant.tasks.indexOf(purged as WireTask), 1);
+          }
+          return undefined;
+        });
+        expect((await runSync(client, open, { concurrency: 1 })).summary.complete).toBe(true);
+        expect(purged).toBeDefined();
+        const missing = (await differences(open, tenant)).filter(
+          (line) => !line.startsWith(`${purged?.id}:`),
+        );
+        expect(missing).toEqual([]);
+      });
+    });
+
+    it('a machine clock an hour fast for one run, then put right, loses no task created since', async () => {
+      const tenant = new FakeTenant({ history: 800, seed: 52 });
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        const { client } = clientOf(tenant);
+        await runSync(client, open, { now: () => Date.now() + 3_600_000 });
+        tenant.createTasks(40);
+        tenant.closeTasks(20);
+        expect((await runSync(client, open)).summary.kind).toBe('incremental');
+        expect(await differences(open, tenant)).toEqual([]);
+      });
+    });
+
+    it('a machine clock 30 minutes slow: a full run still copies the tasks of the last 30 minutes', async () => {
+      const tenant = new FakeTenant({ history: 800, seed: 53 });
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        tenant.createTasks(25);
+        const { client } = clientOf(tenant);
+        const { summary } = await runSync(client, open, { now: () => Date.now() - 30 * 60_000 });
+        expect(summary).toMatchObject({ kind: 'full', complete: true });
+        expect(await differences(open, tenant)).toEqual([]);
+      });
+    });
+
+    it('service nodes whose clocks differ: a close stamped before the comment it follows still closes the copy', async () => {
+      const tenant = new FakeTenant({ history: 600, seed: 54 });
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        const { client } = clientOf(tenant);
+        await runSync(client, open);
+        const at = tenant.tasks.findIndex((task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt);
+        const task = tenant.tasks[at] as WireTask;
+        const stamp = (ms: number) => new Date(Date.now() + ms).toISOString();
+        // A node 10 minutes ahead stamps a comment; a node on time closes it a minute later.
+        tenant.tasks[at] = { ...task, commentCount: (task.commentCount ?? 0) + 1, updatedAt: stamp(600_000) };
+        await runSync(client, open);
+        tenant.tasks[at] = {
+          ...(tenant.tasks[at] as WireTask),
+          state: 'TASK_STATE_CLOSED',
+          updatedAt: stamp(60_000),
+        };
+        await runSync(client, open);
+        expect(await differences(open, tenant)).toEqual([]);
+        await runSync(client, open, { full: true });
+        expect(await differences(open, tenant)).toEqual([]);
+      });
+    });
+
+    it('full: true while a run is unfinished ends that run (what it committed stays), says so, and runs a full one', async () => {
+      const tenant = new FakeTenant({ history: 1_500, seed: 55 });
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        const { client } = clientOf(tenant);
+        await runSync(client, open);
+        tenant.createTasks(300);
+        const stop = new AbortController();
+        const stopped = await runSync(client, open, {
+          concurrency: 1,
+          signal: stop.signal,
+          hooks: { progress: (p) => void (p.pages >= 1 && stop.abort()) },
+        });
+        expect(stopped.summary).toMatchObject({ kind: 'incremental', complete: false });
+        // A task gone from the service: only a full run can see it.
+        const purged = tenant.tasks.shift() as WireTask;
+        const full = await runSync(client, open, { full: true });
+        expect(full.summary).toMatchObject({ kind: 'full', complete: true, resumed: false });
+        expect(full.warnings.join('\n')).toMatch(
+          /ended the unfinished incremental run .* to begin the full run/,
+        );
+        const diff = await differences(open, tenant);
+        expect(diff).toEqual([`${purged.id}: in the copy only`]);
+        const store = open();
+        try {
+          const rows = [];
+          for await (const row of store.rows({ includeDeleted: true }))
+            if (row.id === purged.id) rows.push(row);
+          expect(rows).toMatchObject([{ vanished: true }]);
+        } finally {
+          await store.close();
+        }
+      });
+    });
+
+    it('tasks of 400 KB: a page past the answer limit is asked again at half the size, said once, and the run ends', async () => {
+      const tenant = new FakeTenant({ tasks: 120, seed: 56 });
+      const big = 'x'.repeat(400_000);
+      for (const [i, task] of tenant.tasks.entries()) tenant.tasks[i] = { ...task, description: big };
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        const { client } = clientOf(tenant);
+        const { summary, warnings } = await runSync(client, open, { concurrency: 1 });
+        expect(summary.complete).toBe(true);
+        expect(warnings.filter((w) => /passed maxResponseBytes/.test(w))).toHaveLength(1);
+        expect(warnings.join('\n')).toMatch(
+          /answer of 100 tasks passed maxResponseBytes \(33554432 bytes\): asking for 50/,
+        );
+        expect(await differences(open, tenant)).toEqual([]);
+      });
+    });
+
+    it('a 200 answer cut short is asked for again: the run ends complete', async () => {
+      const tenant = new FakeTenant({ history: 500, seed: 57 });
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        const { client } = clientOf(
+          tenant,
+          (_body, count) =>
+            count === 3
+              ? new Response('{"list":[{"task":{"id":', { headers: { 'content-type': 'application/json' } })
+              : undefined,
+          { maxRetries: 2 },
+        );
+        expect((await runSync(client, open)).summary.complete).toBe(true);
+        expect(await differences(open, tenant)).toEqual([]);
+      });
+    });
+
+    it('a task whose ID holds U+0000 or a lone surrogate is left out by name, and no task is marked vanished', async () => {
+      const tenant = new FakeTenant({ history: 300, seed: 58 });
+      const nul = {
+        ...(tenant.tasks[10] as WireTask),
+        id: 'task\u0000nul',
+        state: 'TASK_STATE_OPEN' as const,
+      };
+      const surrogate = {
+        ...(tenant.tasks[11] as WireTask),
+        id: 'task\ud800lone',
+        state: 'TASK_STATE_OPEN' as const,
+      };
+      tenant.tasks.push(nul, surrogate);
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        const { client } = clientOf(tenant);
+        const full = await runSync(client, open);
+        expect(full.warnings.join('\n')).toContain('left out task "task\\u0000nul"');
+        expect(full.warnings.join('\n')).toContain('left out task "task\\ud800lone"');
+        tenant.createTasks(5);
+        const next = await runSync(client, open);
+        expect(next.summary).toMatchObject({ kind: 'incremental', tasksDeleted: 0 });
+        const diff = await differences(open, tenant);
+        expect(diff.sort()).toEqual(
+          [
+            `${nul.id}: copy missing, tenant TASK_STATE_OPEN`,
+            `${surrogate.id}: copy missing, tenant TASK_STATE_OPEN`,
+          ].sort(),
+        );
+      });
+    });
+  });
+}
