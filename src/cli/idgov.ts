@@ -93,9 +93,9 @@ program
   )
   .option(
     '--lease <seconds>',
-    "how long a worker holds its window after each page; a dead worker's window passes on after it",
+    "how long after a worker's last heartbeat (every third of it) its work passes on: a dead worker's window waits this long",
     wholeNumber(1, 3_600),
-    120,
+    15,
   )
   .action(
     async (options: {

@@ -1,6 +1,7 @@
+import { hostname } from 'node:os';
 import { SingleBar } from 'cli-progress';
 import { IdGovClient } from '../client.ts';
-import type { SyncProgress } from '../sync/run/events.ts';
+import type { SyncProgress, SyncWaitingEvent } from '../sync/run/events.ts';
 import { TaskSync } from '../sync/run/task-sync.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
@@ -47,23 +48,28 @@ const minutes = (ms: number | undefined) =>
   ms === undefined ? '?' : ms < 60_000 ? `${Math.ceil(ms / 1000)}s` : `${Math.round(ms / 60_000)}m`;
 
 /** A progress bar on a terminal; a plain line every few seconds otherwise (a log, a CI job). */
-function progressReporter(stream: NodeJS.WriteStream): { update(p: SyncProgress): void; stop(): void } {
+function progressReporter(stream: NodeJS.WriteStream): {
+  update(p: SyncProgress): void;
+  waiting(w: SyncWaitingEvent): void;
+  stop(): void;
+} {
   if (stream.isTTY) {
     const bar = new SingleBar({
       stream,
       // `{left}`, not `{eta}`: cli-progress fills `{eta}` itself, in bare seconds.
-      format: ' {bar} {percentage}% | {pages} pages | {tasks} tasks | {rate}/s | {left} left',
+      format: ' {bar} {percentage}% | {pages} pages | {tasks} tasks | {rate}/s | {left}',
       hideCursor: true,
     });
-    bar.start(1000, 0, { pages: 0, tasks: 0, rate: 0, left: '?' });
+    bar.start(1000, 0, { pages: 0, tasks: 0, rate: 0, left: '? left' });
     return {
       update: (p) =>
         bar.update(Math.round(p.covered * 1000), {
           pages: p.pages,
           tasks: p.tasks,
           rate: Math.round(p.tasksPerSecond),
-          left: minutes(p.etaMs),
+          left: `${minutes(p.etaMs)} left`,
         }),
+      waiting: (w) => bar.update({ left: waitingFor(w) }),
       stop: () => bar.stop(),
     };
   }
@@ -76,8 +82,15 @@ function progressReporter(stream: NodeJS.WriteStream): { update(p: SyncProgress)
         `sync: ${p.pages} pages, ${p.tasks} tasks, ${Math.round(p.covered * 100)}% of the time range, ${Math.round(p.tasksPerSecond)} tasks/s, ${minutes(p.etaMs)} left\n`,
       );
     },
+    waiting: (w) => stream.write(`sync: ${waitingFor(w)}\n`),
     stop: () => {},
   };
+}
+
+/** What a worker waiting on another's lease says of it. */
+function waitingFor({ holder, until }: SyncWaitingEvent): string {
+  const left = Math.max(0, Math.ceil((Date.parse(until) - Date.now()) / 1000));
+  return `waiting for a lease held by ${holder} (runs out in ${left}s unless renewed)`;
 }
 
 /**
@@ -95,6 +108,8 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
     concurrency: options.concurrency,
     pageSize: options.pageSize,
     leaseMs: options.lease * 1000,
+    // What other workers say while they wait for this one.
+    workerName: `${hostname()} pid ${process.pid}`,
   });
   const stop = new AbortController();
   let signalled: NodeJS.Signals | undefined;
@@ -106,6 +121,7 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
   process.once('SIGTERM', onSignal);
   const progress = progressReporter(process.stderr);
   sync.hooks.on('progress', (p) => progress.update(p));
+  sync.hooks.on('waiting', (w) => progress.waiting(w));
   try {
     const summary = await sync.run({ signal: stop.signal, full: options.full });
     progress.stop();

@@ -1,0 +1,136 @@
+/**
+ * Leases with heartbeats, for the task sync: a service slower than the lease makes no two holders
+ * (on SQLite, and with two workers on PostgreSQL), and a worker SIGKILLed mid-page with the default
+ * options holds the survivor back by at most a lease (15 s): it ends within 20 s of a clean run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdGovClient, type Logger } from '../../src/index.ts';
+import { type SyncStore, TaskSync } from '../../src/sync/index.ts';
+import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
+import { FakeTenant } from '../../src/testing/index.ts';
+import { SeededRandom } from '../../src/testing/random.ts';
+import { type Child, startChild } from '../helpers/child.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+import { copiedTasks, copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-leases-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const pg = await postgresForTests();
+if (!pg) console.warn(`skipping the PostgreSQL lease tests: ${NO_POSTGRES}`);
+afterAll(() => pg?.stop());
+
+/** A worker of `tenant` into `store`, keeping its warnings and the windows it lost. */
+function worker(tenant: FakeTenant, store: SyncStore, leaseMs: number) {
+  const warnings: string[] = [];
+  const drop = () => {};
+  const logger: Logger = { error: drop, warn: (m) => warnings.push(m), info: drop, debug: drop };
+  const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'off' });
+  const sync = new TaskSync({ client, store, concurrency: 2, leaseMs, logger });
+  const lost: number[] = [];
+  sync.hooks.on('window', (event) => {
+    if (event.event === 'lost' && event.window !== undefined) lost.push(event.window);
+  });
+  return { sync, warnings, lost };
+}
+
+describe('a service slower than the lease (pages of 1.5 s, a lease of 1 s)', () => {
+  const tenant = new FakeTenant({ tasks: 450, seed: 71, latencyMs: 1_500 });
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+  });
+  afterAll(() => close());
+
+  it('SQLite: the run ends, no window changes hands, each page is fetched once', async () => {
+    const path = join(dir, 'slow.db');
+    const one = worker(tenant, new SqliteSyncStore({ path }), 1_000);
+    const before = tenant.stats.searchPages;
+    const summary = await one.sync.run();
+    await one.sync.close();
+    expect(summary.complete).toBe(true);
+    expect(one.lost).toEqual([]);
+    expect(one.warnings.filter((w) => /stopped its work/.test(w))).toEqual([]);
+    // Every page fetched was committed once: the run's pages, and its search for the first task.
+    expect(tenant.stats.searchPages - before).toBe(summary.pages + 1);
+    expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+  }, 60_000);
+
+  it.skipIf(!pg)(
+    'PostgreSQL, two workers: the run ends, no window changes hands, each page is fetched once',
+    async () => {
+      const table = `${pg?.schema}.slow`;
+      const store = () => new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'off' });
+      const first = store();
+      await first.migrate();
+      const workers = [worker(tenant, first, 1_000), worker(tenant, store(), 1_000)];
+      const before = tenant.stats.searchPages;
+      const summaries = await Promise.all(workers.map((w) => w.sync.run()));
+      for (const w of workers) await w.sync.close();
+      expect(summaries.every((s) => s.complete)).toBe(true);
+      expect(workers.flatMap((w) => w.lost)).toEqual([]);
+      expect(workers.flatMap((w) => w.warnings).filter((w) => /stopped its work/.test(w))).toEqual([]);
+      // Each worker searched for the first task (one began the run, the other joined it or began it first).
+      const pages = summaries.reduce((sum, s) => sum + s.pages, 0);
+      expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(pages + 2);
+      expect(differences(await copiedTasksPg(pg?.url ?? '', table), expectedTasks(tenant.tasks))).toEqual([]);
+    },
+    60_000,
+  );
+});
+
+/** `idgov sync --postgres` with the default options, in a child process. */
+function startWorker(tenant: FakeTenant, table: string): Child {
+  return startChild('src/cli/idgov.ts', ['sync', '--postgres', pg?.url ?? '', '--table', table], {
+    IDGOV_BASE_URL: tenant.baseUrl,
+    IDGOV_CLIENT_ID: tenant.client.clientId,
+    IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
+    IDGOV_LOG: 'warn',
+  });
+}
+
+/** Runs `workers` to their ends: how long the last took, in ms. */
+async function timed(workers: Child[], started: number): Promise<number> {
+  for (const w of workers) {
+    const result = await w.exited;
+    expect(result.code, result.stderr).toBe(0);
+  }
+  return Date.now() - started;
+}
+
+describe.skipIf(!pg)('a PostgreSQL sync worker SIGKILLed mid-page, default options', () => {
+  const tenant = new FakeTenant({ history: 6_000, seed: 72, latencyMs: 40 });
+  let close: () => Promise<void>;
+  let cleanMs = 0;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+    const started = Date.now();
+    cleanMs = await timed(
+      [startWorker(tenant, `${pg?.schema}.clean`), startWorker(tenant, `${pg?.schema}.clean`)],
+      started,
+    );
+  }, 120_000);
+  afterAll(() => close());
+
+  it.each([1, 2, 3])(
+    'seed %i: the survivor ends within 20 s of a clean run, and the copy equals the tenant',
+    async (seed) => {
+      const table = `${pg?.schema}.killed_${seed}`;
+      const random = new SeededRandom(seed);
+      const started = Date.now();
+      const survivor = startWorker(tenant, table);
+      const victim = startWorker(tenant, table);
+      // Killed while its pages are in flight: after a random share of a clean run's time.
+      await new Promise((resolve) => setTimeout(resolve, 300 + random.next() * Math.max(300, cleanMs * 0.6)));
+      victim.child.kill('SIGKILL');
+      expect((await victim.exited).signal).toBe('SIGKILL');
+      const took = await timed([survivor], started);
+      expect(took).toBeLessThanOrEqual(cleanMs + 20_000);
+      expect(differences(await copiedTasksPg(pg?.url ?? '', table), expectedTasks(tenant.tasks))).toEqual([]);
+    },
+    120_000,
+  );
+});
