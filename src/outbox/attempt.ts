@@ -4,10 +4,49 @@
  * @module
  */
 import { wait } from '../internal/wait.ts';
+import { Heartbeat } from '../stores/heartbeat.ts';
 import type { ResolvedOutboxOptions } from './options.ts';
 import { judge, scheduledDelay } from './outcome.ts';
 import type { OutboxAttempt } from './reports.ts';
 import type { AttemptOutcome, ClaimedEvent } from './store.ts';
+
+/**
+ * Attempts `claimed` at once, their leases renewed by a heartbeat while the attempts are in flight:
+ * an attempt whose lease another worker took, or that cannot be renewed in time (the store is
+ * gone), is aborted before its lease ends, so that no event is ever sent by two at once. Each
+ * report goes through `report` as its attempt ends.
+ */
+export async function attemptClaimed(
+  options: ResolvedOutboxOptions,
+  claimed: readonly ClaimedEvent[],
+  signal: AbortSignal | undefined,
+  report: (attempt: OutboxAttempt) => OutboxAttempt,
+): Promise<OutboxAttempt[]> {
+  const { store, leaseMs, now, logger } = options;
+  const token = claimed[0]?.leaseToken ?? '';
+  const lost = new Map(claimed.map((event) => [event.eventId, new AbortController()]));
+  const heartbeat = new Heartbeat({
+    leaseMs,
+    renew: async (ids) => new Set(await store.renew(token, ids, now(), leaseMs)),
+    lost: (eventId, why) => {
+      logger.warn(`webhook ${eventId}: the attempt stops: ${why}; the event passes on to another worker`);
+      lost.get(eventId)?.abort(new Error(`lease lost: ${why}`));
+    },
+  });
+  for (const event of claimed) heartbeat.hold(event.eventId);
+  try {
+    return await Promise.all(
+      claimed.map(async (event) => {
+        const stop = (lost.get(event.eventId) as AbortController).signal;
+        const attempt = await attemptEvent(options, event, signal ? AbortSignal.any([signal, stop]) : stop);
+        heartbeat.release(event.eventId);
+        return report(attempt);
+      }),
+    );
+  } finally {
+    heartbeat.stop();
+  }
+}
 
 /**
  * Sends `event` once (no retries: the outbox retries on its schedule), and records the outcome.

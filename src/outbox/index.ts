@@ -20,11 +20,13 @@ export type {
   OutboxAttempt,
   OutboxEvents,
   OutboxReceipt,
+  OutboxWaiting,
 } from './reports.ts';
 export type {
   AttemptOutcome,
   ClaimedEvent,
   ClaimOptions,
+  EventLease,
   NewOutboxEvent,
   OutboxAnswer,
   OutboxEvent,

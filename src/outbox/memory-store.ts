@@ -4,6 +4,7 @@ import {
   type AttemptOutcome,
   type ClaimedEvent,
   type ClaimOptions,
+  type EventLease,
   type NewOutboxEvent,
   OUTBOX_STATES,
   type OutboxEvent,
@@ -106,6 +107,33 @@ export class MemoryOutboxStore implements OutboxStore {
     if (row?.leaseToken === leaseToken) {
       Object.assign(row, FREE);
     }
+  }
+
+  async renew(
+    leaseToken: string,
+    eventIds: readonly string[],
+    now: number,
+    leaseMs: number,
+  ): Promise<string[]> {
+    const still: string[] = [];
+    for (const eventId of eventIds) {
+      const row = this.#rows.get(eventId);
+      if (row?.event.state !== 'pending' || row.leaseToken !== leaseToken) continue;
+      Object.assign(row, taken(leaseToken, now, leaseMs));
+      still.push(eventId);
+    }
+    return still;
+  }
+
+  async leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
+    const held: EventLease[] = [];
+    for (const { event, leaseToken, leasedAt, leaseUntil } of this.#rows.values()) {
+      if (held.length >= limit) break;
+      if (event.listener !== listener || event.state !== 'pending' || !leaseToken) continue;
+      if (!isHeld(leasedAt, leaseUntil, now)) continue;
+      held.push({ eventId: event.eventId, holder: leaseToken, until: leaseUntil as number });
+    }
+    return held;
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {

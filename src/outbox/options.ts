@@ -43,8 +43,11 @@ export interface WebhookOutboxOptions {
   /** Timeout of one attempt, in ms. Default 30,000. The outbox makes one attempt per claim and retries itself. */
   readonly attemptTimeoutMs?: number | undefined;
   /**
-   * How long a worker holds the events it claimed, in ms; a worker that died is replaced after it.
-   * Must be more than twice `attemptTimeoutMs`. Default 5 minutes.
+   * How long after its last heartbeat a worker's hold on the events it claimed lasts, in ms: the
+   * worker renews it every third of this while an attempt is in flight (however slow the
+   * listener), and the events of one that died pass on this long after it was last heard from (at
+   * once, on the SQLite store, for a process of the same machine that is gone). At least 1,000.
+   * Default 15 seconds.
    */
   readonly leaseMs?: number | undefined;
   /** {@link WebhookOutbox.start}: how often to look for events enqueued by other processes, in ms. Default 1,000. */
@@ -117,10 +120,10 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
   }
   const logger = createLogger(options.logger, options.logLevel);
   const attemptTimeoutMs = positiveInteger(options.attemptTimeoutMs, 'attemptTimeoutMs', 30_000);
-  const leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 5 * 60_000);
-  if (leaseMs <= 2 * attemptTimeoutMs) {
+  const leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 15_000);
+  if (leaseMs < 1_000) {
     throw new ConfigurationError(
-      `leaseMs (${leaseMs}) must be more than twice attemptTimeoutMs (${attemptTimeoutMs}), so a lease outlives the attempt it covers.`,
+      `leaseMs must be at least 1,000 (got ${leaseMs}): a heartbeat renews it every third of it, and a shorter one would be lost to a pause of the process.`,
     );
   }
   return {

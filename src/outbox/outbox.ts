@@ -2,7 +2,7 @@ import { ConfigurationError, RequestValidationError } from '../core/errors/error
 import type { Hooks } from '../core/hooks.ts';
 import { wait } from '../internal/wait.ts';
 import { eventIdOrNew } from '../webhooks/event-id.ts';
-import { attemptEvent } from './attempt.ts';
+import { attemptClaimed } from './attempt.ts';
 import {
   positiveInteger,
   type ResolvedOutboxOptions,
@@ -18,6 +18,7 @@ import type {
   OutboxReceipt,
 } from './reports.ts';
 import type { OutboxEvent, OutboxState } from './store.ts';
+import { WaitingTeller } from './waiting.ts';
 
 // How often a drain marks the events whose window ended, at most.
 const EXPIRE_EVERY_MS = 1_000;
@@ -31,8 +32,9 @@ const EXPIRE_EVERY_MS = 1_000;
  * 7-day idempotency window (the event is then `expired`).
  *
  * Several outboxes (in one process or many, with the SQLite or PostgreSQL store) may drain one
- * store: each claims events under a lease, and a worker that dies hands its events on when its lease
- * runs out. An outbox only delivers events enqueued for its own sender's listener.
+ * store: each claims events under a lease that a heartbeat renews while an attempt is in flight, so
+ * no event is ever sent by two at once, and a worker that dies hands its events on when its lease
+ * runs out (15 s by default; at once on the SQLite store, for a process of the same machine). An outbox only delivers events enqueued for its own sender's listener.
  *
  * @example
  * const outbox = new WebhookOutbox({ sender, store: new SqliteOutboxStore({ path: 'outbox.db' }) });
@@ -54,10 +56,12 @@ export class WebhookOutbox {
   #wake: (() => void) | undefined;
   /** Set by enqueue and retry, so one that lands while the loop drains is not slept through. */
   #nudged = false;
+  readonly #waiting: WaitingTeller;
 
   constructor(options: WebhookOutboxOptions) {
     this.#options = resolveOutboxOptions(options);
     this.listener = this.#options.sender.url;
+    this.#waiting = new WaitingTeller(this.#options, this.listener);
     this.hooks = this.#options.hooks;
   }
 
@@ -125,10 +129,11 @@ export class WebhookOutbox {
         leaseToken: crypto.randomUUID(),
         exclude: [...again],
       });
-      if (claimed.length === 0) break;
-      const reports = await Promise.all(
-        claimed.map(async (event) => this.#report(await attemptEvent(this.#options, event, signal))),
-      );
+      if (claimed.length === 0) {
+        await this.#waiting.say();
+        break;
+      }
+      const reports = await attemptClaimed(this.#options, claimed, signal, (report) => this.#report(report));
       for (const report of reports) {
         if (report.outcome === 'retry' || report.outcome === 'released') again.add(report.eventId);
         if (report.outcome === 'released') continue;

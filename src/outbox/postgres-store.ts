@@ -20,6 +20,7 @@ import {
   type AttemptOutcome,
   type ClaimedEvent,
   type ClaimOptions,
+  type EventLease,
   type NewOutboxEvent,
   OUTBOX_STATES,
   type OutboxEvent,
@@ -80,7 +81,8 @@ CREATE INDEX IF NOT EXISTS "${bare}_expiry" ON ${name} (listener, state, expires
  * Every write is one committed statement before its promise resolves. Workers claim events with
  * `FOR UPDATE SKIP LOCKED` under a lease: two workers never claim one event while its lease holds,
  * and a worker that dies hands its events on once the lease runs out. Leases use the workers' clocks:
- * keep them in sync (NTP), well within the lease (5 minutes by default).
+ * keep them in sync (NTP), well within the lease (15 s by default, renewed by a heartbeat while an
+ * attempt is in flight).
  *
  * @example
  * const store = new PostgresOutboxStore({ connectionString: process.env.DATABASE_URL });
@@ -207,6 +209,36 @@ export class PostgresOutboxStore implements OutboxStore {
        WHERE event_id = $1 AND lease_token = $2`,
       [eventId, leaseToken],
     );
+  }
+
+  async renew(
+    leaseToken: string,
+    eventIds: readonly string[],
+    now: number,
+    leaseMs: number,
+  ): Promise<string[]> {
+    const { rows } = await this.#query<{ event_id: string }>(
+      'renewing leases',
+      `UPDATE ${this.#t} SET leased_at = $2, lease_until = $3
+       WHERE lease_token = $1 AND state = 'pending' AND event_id = ANY($4::text[]) RETURNING event_id`,
+      [leaseToken, now, now + leaseMs, [...eventIds]],
+    );
+    return rows.map((row) => row.event_id);
+  }
+
+  async leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
+    const { rows } = await this.#query<{ event_id: string; lease_token: string; lease_until: string }>(
+      'listing leases',
+      `SELECT event_id, lease_token, lease_until FROM ${this.#t}
+       WHERE listener = $1 AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('$2')}
+       ORDER BY seq LIMIT $3`,
+      [listener, now, limit],
+    );
+    return rows.map((row) => ({
+      eventId: row.event_id,
+      holder: row.lease_token,
+      until: Number(row.lease_until),
+    }));
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {

@@ -111,4 +111,22 @@ export interface OutboxEvents {
   readonly attempt: OutboxAttempt;
   /** A drain made progress, or ended. */
   readonly drain: DrainProgress;
+  /** A drain found events it may not claim yet: another worker holds them (once a holder). */
+  readonly waiting: OutboxWaiting;
+}
+
+/**
+ * A drain waits for events another worker holds: told once a holder, with when its lease runs out.
+ *
+ * @group Outbox
+ */
+export interface OutboxWaiting {
+  /** The listener URL. */
+  readonly listener: string;
+  /** The oldest event the holder holds. */
+  readonly eventId: string;
+  /** Who holds it: its claim's lease token (with its process, on the SQLite store). */
+  readonly holder: string;
+  /** When its lease runs out unless renewed, ISO 8601. */
+  readonly until: string;
 }

@@ -6,13 +6,17 @@
  */
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { FREE_SQL, isHeld, notHeldSql } from '../stores/lease.ts';
+import { thisProcess } from '../stores/local-process.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { dueSql, isDue } from './due.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem } from './rows.ts';
+import { freeGoneHolders } from './sqlite-leases.ts';
+import { MALFORMED, SCHEMA } from './sqlite-schema.ts';
 import {
   type AttemptOutcome,
   type ClaimedEvent,
   type ClaimOptions,
+  type EventLease,
   type NewOutboxEvent,
   OUTBOX_STATES,
   type OutboxEvent,
@@ -36,32 +40,8 @@ export interface SqliteOutboxStoreOptions {
   readonly logLevel?: LogLevel | undefined;
 }
 
-// Values SQLite would store in these columns only if something other than the outbox wrote them.
-const MALFORMED = `(typeof(body) <> 'text' OR typeof(enqueued_at) <> 'integer' OR typeof(expires_at) <> 'integer'
-  OR typeof(next_attempt_at) <> 'integer' OR typeof(attempts) <> 'integer')`;
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS idgov_webhook_outbox (
-  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id        TEXT    NOT NULL UNIQUE,
-  listener        TEXT    NOT NULL,
-  body            TEXT    NOT NULL,
-  state           TEXT    NOT NULL DEFAULT 'pending',
-  enqueued_at     INTEGER NOT NULL,
-  expires_at      INTEGER NOT NULL,
-  next_attempt_at INTEGER NOT NULL,
-  attempts        INTEGER NOT NULL DEFAULT 0,
-  last_attempt_at INTEGER,
-  last_status     INTEGER,
-  last_body       TEXT,
-  last_error      TEXT,
-  finished_at     INTEGER,
-  lease_token     TEXT,
-  leased_at       INTEGER,
-  lease_until     INTEGER
-);
-CREATE INDEX IF NOT EXISTS idgov_webhook_outbox_queue ON idgov_webhook_outbox (listener, state, seq);
-CREATE INDEX IF NOT EXISTS idgov_webhook_outbox_expiry ON idgov_webhook_outbox (listener, state, expires_at);
-`;
+// How often a claim looks for leases held by processes of this machine that are gone.
+const SWEEP_EVERY_MS = 1_000;
 
 type Row = EventRow & { lease_token: string | null; leased_at: number | null; lease_until: number | null };
 
@@ -84,6 +64,15 @@ type Row = EventRow & { lease_token: string | null; leased_at: number | null; le
 export class SqliteOutboxStore implements OutboxStore {
   readonly #file: SqliteFile;
   readonly #logger: Logger;
+  // Leases this store takes name its process (`pid@host/<token>`), so that another process on this
+  // machine sees at once that a holder is gone, rather than a lease later.
+  readonly #process = thisProcess();
+  #sweptAt = Number.NEGATIVE_INFINITY;
+
+  /** A claim's token as stored: with this process's name before it. */
+  #stored(leaseToken: string): string {
+    return `${this.#process}/${leaseToken}`;
+  }
 
   constructor(options: SqliteOutboxStoreOptions) {
     this.#logger = createLogger(options?.logger, options?.logLevel);
@@ -121,10 +110,15 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async claim(options: ClaimOptions): Promise<ClaimedEvent[]> {
-    const { listener, now, leaseMs, limit, ordered, leaseToken } = options;
+    const { listener, now, leaseMs, limit, ordered } = options;
+    const leaseToken = this.#stored(options.leaseToken);
     const exclude = JSON.stringify(options.exclude ?? []);
     const columns = `${EVENT_COLUMNS}, lease_token, leased_at, lease_until`;
     return this.#file.write(() => {
+      if (performance.now() - this.#sweptAt >= SWEEP_EVERY_MS) {
+        this.#sweptAt = performance.now();
+        freeGoneHolders(this.#file, this.#logger);
+      }
       const claimed: ClaimedEvent[] = [];
       const lease = this.#file.sql(
         'UPDATE idgov_webhook_outbox SET lease_token = ?, leased_at = ?, lease_until = ? WHERE event_id = ?',
@@ -161,7 +155,7 @@ export class SqliteOutboxStore implements OutboxStore {
         )
           continue;
         lease.run(leaseToken, now, now + leaseMs, event.eventId);
-        claimed.push({ ...event, leaseToken });
+        claimed.push({ ...event, leaseToken: options.leaseToken });
       }
       return claimed;
     });
@@ -190,7 +184,7 @@ export class SqliteOutboxStore implements OutboxStore {
       eventId,
       outcome.state,
       outcome.state,
-      leaseToken,
+      this.#stored(leaseToken),
     );
     return Number(changes) > 0;
   }
@@ -213,8 +207,44 @@ export class SqliteOutboxStore implements OutboxStore {
       `UPDATE idgov_webhook_outbox SET ${FREE_SQL}
        WHERE event_id = ? AND lease_token = ?`,
       eventId,
-      leaseToken,
+      this.#stored(leaseToken),
     );
+  }
+
+  async renew(
+    leaseToken: string,
+    eventIds: readonly string[],
+    now: number,
+    leaseMs: number,
+  ): Promise<string[]> {
+    const rows = this.#file.write(
+      () =>
+        this.#file
+          .sql(
+            `UPDATE idgov_webhook_outbox SET leased_at = ?, lease_until = ?
+             WHERE lease_token = ? AND state = 'pending' AND event_id IN (SELECT value FROM json_each(?))
+             RETURNING event_id`,
+          )
+          .all(now, now + leaseMs, this.#stored(leaseToken), JSON.stringify(eventIds)) as Array<{
+          event_id: string;
+        }>,
+    );
+    return rows.map((row) => row.event_id);
+  }
+
+  async leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
+    const rows = this.#file
+      .sql(
+        `SELECT event_id, lease_token, lease_until FROM idgov_webhook_outbox
+         WHERE listener = ? AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}
+         ORDER BY seq LIMIT ?`,
+      )
+      .all(listener, now, now, limit) as Array<{
+      event_id: string;
+      lease_token: string;
+      lease_until: number;
+    }>;
+    return rows.map((row) => ({ eventId: row.event_id, holder: row.lease_token, until: row.lease_until }));
   }
 
   async get(eventId: string): Promise<OutboxEvent | undefined> {

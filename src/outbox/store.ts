@@ -116,6 +116,19 @@ export interface ClaimOptions {
 }
 
 /**
+ * A live lease on a pending event: who holds it, and until when.
+ *
+ * @group Outbox
+ */
+export interface EventLease {
+  readonly eventId: string;
+  /** The lease token of the claim that holds it (with its process, on the SQLite store). */
+  readonly holder: string;
+  /** When it runs out unless renewed, in Unix ms. */
+  readonly until: number;
+}
+
+/**
  * The outcome of one attempt, as {@link OutboxStore.complete} records it.
  *
  * @group Outbox
@@ -161,6 +174,18 @@ export interface OutboxStore {
   complete(eventId: string, leaseToken: string, now: number, outcome: AttemptOutcome): Promise<boolean>;
   /** Gives up a claim without an attempt (the outbox stopped first): the event is due again at once. */
   release(eventId: string, leaseToken: string): Promise<void>;
+  /**
+   * Renews, for `leaseMs` from `now`, the leases `leaseToken` still holds on `eventIds` (pending
+   * events): the heartbeat of attempts in flight. Resolves with the IDs still held; one missing was
+   * taken over by another worker (its lease had run out) or is no longer pending.
+   */
+  renew(leaseToken: string, eventIds: readonly string[], now: number, leaseMs: number): Promise<string[]>;
+  /**
+   * The live leases on pending events of the listener at `now`, oldest event first, at most
+   * `limit`: what a worker waits for, and who holds it. Optional: an outbox without it waits
+   * without saying for whom.
+   */
+  leases?(listener: string, now: number, limit: number): Promise<EventLease[]>;
   /** One event, any state. */
   get(eventId: string): Promise<OutboxEvent | undefined>;
   /** How many events of the listener are in each state. */

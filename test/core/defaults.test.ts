@@ -60,9 +60,9 @@ describe('documented defaults are the applied ones', () => {
     expect([client.transport.maxRetries, sender.transport.maxRetries]).toEqual([2, 3]);
   });
 
-  it('the outbox lease: 5 minutes', () => {
-    expect(documentation('outbox/options.ts', 'leaseMs')).toContain('Default 5 minutes');
-    expect(outbox.leaseMs).toBe(5 * 60_000);
+  it('the outbox lease: 15 seconds', () => {
+    expect(documentation('outbox/options.ts', 'leaseMs')).toContain('Default 15 seconds');
+    expect(outbox.leaseMs).toBe(15_000);
   });
 
   it('the outbox retry schedule: 10 s, 30 s, 1 min, 5 min, 15 min, 1 h, 2 h, then 6 h', () => {

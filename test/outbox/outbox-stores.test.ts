@@ -92,6 +92,29 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await store.close();
   });
 
+  it('renews the leases its claim still holds (a heartbeat), and not those another took over', async () => {
+    const store = await open();
+    await add(store, 1);
+    await add(store, 2);
+    await add(store, 3);
+    await claim(store, 2_000, { limit: 2, token: 'worker-a' }); // 1 and 2, leased until 62,000
+    expect((await store.renew('worker-a', [id(1), id(2)], 50_000, 60_000)).sort()).toEqual([id(1), id(2)]);
+    // Renewed until 110,000: nobody takes them at 100,000, where the first lease would have run out.
+    expect(await claim(store, 100_000, { limit: 2, token: 'worker-b' })).toMatchObject([{ eventId: id(3) }]);
+    expect(await store.leases?.(L, 100_000, 10)).toMatchObject([
+      { eventId: id(1), until: 110_000 },
+      { eventId: id(2), until: 110_000 },
+      { eventId: id(3), until: 160_000 },
+    ]);
+    // Once they run out unrenewed, another takes them; the old claim renews nothing of theirs.
+    const c = await claim(store, 110_001, { limit: 2, token: 'worker-c' });
+    expect(c.map((e) => e.eventId)).toEqual([id(1), id(2)]);
+    expect(await store.renew('worker-a', [id(1), id(2)], 110_002, 60_000)).toEqual([]);
+    await store.complete(id(1), 'worker-c', 110_003, { state: 'delivered', answer: { status: 200 } });
+    expect(await store.renew('worker-c', [id(1), id(2)], 110_004, 60_000)).toEqual([id(2)]); // 1 is not pending
+    await store.close();
+  });
+
   it("hands a lapsed lease on; the old holder's outcome is refused, except delivered", async () => {
     const store = await open();
     await add(store, 1);

@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { ConfigurationError } from '../../core/errors/errors.ts';
+import { alive } from '../../stores/local-process.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import type { CopyIdentity } from '../store.ts';
 import { SQLITE_SYNC_MIGRATIONS, SYNC_SCHEMA_VERSION } from './schema.ts';
@@ -26,16 +27,6 @@ interface Owner {
  */
 export const OWNER_HEARTBEAT_MS = 10_000;
 export const OWNER_STALE_MS = 30_000;
-
-/** Whether process `pid` of this machine still runs. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}
 
 function meta(file: SqliteFile, key: string): string | undefined {
   const row = file.sql('SELECT value FROM idgov_sync_meta WHERE key = ?').get(key) as
