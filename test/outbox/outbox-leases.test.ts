@@ -137,7 +137,11 @@ describe('attempts slower than the lease (1.5 s against 1 s)', () => {
       const [first, second] = outboxes as [WebhookOutbox, WebhookOutbox];
       for (let n = 0; n < 6; n++) await first.enqueue({ n }, { eventId: eventIdOf(n) });
       let attempts = 0;
-      for (const outbox of outboxes) outbox.hooks.on('attempt', () => void (attempts += 1));
+      for (const outbox of outboxes) {
+        outbox.hooks.on('attempt', () => {
+          attempts += 1;
+        });
+      }
       // The first claims every event; the second looks once the first's attempts outlived a lease.
       const draining = first.drain();
       await new Promise((resolve) => setTimeout(resolve, 1_250));
