@@ -11,6 +11,7 @@ import { signingBenchmarks } from './signing.ts';
 import { sizeBenchmarks } from './size.ts';
 import { printTable, type Result, SMALL } from './support.ts';
 import { syncBenchmarks } from './sync.ts';
+import { takeoverBenchmarks } from './takeover.ts';
 
 const results: Result[] = [];
 for (const group of [
@@ -19,6 +20,7 @@ for (const group of [
   signingBenchmarks,
   outboxBenchmarks,
   syncBenchmarks,
+  takeoverBenchmarks,
   sizeBenchmarks,
 ]) {
   results.push(...(await group()));
