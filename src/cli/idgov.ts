@@ -93,7 +93,7 @@ program
   )
   .option(
     '--lease <seconds>',
-    "how long after a worker's last heartbeat (every third of it) its work passes on: a dead worker's window waits this long",
+    "how long after a worker's last heartbeat (every sixth of it) its work passes on: a dead worker's window waits this long",
     wholeNumber(1, 3_600),
     15,
   )
@@ -124,7 +124,7 @@ program
   )
   .option(
     '--format <format>',
-    'ndjson (each task as the service sent it) or csv (the documented columns)',
+    'ndjson (each task: as the service sent it from SQLite, as jsonb keeps it from PostgreSQL) or csv (the documented columns)',
     'ndjson',
   )
   .action(async (options: { db?: string; postgres?: string; table?: string; format: string }) => {

@@ -19,7 +19,7 @@ import type { AttemptOutcome, ClaimedEvent } from './store.ts';
 export async function attemptClaimed(
   options: ResolvedOutboxOptions,
   claimed: readonly ClaimedEvent[],
-  signal: AbortSignal | undefined,
+  { signal, since }: { readonly signal: AbortSignal | undefined; readonly since: number },
   report: (attempt: OutboxAttempt) => OutboxAttempt,
 ): Promise<OutboxAttempt[]> {
   const { store, leaseMs, now, logger } = options;
@@ -33,14 +33,17 @@ export async function attemptClaimed(
       lost.get(eventId)?.abort(new Error(`lease lost: ${why}`));
     },
   });
-  for (const event of claimed) heartbeat.hold(event.eventId);
+  // The leases run from when the claim was sent.
+  for (const event of claimed) heartbeat.hold(event.eventId, since);
   try {
     return await Promise.all(
       claimed.map(async (event) => {
         const stop = (lost.get(event.eventId) as AbortController).signal;
-        const attempt = await attemptEvent(options, event, signal ? AbortSignal.any([signal, stop]) : stop);
-        heartbeat.release(event.eventId);
-        return report(attempt);
+        // Once the listener answered, the lease needs no renewing: recording the outcome ends it.
+        const sent = () => heartbeat.release(event.eventId);
+        return report(
+          await attemptEvent(options, event, signal ? AbortSignal.any([signal, stop]) : stop, sent),
+        );
       }),
     );
   } finally {
@@ -56,6 +59,7 @@ export async function attemptEvent(
   options: ResolvedOutboxOptions,
   event: ClaimedEvent,
   signal: AbortSignal | undefined,
+  sent: () => void = () => {},
 ): Promise<OutboxAttempt> {
   const { sender, store, now, logger } = options;
   const started = now();
@@ -71,6 +75,7 @@ export async function attemptEvent(
   } catch (error) {
     result = { error };
   }
+  sent();
   const at = now();
   const base = {
     eventId: event.eventId,

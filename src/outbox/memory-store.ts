@@ -160,6 +160,7 @@ export class MemoryOutboxStore implements OutboxStore {
     if (!row || (row.event.state !== 'dead' && row.event.state !== 'pending') || now >= row.event.expiresAt) {
       return false;
     }
+    if (isHeld(row.leasedAt, row.leaseUntil, now)) return false;
     row.event = { ...row.event, state: 'pending', nextAttemptAt: now, finishedAt: undefined };
     Object.assign(row, FREE);
     return true;

@@ -44,7 +44,7 @@ export interface WebhookOutboxOptions {
   readonly attemptTimeoutMs?: number | undefined;
   /**
    * How long after its last heartbeat a worker's hold on the events it claimed lasts, in ms: the
-   * worker renews it every third of this while an attempt is in flight (however slow the
+   * worker renews it every sixth of this while an attempt is in flight (however slow the
    * listener), and the events of one that died pass on this long after it was last heard from (at
    * once, on the SQLite store, for a process of the same machine that is gone). At least 1,000.
    * Default 15 seconds.
@@ -123,7 +123,7 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
   const leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 15_000);
   if (leaseMs < 1_000) {
     throw new ConfigurationError(
-      `leaseMs must be at least 1,000 (got ${leaseMs}): a heartbeat renews it every third of it, and a shorter one would be lost to a pause of the process.`,
+      `leaseMs must be at least 1,000 (got ${leaseMs}): a heartbeat renews it every sixth of it, and a shorter one would be lost to a pause of the process.`,
     );
   }
   return {

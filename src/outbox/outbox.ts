@@ -57,6 +57,8 @@ export class WebhookOutbox {
   /** Set by enqueue and retry, so one that lands while the loop drains is not slept through. */
   #nudged = false;
   readonly #waiting: WaitingTeller;
+  // Names this outbox in its claims' lease tokens.
+  readonly #worker = `outbox-${crypto.randomUUID().slice(0, 8)}`;
 
   constructor(options: WebhookOutboxOptions) {
     this.#options = resolveOutboxOptions(options);
@@ -120,20 +122,24 @@ export class WebhookOutbox {
     };
     while (!signal?.aborted) {
       if (performance.now() - expiredAt >= EXPIRE_EVERY_MS) await expire();
+      const since = performance.now();
       const claimed = await this.#options.store.claim({
         listener: this.listener,
         now: this.#options.now(),
         leaseMs: this.#options.leaseMs,
         limit: this.#options.concurrency,
         ordered: this.#options.concurrency === 1,
-        leaseToken: crypto.randomUUID(),
+        // The worker, then the claim: what others waiting for its events are told of it.
+        leaseToken: `${this.#worker}/${crypto.randomUUID()}`,
         exclude: [...again],
       });
       if (claimed.length === 0) {
         await this.#waiting.say();
         break;
       }
-      const reports = await attemptClaimed(this.#options, claimed, signal, (report) => this.#report(report));
+      const reports = await attemptClaimed(this.#options, claimed, { signal, since }, (report) =>
+        this.#report(report),
+      );
       for (const report of reports) {
         if (report.outcome === 'retry' || report.outcome === 'released') again.add(report.eventId);
         if (report.outcome === 'released') continue;

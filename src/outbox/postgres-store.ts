@@ -275,7 +275,7 @@ export class PostgresOutboxStore implements OutboxStore {
       'retrying an event',
       `UPDATE ${this.#t} SET state = 'pending', next_attempt_at = $2, finished_at = NULL,
          ${FREE_SQL}
-       WHERE event_id = $1 AND state IN ('dead', 'pending') AND expires_at > $2`,
+       WHERE event_id = $1 AND state IN ('dead', 'pending') AND expires_at > $2 AND ${notHeldSql('$2')}`,
       [eventId, now],
     );
     return rowCount > 0;

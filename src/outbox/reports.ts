@@ -125,7 +125,7 @@ export interface OutboxWaiting {
   readonly listener: string;
   /** The oldest event the holder holds. */
   readonly eventId: string;
-  /** Who holds it: its claim's lease token (with its process, on the SQLite store). */
+  /** Who holds it: the worker's name (with its process, on the SQLite store). */
   readonly holder: string;
   /** When its lease runs out unless renewed, ISO 8601. */
   readonly until: string;

@@ -277,9 +277,9 @@ export class SqliteOutboxStore implements OutboxStore {
       .sql(
         `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,
          ${FREE_SQL}
-       WHERE event_id = ? AND state IN ('dead', 'pending') AND expires_at > ?`,
+       WHERE event_id = ? AND state IN ('dead', 'pending') AND expires_at > ? AND ${notHeldSql('?', '?')}`,
       )
-      .run(now, eventId, now);
+      .run(now, eventId, now, now, now);
     return changes > 0;
   }
 

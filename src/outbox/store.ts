@@ -194,7 +194,8 @@ export interface OutboxStore {
   list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]>;
   /**
    * Makes a `dead` or `pending` event due now, with no lease. Returns false when there is no such
-   * event, or it is delivered or expired, or `now` is past its `expiresAt`.
+   * event, or it is delivered or expired, or `now` is past its `expiresAt`, or a live lease holds it
+   * (an attempt is in flight: freeing it would let a second worker send it at once).
    */
   retry(eventId: string, now: number): Promise<boolean>;
   /** Deletes delivered events of the listener that finished before `before`; returns how many. */

@@ -16,21 +16,27 @@ export class WaitingTeller {
     this.#listener = listener;
   }
 
-  /** Nothing could be claimed: if another worker holds events of the listener, says so (log and hook). */
+  /**
+   * Nothing could be claimed: if other workers hold events of the listener, says so, once a worker
+   * (a lease token is its worker's name, then the claim's); once none is waited for, a later wait
+   * is said again.
+   */
   async say(): Promise<void> {
     const { store, now, logger, hooks } = this.#options;
-    const held = await store.leases?.(this.#listener, now(), 100);
-    for (const lease of held ?? []) {
-      if (this.#told.has(lease.holder)) continue;
-      this.#told.add(lease.holder);
+    const held = (await store.leases?.(this.#listener, now(), 100)) ?? [];
+    if (held.length === 0) this.#told.clear();
+    for (const lease of held) {
+      const worker = lease.holder.slice(0, Math.max(0, lease.holder.lastIndexOf('/'))) || lease.holder;
+      if (this.#told.has(worker)) continue;
+      this.#told.add(worker);
       const until = new Date(lease.until).toISOString();
       logger.warn(
-        `webhook outbox: waiting for event ${lease.eventId}, held by ${lease.holder} until ${until} unless renewed`,
+        `webhook outbox: waiting for event ${lease.eventId}, held by ${worker} until ${until} unless renewed`,
       );
       hooks.emit('waiting', () => ({
         listener: this.#listener,
         eventId: lease.eventId,
-        holder: lease.holder,
+        holder: worker,
         until,
       }));
     }

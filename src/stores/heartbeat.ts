@@ -21,35 +21,46 @@ export interface HeartbeatOptions {
 }
 
 /**
- * Renews the leases of every piece of work in hand, a third of a lease apart, in one call: each
+ * Renews the leases of every piece of work in hand, a sixth of a lease apart, in one call: each
  * piece is {@link Heartbeat.hold | held} while it is worked on. A piece whose lease another took
- * is told `lost` at once; every piece is told `lost` when no renewal succeeded for five sixths of
- * a lease (a sixth before it would end, so that the holder stops in time).
+ * is told `lost` at once; a piece is told `lost` when no renewal succeeded for two thirds of a
+ * lease, counted from before the claim that took it (the lease was written then): checked every
+ * sixth of a lease, so that the holder stops with a sixth of its lease or more to spare, before
+ * anyone else may take the work.
  */
 export class Heartbeat {
   readonly #options: HeartbeatOptions;
-  // Work in hand, by key: when its lease was last renewed (or taken), by this process's monotonic clock.
-  readonly #held = new Map<string, number>();
+  // Work in hand, by key: when its lease was last renewed (or taken), by this process's monotonic
+  // clock, and which holding it is (a key held again is new work, which an older renewal's answer
+  // must not judge).
+  readonly #held = new Map<string, { at: number; holding: number }>();
+  #holdings = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
-  #beating = false;
+  // The renewal under way, if any: one at a time, and one that hangs past a beat is given up.
+  #renewal: number | undefined;
+  #renewals = 0;
   #failure: string | undefined;
 
   constructor(options: HeartbeatOptions) {
     this.#options = options;
   }
 
-  /** Work under `key` is in hand, its lease just taken or renewed; beats start with the first. */
-  hold(key: string): void {
-    this.#held.set(key, performance.now());
+  /**
+   * Work under `key` is in hand, its lease taken at `since` (`performance.now()` from before the
+   * claim was sent: the lease runs from then); beats start with the first.
+   */
+  hold(key: string, since: number = performance.now()): void {
+    this.#held.set(key, { at: since, holding: ++this.#holdings });
     if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => void this.#beat(), Math.max(1, Math.floor(this.#options.leaseMs / 3)));
+    this.#timer = setInterval(() => this.#beat(), Math.max(1, Math.floor(this.#options.leaseMs / 6)));
     // A heartbeat alone must not keep a process running that has nothing else to do.
     (this.#timer as { unref?: () => void }).unref?.();
   }
 
   /** Work under `key` was renewed by other means (a commit renews its lease). */
   renewed(key: string): void {
-    if (this.#held.has(key)) this.#held.set(key, performance.now());
+    const held = this.#held.get(key);
+    if (held) held.at = performance.now();
   }
 
   /** Work under `key` is done or given up: no more beats for it; none at all once nothing is held. */
@@ -64,12 +75,12 @@ export class Heartbeat {
     this.#timer = undefined;
   }
 
-  // Each beat first stops the work whose lease can no longer be counted on (a renewal that fails,
-  // or hangs, past the deadline), then renews the rest, one renewal at a time.
+  // Every sixth of a lease: first stops the work whose lease can no longer be counted on (a renewal
+  // that fails, or hangs, past the deadline), then renews the rest: three tries before the deadline.
   #beat(): void {
     const { leaseMs, lost } = this.#options;
-    const deadline = performance.now() - (leaseMs * 5) / 6;
-    for (const [key, renewedAt] of [...this.#held]) {
+    const deadline = performance.now() - (leaseMs * 2) / 3;
+    for (const [key, { at: renewedAt }] of [...this.#held]) {
       if (renewedAt > deadline) continue;
       this.#held.delete(key);
       const why = this.#failure ? ` (${this.#failure})` : '';
@@ -78,20 +89,29 @@ export class Heartbeat {
         `its lease could not be renewed for ${Math.round((performance.now() - renewedAt) / 1000)} s${why}`,
       );
     }
-    if (this.#held.size === 0) this.stop();
-    else if (!this.#beating) void this.#renew();
+    if (this.#held.size === 0) {
+      this.stop();
+      return;
+    }
+    // A renewal still unanswered a whole beat later (a connection gone silent) is given up: its
+    // answer, should it come, is ignored, and the next one goes out.
+    if (this.#renewal !== undefined) this.#failure ??= 'a renewal went unanswered';
+    void this.#renew();
   }
 
   async #renew(): Promise<void> {
-    this.#beating = true;
+    const renewal = ++this.#renewals;
+    this.#renewal = renewal;
     const sent = performance.now();
-    const keys = [...this.#held.keys()];
+    const keys = [...this.#held].map(([key, { holding }]) => ({ key, holding }));
     try {
-      const still = await this.#options.renew(keys);
+      const still = await this.#options.renew(keys.map(({ key }) => key));
+      if (this.#renewal !== renewal) return;
       this.#failure = undefined;
-      for (const key of keys) {
-        if (!this.#held.has(key)) continue;
-        if (still.has(key)) this.#held.set(key, sent);
+      for (const { key, holding } of keys) {
+        const held = this.#held.get(key);
+        if (held?.holding !== holding) continue; // done, or held anew since: not this renewal's to judge
+        if (still.has(key)) held.at = sent;
         else {
           this.#held.delete(key);
           this.#options.lost(key, 'another holder took its lease over');
@@ -99,9 +119,9 @@ export class Heartbeat {
       }
     } catch (error) {
       // Tried again at the next beat, until the deadline.
-      this.#failure = (error as Error)?.message ?? String(error);
+      if (this.#renewal === renewal) this.#failure = (error as Error)?.message ?? String(error);
     } finally {
-      this.#beating = false;
+      if (this.#renewal === renewal) this.#renewal = undefined;
       if (this.#held.size === 0) this.stop();
     }
   }

@@ -5,12 +5,40 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
-/** This process, as a holder names it: `pid@host`. */
+/** `read()`, or undefined where it fails (no /proc: macOS, Windows). */
+function maybe<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/** When process `pid` started (clock ticks since boot, /proc/<pid>/stat), telling a reused PID from its first owner. */
+function startedAt(pid: number): string | undefined {
+  return maybe(() => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (name) state ppid ...": the name may hold spaces and parentheses; field 22 is the start time.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  });
+}
+
+// The PID namespace and boot of this process: a PID means the same process only within both (two
+// containers of one hostname can share a file, each with its own PIDs).
+const NAMESPACE = maybe(() => readlinkSync('/proc/self/ns/pid').replace(/\D/g, ''));
+const BOOT = maybe(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim().slice(0, 8));
+
+/**
+ * This process, as a holder names it: `pid.start@host#namespace.boot` where /proc tells them,
+ * else `pid@host`.
+ */
 export function thisProcess(): string {
-  return `${process.pid}@${hostname()}`;
+  const start = startedAt(process.pid);
+  const where = NAMESPACE && BOOT ? `#${NAMESPACE}.${BOOT}` : '';
+  return `${process.pid}${start ? `.${start}` : ''}@${hostname()}${where}`;
 }
 
 /**
@@ -33,13 +61,18 @@ export function alive(pid: number): boolean {
 }
 
 /**
- * Whether `holder` (`pid@host`, as {@link thisProcess} names one, possibly followed by more) names
- * a process of this machine that is gone. A holder of another machine, or one not so named, is
- * taken to be alive: only its lease can tell.
+ * Whether `holder` (as {@link thisProcess} names one, possibly followed by `/` and more) names a
+ * process of this machine, this PID namespace and this boot, that is gone: its PID runs no more,
+ * or runs another process (started at another time). Any other holder (of another machine or
+ * container, or named otherwise) is taken to be alive: only its lease can tell.
  */
 export function goneFromThisMachine(holder: string): boolean {
-  const named = /^(\d+)@([^/\s]+)/.exec(holder);
-  if (!named || named[2] !== hostname()) return false;
-  const pid = Number(named[1]);
-  return pid !== process.pid && !alive(pid);
+  const named = /^(\d+)(?:\.(\d+))?@([^/#\s]+)(#[^/\s]*)?(?:\/|$)/.exec(holder);
+  if (!named) return false;
+  const [, pidText, start, host, where = ''] = named;
+  const here = NAMESPACE && BOOT ? `#${NAMESPACE}.${BOOT}` : '';
+  if (host !== hostname() || where !== here || where === '') return false;
+  const pid = Number(pidText);
+  if (pid === process.pid) return false;
+  return !alive(pid) || (start !== undefined && startedAt(pid) !== start);
 }

@@ -89,6 +89,26 @@ export type ReadBatch = (
 // Rows a store reads at once.
 const BATCH = 500;
 
+/**
+ * A batch in creation order, read in two passes that each follow an index: the rows without a
+ * creation time first (by ID), then the others by creation time and ID (the store's index on both).
+ * `undated(afterId, limit)` and `dated(after, limit)` read each pass; a key with `createdAt` ''
+ * is in the first.
+ */
+export async function createdOrderBatch(
+  after: CopyKey | undefined,
+  limit: number,
+  undated: (afterId: string, limit: number) => Promise<readonly CopyRecord[]> | readonly CopyRecord[],
+  dated: (
+    after: CopyKey | undefined,
+    limit: number,
+  ) => Promise<readonly CopyRecord[]> | readonly CopyRecord[],
+): Promise<readonly CopyRecord[]> {
+  if (after && after.createdAt !== '') return dated(after, limit);
+  const first = await undated(after?.id ?? '', limit);
+  return first.length < limit ? [...first, ...(await dated(undefined, limit - first.length))] : first;
+}
+
 /** The copy's rows, read `BATCH` at a time by `read`. */
 export async function* readRecords(
   read: ReadBatch,

@@ -51,46 +51,49 @@ for (const store of stores) {
   describe.skipIf(store.skip)(
     `an outbox worker SIGKILLed mid-attempt on ${store.name}, default options`,
     () => {
-      it.each(store.seeds)(
-        'seed %i: the next worker delivers every event within 20 s of its start, each once',
-        async (seed) => {
-          const { tenant, server, url, secret } = await slowListener(100);
-          const random = new SeededRandom(seed);
-          const env = {
-            ...store.env(seed),
-            LISTENER_URL: url,
-            SECRET: secret,
-            ENQUEUE: String(EVENTS),
-            DEFAULTS: '1',
-          };
-          if (store.name === 'PostgreSQL') {
-            const table = `${pg?.schema}.killed_${seed}`;
-            const created = new PostgresOutboxStore({ connectionString: pg?.url, table });
-            await created.migrate();
-            await created.close();
-          }
-          const first = startWorker({ ...env, ENQUEUE_FROM: '0' });
-          // Killed while an attempt is in flight (each takes 100 ms): after a few deliveries.
-          const target = 2 + random.int(5);
-          await until(
-            () => tenant.deliveries.length >= target && first.announced() === EVENTS,
-            [first],
-            `${target} deliveries`,
-          );
-          await new Promise((resolve) => setTimeout(resolve, 20 + random.int(60)));
-          first.child.kill('SIGKILL');
-          expect((await first.exited).signal).toBe('SIGKILL');
-          const started = Date.now();
-          const next = await startWorker({ ...env, ENQUEUE_FROM: String(EVENTS) }).exited;
-          expect(next, next.stderr).toMatchObject({ code: 0, drained: true });
-          expect(Date.now() - started).toBeLessThanOrEqual(20_000);
-          await server.close();
-          const accepted = tenant.deliveries.map((d) => d.eventId);
-          expect(accepted.filter((id, i) => accepted.indexOf(id) !== i)).toEqual([]);
-          expect(new Set(accepted)).toEqual(new Set(Array.from({ length: EVENTS }, (_, n) => eventIdOf(n))));
-        },
+      it(
+        `seeds ${store.seeds.join(', ')}, side by side: the next worker delivers every event within 20 s of its start, each once`,
+        () => Promise.all(store.seeds.map(killedAndTakenOver)),
         60_000,
       );
+
+      /** One seed: a worker killed mid-attempt, then the next one started at once on the same store. */
+      async function killedAndTakenOver(seed: number): Promise<void> {
+        const { tenant, server, url, secret } = await slowListener(100);
+        const random = new SeededRandom(seed);
+        const env = {
+          ...store.env(seed),
+          LISTENER_URL: url,
+          SECRET: secret,
+          ENQUEUE: String(EVENTS),
+          DEFAULTS: '1',
+        };
+        if (store.name === 'PostgreSQL') {
+          const table = `${pg?.schema}.killed_${seed}`;
+          const created = new PostgresOutboxStore({ connectionString: pg?.url, table });
+          await created.migrate();
+          await created.close();
+        }
+        const first = startWorker({ ...env, ENQUEUE_FROM: '0' });
+        // Killed while an attempt is in flight (each takes 100 ms): after a few deliveries.
+        const target = 2 + random.int(5);
+        await until(
+          () => tenant.deliveries.length >= target && first.announced() === EVENTS,
+          [first],
+          `${target} deliveries`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 20 + random.int(60)));
+        first.child.kill('SIGKILL');
+        expect((await first.exited).signal).toBe('SIGKILL');
+        const started = Date.now();
+        const next = await startWorker({ ...env, ENQUEUE_FROM: String(EVENTS) }).exited;
+        expect(next, next.stderr).toMatchObject({ code: 0, drained: true });
+        expect(Date.now() - started, `seed ${seed}`).toBeLessThanOrEqual(20_000);
+        await server.close();
+        const accepted = tenant.deliveries.map((d) => d.eventId);
+        expect(accepted.filter((id, i) => accepted.indexOf(id) !== i)).toEqual([]);
+        expect(new Set(accepted)).toEqual(new Set(Array.from({ length: EVENTS }, (_, n) => eventIdOf(n))));
+      }
     },
   );
 }

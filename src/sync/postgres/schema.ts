@@ -61,6 +61,7 @@ export function syncRelations(t: SyncTables): string[] {
   const indexes = [
     '_tasks_state',
     '_tasks_created_at',
+    '_tasks_created_id',
     '_tasks_updated_at',
     '_sync_runs_open',
     '_sync_windows_run',
@@ -110,6 +111,8 @@ CREATE TABLE IF NOT EXISTS ${t.tasks} (
 );
 CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_state" ON ${t.tasks} (state);
 CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_created_at" ON ${t.tasks} (created_at);
+-- Reading the copy in creation order (idgov export), a batch at a time by (created_at, id).
+CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_created_id" ON ${t.tasks} (created_at, id);
 CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_updated_at" ON ${t.tasks} (updated_at);
 -- Objects the sync was asked to expand, by their @type and ID.
 CREATE TABLE IF NOT EXISTS ${t.expanded} (

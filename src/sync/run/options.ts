@@ -61,7 +61,7 @@ export interface TaskSyncOptions {
   readonly logLevel?: LogLevel | undefined;
   /**
    * How long a cursor's hold on its window (or batch of open tasks) lasts after its last heartbeat,
-   * in ms: a worker renews what it holds every third of this while it works (a slow page in flight
+   * in ms: a worker renews what it holds every sixth of this while it works (a slow page in flight
    * included), so a live worker never loses its work, and a dead one's passes on this long after it
    * was last heard from. From 1,000 to 3,600,000. Default 15 seconds.
    */

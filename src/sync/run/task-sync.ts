@@ -192,13 +192,14 @@ export class TaskSync {
   async #cursor(ctx: RunContext, lease: SyncLease, leases: WorkerLeases, worker: string): Promise<void> {
     const { store, run, meter, signal, bell } = ctx;
     while (!signal.aborted) {
+      // A lease runs from when its claim was sent: the heartbeat counts from then.
+      let since = performance.now();
       const window = await store.claimWindow(run, lease);
       if (window) {
         meter.window('claimed', window);
         await holding(
           ctx,
-          lease,
-          leases,
+          { lease, leases, since },
           (held) => pageWindow(held, window, lease),
           () => meter.window('lost', window),
         );
@@ -210,12 +211,12 @@ export class TaskSync {
         meter.window('split', undefined);
         continue;
       }
+      since = performance.now();
       const ids = run.kind === 'incremental' ? await store.claimOpenTasks(run, lease, REFRESH_BATCH) : [];
       if (ids.length > 0) {
         await holding(
           ctx,
-          lease,
-          leases,
+          { lease, leases, since },
           (held) => refreshTasks(held, lease, ids),
           () => {},
         );
@@ -240,17 +241,20 @@ export class TaskSync {
 }
 
 /**
- * Does `work` while `lease` holds it, renewed by the worker's heartbeat: work whose lease is lost
- * stops (its requests abort) and `lost` is told, rather than the run failing.
+ * Does `work` while `lease` holds it (claimed at `since`), renewed by the worker's heartbeat: work
+ * whose lease is lost stops (its requests abort) and `lost` is told, rather than the run failing.
  */
 async function holding(
   ctx: RunContext,
-  lease: SyncLease,
-  leases: WorkerLeases,
+  {
+    lease,
+    leases,
+    since,
+  }: { readonly lease: SyncLease; readonly leases: WorkerLeases; readonly since: number },
   work: (ctx: RunContext) => Promise<void>,
   lost: () => void,
 ): Promise<void> {
-  const gone = leases.hold(lease);
+  const gone = leases.hold(lease, since);
   try {
     await work({ ...ctx, signal: AbortSignal.any([ctx.signal, gone]) });
   } catch (error) {

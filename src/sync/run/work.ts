@@ -165,16 +165,21 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     const tasks = taskRows(page.list, ctx.refuse);
     // Only tasks inside the query move its cursor: one the service put on the page from outside it
     // (a hostile or broken answer) is kept, but must not end the window before its pages do.
-    const last = tasks.reduce((latest, row) => {
+    let last = cursor;
+    let atLast = 0;
+    for (const row of tasks) {
       const at = row.createdAt ? Date.parse(row.createdAt) : Number.NaN;
-      return at >= queryFrom - 1 && at <= queryTo + 1 ? Math.max(latest, at) : latest;
-    }, cursor);
+      if (!(at >= queryFrom - 1 && at <= queryTo + 1) || at < last) continue;
+      atLast = at === last ? atLast + 1 : 1;
+      last = at;
+    }
     const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
     const moved = last > cursor;
-    // Past a page that moved on, the next request starts from its last creation time (a keyset);
-    // in a burst, the token goes on through the instant.
-    const keyset = moved && next !== undefined;
+    // Past a page that moved on, the next request starts from its last creation time (a keyset),
+    // unless that instant holds more than one task of the page: a burst may go on, which the token
+    // pages through (a keyset would fetch its start again).
+    const keyset = moved && next !== undefined && atLast === 1;
     const result = await store.commitPage(
       run,
       window,

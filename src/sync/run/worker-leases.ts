@@ -1,6 +1,6 @@
 /**
  * A worker's leases on its work in hand: each cursor's window or batch of open tasks, renewed by
- * one heartbeat a third of a lease apart (a page in flight included), so that a short lease still
+ * one heartbeat a sixth of a lease apart (a page in flight included), so that a short lease still
  * never runs out under a live worker however slow the service, while a dead worker's work passes on
  * within a lease. Work whose lease another took, or that could not be renewed in time, is stopped:
  * its signal aborts, and the cursor lets it go without committing more.
@@ -30,11 +30,14 @@ export class WorkerLeases {
     });
   }
 
-  /** `lease`'s holder took a piece of work: renewed until {@link release}; the signal aborts if it is lost. */
-  hold(lease: SyncLease): AbortSignal {
+  /**
+   * `lease`'s holder took a piece of work with a claim sent at `since` (`performance.now()`):
+   * renewed until {@link release}; the signal aborts if it is lost.
+   */
+  hold(lease: SyncLease, since: number): AbortSignal {
     const work = new AbortController();
     this.#working.set(lease.holder, work);
-    this.#heartbeat.hold(lease.holder);
+    this.#heartbeat.hold(lease.holder, since);
     return work.signal;
   }
 

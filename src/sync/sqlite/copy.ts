@@ -265,7 +265,11 @@ export class SqliteCopy implements SyncStore {
   }
 
   /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
-  async readRows(after: CopyKey | undefined, limit: number, query: CopyQuery): Promise<CopyRecord[]> {
+  async readRows(
+    after: CopyKey | undefined,
+    limit: number,
+    query: CopyQuery,
+  ): Promise<readonly CopyRecord[]> {
     return readRows(this.#file, after, limit, query);
   }
 

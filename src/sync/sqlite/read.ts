@@ -6,7 +6,7 @@
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { isDamaged, type SqliteFile } from '../../stores/sqlite-file.ts';
-import type { CopyKey, CopyQuery, CopyRecord } from '../copy-reader.ts';
+import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-reader.ts';
 
 /** A file opened to read must hold a task copy: said with what to do, rather than a failed query later. */
 export function checkCopy(file: SqliteFile): void {
@@ -25,31 +25,45 @@ export function checkCopy(file: SqliteFile): void {
 }
 
 /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
-export function readRows(
+export async function readRows(
   file: SqliteFile,
   after: CopyKey | undefined,
   limit: number,
   query: CopyQuery,
-): CopyRecord[] {
-  const created = query.order === 'created';
-  const keyset = created ? "(coalesce(created_at, ''), id) > (?, ?)" : 'id > ?';
-  const key = created ? [after?.createdAt ?? '', after?.id ?? ''] : [after?.id ?? ''];
-  const rows = file.read(() =>
-    file
-      .sql(
-        `SELECT id, state, created_at, updated_at, deleted_at, vanished, synced_at, task FROM idgov_tasks
-         WHERE ${after ? keyset : '1'} AND (? IS NULL OR state = ?) AND (? OR deleted_at IS NULL)
-         ORDER BY ${created ? "coalesce(created_at, ''), id" : 'id'} LIMIT ?`,
-      )
-      .all(
-        ...(after ? key : []),
-        query.state ?? null,
-        query.state ?? null,
-        query.includeDeleted === true ? 1 : 0,
-        limit,
-      ),
-  ) as Array<Record<string, string | number | null>>;
-  return rows.map((row) => ({
+): Promise<readonly CopyRecord[]> {
+  const filter = `(? IS NULL OR state = ?) AND (? OR deleted_at IS NULL)`;
+  const filterValues = [query.state ?? null, query.state ?? null, query.includeDeleted === true ? 1 : 0];
+  const select = (where: string, order: string, values: Array<string | number | null>, count: number) =>
+    (
+      file.read(() =>
+        file
+          .sql(
+            `SELECT id, state, created_at, updated_at, deleted_at, vanished, synced_at, task FROM idgov_tasks
+             WHERE ${where} AND ${filter} ORDER BY ${order} LIMIT ?`,
+          )
+          .all(...values, ...filterValues, count),
+      ) as Array<Record<string, string | number | null>>
+    ).map(record);
+  if (query.order !== 'created') return select('id > ?', 'id', [after?.id ?? ''], limit);
+  return createdOrderBatch(
+    after,
+    limit,
+    (afterId, count) => select('created_at IS NULL AND id > ?', 'id', [afterId], count),
+    (key, count) =>
+      key
+        ? select(
+            'created_at IS NOT NULL AND (created_at, id) > (?, ?)',
+            'created_at, id',
+            [key.createdAt, key.id],
+            count,
+          )
+        : select('created_at IS NOT NULL', 'created_at, id', [], count),
+  );
+}
+
+/** A row as SQLite gives it, as the reader hands it on. */
+function record(row: Record<string, string | number | null>): CopyRecord {
+  return {
     id: String(row.id),
     state: (row.state as string | null) ?? undefined,
     createdAt: (row.created_at as string | null) ?? undefined,
@@ -58,5 +72,5 @@ export function readRows(
     vanished: row.vanished === 1,
     syncedAt: String(row.synced_at),
     json: String(row.task),
-  }));
+  };
 }

@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS idgov_tasks (
 );
 CREATE INDEX IF NOT EXISTS idgov_tasks_state ON idgov_tasks (state);
 CREATE INDEX IF NOT EXISTS idgov_tasks_created_at ON idgov_tasks (created_at);
+CREATE INDEX IF NOT EXISTS idgov_tasks_created_id ON idgov_tasks (created_at, id);
 CREATE INDEX IF NOT EXISTS idgov_tasks_updated_at ON idgov_tasks (updated_at);
 CREATE TABLE IF NOT EXISTS idgov_expanded (
   type      TEXT NOT NULL,
