@@ -422,7 +422,8 @@ describe('bad setups', () => {
 
   it('a second sync of one SQLite copy at once is refused, saying which process holds it', async () => {
     const path = dbPath();
-    const slowTenant = new FakeTenant({ history: 500, seed: 18, latencyMs: 30 });
+    // Slow enough that a is still running when b opens (a starts a thread of its own first).
+    const slowTenant = new FakeTenant({ history: 500, seed: 18, latencyMs: 200 });
     const { close: closeSlow } = await slowTenant.listen();
     onTestFinished(() => closeSlow());
     const a = syncOf(slowTenant, path);

@@ -156,6 +156,7 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
       `UPDATE ${t.tasks} SET lease_token = $2, leased_at = ${NOW}, lease_until = ${NOW} + $3
        WHERE id IN (SELECT id FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')} AND ${notHeldSql(NOW)}
                       AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
+                      AND EXISTS (SELECT 1 FROM ${t.runs} WHERE id = $1 AND finished_at IS NULL)
                     ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
        RETURNING id`,
       [run.id, lease.holder, lease.ms, limit],
@@ -199,10 +200,13 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
          UPDATE ${t.runs} SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL
            AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
            AND (kind = 'full' OR NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')}))
-         RETURNING kind),
+         RETURNING kind, started_at),
+       -- Only what the run's range covered: a task created after its end is not its to judge.
        v AS (
          UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, to_timestamp($2::bigint / 1000.0)), vanished = true
-         WHERE EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND seen_run <> $1 AND NOT vanished RETURNING 1),
+         WHERE EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND seen_run <> $1 AND NOT vanished
+           AND (created_at IS NULL OR created_at <= (SELECT to_timestamp(started_at / 1000.0) FROM r))
+         RETURNING 1),
        d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
        SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v) AS vanished,
               coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before,

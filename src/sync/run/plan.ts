@@ -38,12 +38,21 @@ export async function incrementalWindows(
 ): Promise<{ readonly startedAt: number; readonly windows: SyncWindowPlan[] }> {
   // The last run's end may be up to a second past the service's clock when it paged there.
   const overlapMs = overlap + CLOCK_GRAIN_MS;
-  const last = copy.lastRunStartedAt;
+  // From the last run's start, or the copy's newest task if that is earlier: a start told by a
+  // clock far ahead must not hide the tasks created until that clock is reached.
+  const last =
+    copy.lastRunStartedAt === undefined
+      ? undefined
+      : Math.min(copy.lastRunStartedAt, copy.latestCreatedAt ?? Number.POSITIVE_INFINITY);
   const earliest = copy.earliestCreatedAt;
   const since = last === undefined ? undefined : last - overlapMs;
   const acted =
     since !== undefined && earliest !== undefined && earliest < since && (await applies())
-      ? { from: earliest, to: since, actedAfter: (copy.actedSeenSince ?? since + overlapMs) - overlapMs }
+      ? {
+          from: earliest,
+          to: since,
+          actedAfter: (copy.actedSeenSince ?? (copy.lastRunStartedAt as number)) - overlapMs,
+        }
       : undefined;
   const startedAt = await now();
   const windows: SyncWindowPlan[] = [{ from: since ?? startedAt - overlapMs, to: startedAt }];

@@ -26,18 +26,33 @@ export function answerDate(headers: Headers): number | undefined {
   return Number.isNaN(at) ? undefined : Math.floor(at / CLOCK_GRAIN_MS) * CLOCK_GRAIN_MS + CLOCK_GRAIN_MS - 1;
 }
 
+// A `Date` further than this from this machine's clock is taken for a broken one (a proxy's, a node
+// put a year off), not for this machine's error: a run that went by it would hide tasks for good.
+const BELIEVABLE_MS = 24 * 3_600_000;
+
 /** The service's time, as the first answer of a run that carried a `Date` header told it. */
 export class ServiceClock {
   #at: number | undefined;
+  #told = false;
   readonly #options: ResolvedSyncOptions;
 
   constructor(options: ResolvedSyncOptions) {
     this.#options = options;
   }
 
-  /** Takes the service's time from `headers`, unless an earlier answer gave it. */
+  /** Takes the service's time from `headers`, unless an earlier answer gave it, or it is not believable. */
   observe(headers: Headers): void {
-    this.#at ??= answerDate(headers);
+    if (this.#at !== undefined) return;
+    const at = answerDate(headers);
+    if (at === undefined) return;
+    if (Math.abs(at - this.#options.now()) <= BELIEVABLE_MS) {
+      this.#at = at;
+    } else if (!this.#told) {
+      this.#told = true;
+      this.#options.logger.warn(
+        `task sync: the service's Date header (${headers.get('date')}) is more than a day from this machine's clock: not believed; the run goes by the newest creation time the service shows`,
+      );
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import type { CopyState, SyncLease, SyncStore, SyncWindowPlan } from '../store.t
 import { appliesActedAfter } from './acted-probe.ts';
 import { Doorbell } from './doorbell.ts';
 import type { SyncEvents, SyncSummary } from './events.ts';
+import { KeysetPaging } from './keyset.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
 import { PageSize } from './page-size.ts';
 import { patientStore } from './patient-store.ts';
@@ -132,6 +133,10 @@ export class TaskSync {
         ));
       }
       run = await store.beginRun(full ? 'full' : 'incremental', startedAt, windows);
+      // Another worker began an incremental run between ending the last one and beginning this:
+      // a full run was asked for, so that one ends too.
+      if (options.full === true && run.kind !== 'full')
+        return this.#resumeOrBegin(store, copy, options, started);
     }
     const meter = new SyncProgressMeter(this.#options.hooks, run);
     if (probePages > 0) meter.counted({ new: 0, changed: 0, deleted: 0 }, probePages);
@@ -148,8 +153,9 @@ export class TaskSync {
         );
       };
       const pageSize = new PageSize(this.#options.pageSize, this.#options.logger);
+      const keyset = new KeysetPaging(this.#options.logger);
       await this.#work(
-        { options: this.#options, store, run, meter, signal, bell: new Doorbell(), pageSize, refuse },
+        { options: this.#options, store, run, meter, signal, bell: new Doorbell(), pageSize, refuse, keyset },
         stop,
       );
       complete = true;
@@ -165,7 +171,8 @@ export class TaskSync {
     const leases = new WorkerLeases(this.#options.store, this.#options.leaseMs, this.#options.logger);
     const holders = Array.from({ length: this.#options.concurrency }, (_, i) => `${worker}/${i}`);
     try {
-      await Promise.all(
+      // Every cursor ends before the leases do: one still claiming would leave a lease behind.
+      const ended = await Promise.allSettled(
         holders.map((holder) =>
           this.#cursor(ctx, { holder, ms: this.#options.leaseMs }, leases, worker).catch((error: unknown) => {
             stop.abort(error);
@@ -173,6 +180,8 @@ export class TaskSync {
           }),
         ),
       );
+      // The first failure stopped the others: it is the one to tell.
+      if (ended.some((end) => end.status === 'rejected')) throw stop.signal.reason;
     } finally {
       // Stopped or failed: the work in hand is free for the next worker at once, not a lease later.
       await leases.stop(holders).catch((error: unknown) => {

@@ -15,6 +15,7 @@ import { isoTime } from '../../internal/time.ts';
 import type { SyncLease, SyncRun, SyncStore, SyncWindow } from '../store.ts';
 import { refused, unsupported } from './acted-probe.ts';
 import type { Doorbell } from './doorbell.ts';
+import type { KeysetPaging } from './keyset.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import type { PageSize } from './page-size.ts';
 import type { SyncProgressMeter } from './progress.ts';
@@ -42,6 +43,8 @@ export interface RunContext {
   readonly pageSize: PageSize;
   /** Told of each task whose ID the copy cannot hold: it is left out, never marked vanished. */
   readonly refuse: (id: string) => void;
+  /** Whether windows page by creation time (keyset) or, for a service that cannot be paged so, by tokens. */
+  readonly keyset: KeysetPaging;
 }
 
 // Tasks looked at for a creation time before the service's answers are taken to carry none.
@@ -167,19 +170,30 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     // (a hostile or broken answer) is kept, but must not end the window before its pages do.
     let last = cursor;
     let atLast = 0;
+    let sorted = true;
+    let before = false;
+    let previous = Number.NEGATIVE_INFINITY;
     for (const row of tasks) {
       const at = row.createdAt ? Date.parse(row.createdAt) : Number.NaN;
-      if (!(at >= queryFrom - 1 && at <= queryTo + 1) || at < last) continue;
+      if (at < queryFrom - 1) before = true;
+      if (!(at >= queryFrom - 1 && at <= queryTo + 1)) continue;
+      if (at < previous) sorted = false;
+      previous = at;
+      if (at < last) continue;
       atLast = at === last ? atLast + 1 : 1;
       last = at;
     }
+    // A keyset needs pages in creation order that keep to `createdAfter`: a service that sorts
+    // otherwise, or ignores the bound, is paged by its tokens from here on (said once).
+    if (!sorted) ctx.keyset.off('answers a page out of creation order');
+    else if (before) ctx.keyset.off('answers tasks created before the createdAfter asked for');
     const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
     const moved = last > cursor;
     // Past a page that moved on, the next request starts from its last creation time (a keyset),
     // unless that instant holds more than one task of the page: a burst may go on, which the token
     // pages through (a keyset would fetch its start again).
-    const keyset = moved && next !== undefined && atLast === 1;
+    const keyset = ctx.keyset.on && moved && next !== undefined && atLast === 1;
     const result = await store.commitPage(
       run,
       window,

@@ -39,6 +39,9 @@ const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_r
 // A window of the run (placeholder `?`) is not done: the refresh waits for it.
 const WINDOWS_PENDING = "EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ? AND state <> 'done')";
 
+// The run (placeholder `?`) is not over: one ended (by a full run asked for) hands out no more work.
+const RUN_OPEN = 'EXISTS (SELECT 1 FROM idgov_sync_runs WHERE id = ? AND finished_at IS NULL)';
+
 /** The SQLite copy's work, behind `SqliteSyncStore`. */
 export class SqliteCopy implements SyncStore {
   // Leases go by this thread's monotonic clock: one process holds the copy (every lease left is
@@ -103,13 +106,15 @@ export class SqliteCopy implements SyncStore {
           `SELECT (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL) AS at,
              (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL
                 AND (kind = 'full' OR acted_after_ms IS NOT NULL)) AS acted,
-             (SELECT min(created_at) FROM idgov_tasks) AS earliest`,
+             (SELECT min(created_at) FROM idgov_tasks) AS earliest,
+             (SELECT max(created_at) FROM idgov_tasks) AS latest`,
         )
-        .get() as { at: number | null; acted: number | null; earliest: string | null };
+        .get() as { at: number | null; acted: number | null; earliest: string | null; latest: string | null };
       return {
         lastRunStartedAt: last.at ?? undefined,
         actedSeenSince: last.acted ?? undefined,
         earliestCreatedAt: last.earliest === null ? undefined : Date.parse(last.earliest),
+        latestCreatedAt: last.latest === null ? undefined : Date.parse(last.latest),
       };
     });
   }
@@ -183,10 +188,10 @@ export class SqliteCopy implements SyncStore {
       const now = this.#clock();
       const rows = this.#file
         .sql(
-          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} AND NOT ${WINDOWS_PENDING}
+          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} AND NOT ${WINDOWS_PENDING} AND ${RUN_OPEN}
            ORDER BY id LIMIT ?`,
         )
-        .all(run.id, now, now, run.id, limit) as Array<{ id: string }>;
+        .all(run.id, now, now, run.id, run.id, limit) as Array<{ id: string }>;
       const take = this.#file.sql(
         'UPDATE idgov_tasks SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?',
       );
@@ -245,9 +250,12 @@ export class SqliteCopy implements SyncStore {
         vanished = Number(
           this.#file
             .sql(
-              'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1 WHERE seen_run <> ? AND vanished = 0',
+              // Only what the run's range covered: a task created after its end (by a clock its
+              // start was told wrong) is not its to judge.
+              `UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1
+               WHERE seen_run <> ? AND vanished = 0 AND (created_at IS NULL OR created_at <= ?)`,
             )
-            .run(at, run.id).changes,
+            .run(at, run.id, isoTime(run.startedAt)).changes,
         );
       }
       this.#file.sql('UPDATE idgov_sync_runs SET finished_at = ? WHERE id = ?').run(finishedAt, run.id);
