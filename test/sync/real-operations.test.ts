@@ -366,3 +366,114 @@ for (const kind of kinds) {
     });
   });
 }
+
+describe('a service that cannot be paged by creation time, or whose clock is told wrong (SQLite)', () => {
+  const sqlite = kinds[0] as (typeof kinds)[number];
+
+  /** A client whose search answers `rewrite` may change, and whose answers' `Date` `date` may set. */
+  function rewritingClient(
+    tenant: FakeTenant,
+    rewrite: (body: Record<string, unknown>, answer: { list: unknown[]; nextPageToken?: string }) => unknown,
+    date?: () => string,
+  ) {
+    let searches = 0;
+    const client = new IdGovClient({
+      baseUrl: tenant.baseUrl,
+      credentials: tenant.client,
+      logLevel: 'off',
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (!request.url.endsWith('/search/tasks')) return fetch(request);
+        searches += 1;
+        const body = (await request.clone().json()) as Record<string, unknown>;
+        const answer = await fetch(request);
+        if (!answer.ok) return answer;
+        const headers = new Headers(answer.headers);
+        if (date) headers.set('date', date());
+        headers.delete('content-length');
+        return new Response(JSON.stringify(rewrite(body, await answer.json())), { status: 200, headers });
+      },
+    });
+    return { client, searches: () => searches };
+  }
+
+  it('pages out of creation order: paged by tokens from then on, said once, nothing lost', async () => {
+    const tenant = new FakeTenant({ tasks: 800, seed: 61 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      // Each page reversed: sorted pages, but not in creation order within a page.
+      const { client } = rewritingClient(tenant, (_body, answer) => ({
+        ...answer,
+        list: [...answer.list].reverse(),
+      }));
+      const { summary, warnings } = await runSync(client, open, { concurrency: 1 });
+      expect(summary.complete).toBe(true);
+      expect(warnings.filter((w) => /out of creation order/.test(w))).toHaveLength(1);
+      expect(await differences(open, tenant)).toEqual([]);
+      const full = await runSync(client, open, { full: true });
+      expect(full.summary.tasksDeleted).toBe(0);
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
+  it('ignores createdAfter: paged by tokens, in about the pages of the tenant, nothing lost', async () => {
+    const tenant = new FakeTenant({ tasks: 1_000, seed: 62 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      // A service that drops createdAfter: each request from a creation time starts again at the first task.
+      let restarts = 0;
+      const ignorant = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'off',
+        maxRetries: 0,
+        fetch: async (input, init) => {
+          const request = new Request(input, init);
+          if (!request.url.endsWith('/search/tasks')) return fetch(request);
+          const body = (await request.clone().json()) as { createdAfter?: string; pageToken?: string };
+          if (body.createdAfter && !body.pageToken) restarts += 1;
+          const { createdAfter: _ignored, ...rest } = body;
+          return fetch(new Request(request, { body: JSON.stringify(rest) }));
+        },
+      });
+      const { summary, warnings } = await runSync(ignorant, open, { concurrency: 1 });
+      expect(summary.complete).toBe(true);
+      expect(warnings.join('\n')).toMatch(/tasks created before the createdAfter asked for/);
+      expect(summary.pages).toBeLessThan(40);
+      expect(restarts).toBeLessThan(5);
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
+  it('a Date a day behind during a full run marks no live task vanished; one a year ahead is not believed', async () => {
+    const tenant = new FakeTenant({ history: 600, seed: 63 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      const honest = clientOf(tenant).client;
+      await runSync(honest, open);
+      tenant.createTasks(30);
+      const behind = rewritingClient(
+        tenant,
+        (_b, a) => a,
+        () => new Date(Date.now() - 20 * 3_600_000).toUTCString(),
+      );
+      const full = await runSync(behind.client, open, { full: true });
+      expect(full.summary.tasksDeleted).toBe(0);
+      await runSync(honest, open);
+      expect(await differences(open, tenant)).toEqual([]);
+      const ahead = rewritingClient(
+        tenant,
+        (_b, a) => a,
+        () => new Date(Date.now() + 365 * 86_400_000).toUTCString(),
+      );
+      const told = await runSync(ahead.client, open);
+      expect(told.warnings.join('\n')).toMatch(
+        /Date header .* is more than a day from this machine's clock: not believed/,
+      );
+      tenant.createTasks(20);
+      await runSync(honest, open);
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+});

@@ -22,7 +22,7 @@ afterAll(() => pg?.stop());
 function startWorker(tenant: FakeTenant, prefix: string): Child {
   return startChild(
     'src/cli/idgov.ts',
-    ['sync', '--postgres', pg?.url ?? '', '--table', prefix, '--concurrency', '4', '--lease', '2'],
+    ['sync', '--postgres', pg?.url ?? '', '--table', prefix, '--concurrency', '4', '--lease', '5'],
     {
       IDGOV_BASE_URL: tenant.baseUrl,
       IDGOV_CLIENT_ID: tenant.client.clientId,

@@ -291,6 +291,29 @@ for (const kind of kinds) {
       });
     });
 
+    it('a run ended unfinished (a full run asked for) counts as no run and hands out no more work', async () => {
+      const store = await fresh();
+      const full = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const w = await store.claimWindow(full, lease('a'));
+      await store.commitPage(
+        full,
+        w as never,
+        page([row('t1', T0 - 9), row('t2', T0 - 8)], T0, w as never),
+        lease('a'),
+      );
+      await store.finishRun(full, T0);
+      const incremental = await store.beginRun('incremental', T0 + DAY, [{ from: T0, to: T0 + DAY }]);
+      const w2 = await store.claimWindow(incremental, lease('a'));
+      await store.commitPage(incremental, w2 as never, page([], T0 + DAY, w2 as never), lease('a'));
+      await store.endRun(incremental);
+      expect(await store.claimOpenTasks(incremental, lease('b'), 10)).toEqual([]);
+      expect(await store.claimWindow(incremental, lease('b'))).toBeUndefined();
+      expect(await store.finishRun(incremental, T0 + DAY)).toMatchObject({ finished: true, vanished: 0 });
+      expect(await store.unfinishedRun()).toBeUndefined();
+      // What it committed stays; the last run an incremental run reaches back to is still the full one.
+      expect(Object.keys(await held(store)).sort()).toEqual(['t1', 't2']);
+    });
+
     it('ends a run once, when no work is left; a full run marks what it did not see deleted and vanished', async () => {
       const store = await fresh();
       const first = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);

@@ -67,11 +67,15 @@ export async function earliestTask(
   );
   for await (const { data, response } of search.pagesWithResponse()) {
     clock.observe(response.headers);
+    // The earliest of the first page with creation times, not its first: a service may not keep
+    // creation order within a page.
+    let earliest: number | undefined;
     for (const view of data.list ?? []) {
       const at = copyTime(view?.task?.createdAt);
-      if (at !== undefined) return Date.parse(at);
-      looked += 1;
+      if (at !== undefined) earliest = Math.min(earliest ?? Number.POSITIVE_INFINITY, Date.parse(at));
+      else looked += 1;
     }
+    if (earliest !== undefined) return earliest;
     if (looked >= EARLIEST_LOOKS) break;
   }
   if (looked === 0) return undefined;
