@@ -101,6 +101,9 @@ async function timed(workers: Child[], started: number): Promise<number> {
   return Date.now() - started;
 }
 
+/** What a worker printed to stderr, once it exited. */
+const stderrOf = async (worker: Child) => (await worker.exited).stderr;
+
 describe.skipIf(!pg)('a PostgreSQL sync worker SIGKILLed mid-page, default options', () => {
   const tenant = new FakeTenant({ history: 3_000, seed: 72, latencyMs: 40 });
   let close: () => Promise<void>;
@@ -117,6 +120,7 @@ describe.skipIf(!pg)('a PostgreSQL sync worker SIGKILLed mid-page, default optio
 
   it('seeds 1 to 3, at once: each survivor ends within 20 s of a clean run, and each copy equals the tenant', async () => {
     // The seeds run side by side (a lease is mostly waited out), each on a copy of its own.
+    const said: boolean[] = [];
     await Promise.all(
       [1, 2, 3].map(async (seed) => {
         const table = `${pg?.schema}.killed_${seed}`;
@@ -132,10 +136,18 @@ describe.skipIf(!pg)('a PostgreSQL sync worker SIGKILLed mid-page, default optio
         expect((await victim.exited).signal).toBe('SIGKILL');
         const took = await timed([survivor], started);
         expect(took, `seed ${seed}`).toBeLessThanOrEqual(cleanMs + 20_000);
+        // Waiting is said, naming the dead worker: the log line and the progress line.
+        const stderr = await stderrOf(survivor);
+        said.push(
+          new RegExp(`waiting for work held by \\S+ pid ${victim.child.pid} #`).test(stderr) &&
+            new RegExp(`sync: waiting for a lease held by \\S+ pid ${victim.child.pid} #`).test(stderr),
+        );
         expect(differences(await copiedTasksPg(pg?.url ?? '', table), expectedTasks(tenant.tasks))).toEqual(
           [],
         );
       }),
     );
+    // A victim killed mid-run holds windows the survivor waits for (at least one of three did).
+    expect(said).toContain(true);
   }, 120_000);
 });

@@ -95,7 +95,7 @@ export class SyncProgressMeter {
     for (const { holder, until } of held) {
       if (this.#toldWaiting.has(holder)) continue;
       this.#toldWaiting.add(holder);
-      logger.info(
+      logger.warn(
         `task sync: waiting for work held by ${holder}, whose lease runs out at ${isoTime(until)} unless renewed`,
       );
       this.#hooks.emit('waiting', () => ({ holder, until: isoTime(until) }));

@@ -1,0 +1,52 @@
+/**
+ * What a sync's progress tells: the share covered never goes back, even when a dead worker's
+ * window is taken over from its last committed page; waiting on another's lease is told once a holder.
+ */
+import { expect, it } from 'vitest';
+import { Hooks } from '../../src/core/hooks.ts';
+import type { Logger } from '../../src/index.ts';
+import type { SyncEvents, SyncProgress, SyncWaitingEvent } from '../../src/sync/index.ts';
+import { SyncProgressMeter } from '../../src/sync/run/progress.ts';
+
+const quiet: Logger = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+const run = { id: 1, kind: 'full', startedAt: 1_000, resumed: false } as const;
+const none = { new: 0, changed: 0, deleted: 0 };
+const window = (id: number, from: number, to: number, cursor = from) => ({
+  id,
+  from,
+  to,
+  cursor,
+  queryFrom: cursor,
+  queryTo: to,
+  token: undefined,
+});
+
+it('the share covered never goes back when a window taken over adds time left', () => {
+  const hooks = new Hooks<SyncEvents>(quiet, undefined);
+  const told: SyncProgress[] = [];
+  hooks.on('progress', (p) => told.push(p));
+  const meter = new SyncProgressMeter(hooks, run);
+  meter.window('claimed', window(1, 0, 100));
+  meter.page(none, 10, window(1, 0, 100), 90, 100); // 90 of 100 covered
+  // A dead worker's window, claimed from its checkpoint: 400 ms of creation time left.
+  meter.window('claimed', window(2, 100, 1_000, 600));
+  meter.page(none, 10, window(2, 100, 1_000, 600), 650, 1_000);
+  expect(told.map((p) => p.covered)).toEqual([0.9, 0.9]);
+  expect(told.every((p, i) => i === 0 || p.covered >= (told[i - 1]?.covered ?? 0))).toBe(true);
+});
+
+it('says once for each holder it waits for, to the hook and the log', () => {
+  const warned: string[] = [];
+  const logger: Logger = { ...quiet, warn: (m) => void warned.push(m) };
+  const hooks = new Hooks<SyncEvents>(logger, undefined);
+  const waits: SyncWaitingEvent[] = [];
+  hooks.on('waiting', (w) => waits.push(w));
+  const meter = new SyncProgressMeter(hooks, run);
+  const held = [{ holder: 'host-3 pid 42 #abcd/0', until: Date.UTC(2026, 10, 27, 8) }];
+  meter.waiting(held, logger);
+  meter.waiting(held, logger);
+  expect(waits).toEqual([{ holder: 'host-3 pid 42 #abcd/0', until: '2026-11-27T08:00:00.000Z' }]);
+  expect(warned).toEqual([
+    'task sync: waiting for work held by host-3 pid 42 #abcd/0, whose lease runs out at 2026-11-27T08:00:00.000Z unless renewed',
+  ]);
+});
