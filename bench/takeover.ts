@@ -15,7 +15,10 @@ import { FakeTenant } from '../src/testing/index.ts';
 import { startWorker } from '../test/helpers/outbox-workers.ts';
 import { NO_POSTGRES, postgresForTests } from '../test/helpers/postgres.ts';
 import { start } from './paging.ts';
-import type { Result } from './support.ts';
+import { type Result, SMALL } from './support.ts';
+
+// The smoke run (CI) shows the row works with a short lease; the real one measures the default.
+const LEASE_S = SMALL ? 2 : 15;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -34,7 +37,7 @@ async function secondsUntil(
 
 /** Two `idgov sync --postgres` workers; one is SIGKILLed holding a window: seconds until the other claims it. */
 async function syncTakeover(url: string, table: string): Promise<number> {
-  const served = await start('../dist/bin.js', ['--history', '20000', '--latency', '100']);
+  const served = await start('../dist/bin.js', ['--history', SMALL ? '3000' : '20000', '--latency', '100']);
   const cli = new URL('../dist/idgov.js', import.meta.url).pathname;
   const env = {
     ...process.env,
@@ -44,7 +47,10 @@ async function syncTakeover(url: string, table: string): Promise<number> {
     IDGOV_LOG: 'off',
   };
   const worker = () =>
-    spawn(process.execPath, [cli, 'sync', '--postgres', url, '--table', table], { env, stdio: 'ignore' });
+    spawn(process.execPath, [cli, 'sync', '--postgres', url, '--table', table, '--lease', String(LEASE_S)], {
+      env,
+      stdio: 'ignore',
+    });
   const survivor = worker();
   const victim = worker();
   const { default: Pg } = await import('pg');
@@ -154,12 +160,12 @@ export async function takeoverBenchmarks(): Promise<Result[]> {
   try {
     const sync = await syncTakeover(pg.url, `${pg.schema}.takeover`);
     results.push({
-      name: "takeover: sync on PostgreSQL, a worker's death to the survivor's claim of its window (default lease 15 s)",
+      name: `takeover: sync on PostgreSQL, a worker's death to the survivor's claim of its window (lease ${LEASE_S} s${SMALL ? '' : ', the default'})`,
       value: sync,
       unit: 's',
       ratio: sync,
-      goal: '<= 20 s',
-      met: sync <= 20,
+      goal: `<= ${LEASE_S + 5} s`,
+      met: sync <= LEASE_S + 5,
     });
   } finally {
     await pg.stop();
