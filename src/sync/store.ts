@@ -105,12 +105,6 @@ export interface CopyState {
   /** The creation time of the copy's first task (Unix ms); undefined when it holds none. */
   readonly earliestCreatedAt: number | undefined;
   /**
-   * The creation time of the copy's newest task (Unix ms); undefined when it holds none. An
-   * incremental run reaches back from it when it is before the last run's start (a run whose
-   * service clock told a time ahead), so that a wrong `Date` once cannot hide new tasks for good.
-   */
-  readonly latestCreatedAt?: number | undefined;
-  /**
    * When the last completed run that saw the tasks acted on started (Unix ms): a full run, or an
    * incremental one that paged them. An incremental run's pass of tasks acted on begins there, so
    * that a run without one (of an earlier release, or against a service that does not apply the

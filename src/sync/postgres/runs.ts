@@ -40,7 +40,6 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
     last: string | null;
     acted: string | null;
     earliest: string | null;
-    latest: string | null;
     begun: boolean;
   }>(
     'opening the copy',
@@ -49,7 +48,6 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
             (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL
                AND (kind = 'full' OR acted_after_ms IS NOT NULL)) AS acted,
             (SELECT floor(extract(epoch FROM min(created_at)) * 1000)::bigint FROM ${t.tasks}) AS earliest,
-            (SELECT floor(extract(epoch FROM max(created_at)) * 1000)::bigint FROM ${t.tasks}) AS latest,
             EXISTS (SELECT 1 FROM ${t.runs}) OR EXISTS (SELECT 1 FROM ${t.tasks}) AS begun`,
     [],
   );
@@ -86,7 +84,6 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
     lastRunStartedAt: ms(row?.last),
     actedSeenSince: ms(row?.acted),
     earliestCreatedAt: ms(row?.earliest),
-    latestCreatedAt: ms(row?.latest),
   };
 }
 

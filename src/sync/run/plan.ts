@@ -38,12 +38,7 @@ export async function incrementalWindows(
 ): Promise<{ readonly startedAt: number; readonly windows: SyncWindowPlan[] }> {
   // The last run's end may be up to a second past the service's clock when it paged there.
   const overlapMs = overlap + CLOCK_GRAIN_MS;
-  // From the last run's start, or the copy's newest task if that is earlier: a start told by a
-  // clock far ahead must not hide the tasks created until that clock is reached.
-  const last =
-    copy.lastRunStartedAt === undefined
-      ? undefined
-      : Math.min(copy.lastRunStartedAt, copy.latestCreatedAt ?? Number.POSITIVE_INFINITY);
+  const last = copy.lastRunStartedAt;
   const earliest = copy.earliestCreatedAt;
   const since = last === undefined ? undefined : last - overlapMs;
   const acted =

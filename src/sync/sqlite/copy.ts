@@ -106,15 +106,13 @@ export class SqliteCopy implements SyncStore {
           `SELECT (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL) AS at,
              (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL
                 AND (kind = 'full' OR acted_after_ms IS NOT NULL)) AS acted,
-             (SELECT min(created_at) FROM idgov_tasks) AS earliest,
-             (SELECT max(created_at) FROM idgov_tasks) AS latest`,
+             (SELECT min(created_at) FROM idgov_tasks) AS earliest`,
         )
-        .get() as { at: number | null; acted: number | null; earliest: string | null; latest: string | null };
+        .get() as { at: number | null; acted: number | null; earliest: string | null };
       return {
         lastRunStartedAt: last.at ?? undefined,
         actedSeenSince: last.acted ?? undefined,
         earliestCreatedAt: last.earliest === null ? undefined : Date.parse(last.earliest),
-        latestCreatedAt: last.latest === null ? undefined : Date.parse(last.latest),
       };
     });
   }
