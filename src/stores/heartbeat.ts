@@ -57,12 +57,6 @@ export class Heartbeat {
     (this.#timer as { unref?: () => void }).unref?.();
   }
 
-  /** Work under `key` was renewed by other means (a commit renews its lease). */
-  renewed(key: string): void {
-    const held = this.#held.get(key);
-    if (held) held.at = performance.now();
-  }
-
   /** Work under `key` is done or given up: no more beats for it; none at all once nothing is held. */
   release(key: string): void {
     this.#held.delete(key);
