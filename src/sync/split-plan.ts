@@ -20,7 +20,7 @@ export interface WindowLoad {
    * at one instant): they tell nothing of what follows it.
    */
   readonly still: number;
-  /** The last page did not move the cursor: the window is in a burst, and what follows is unknown. */
+  /** The window is in a burst (its last page did not move the cursor, or ended inside one). */
   readonly stalled: boolean;
   /** A half split off this window is not paged yet: what it holds, this one may not. */
   readonly childUnpaged: boolean;
@@ -35,20 +35,25 @@ export function density(window: WindowLoad): number | undefined {
 /**
  * The tasks `window` is estimated to hold after its cursor: its density so far (bursts left out)
  * times the time left. None while nothing is known: before its first page (a run starts with one
- * window a cursor, so no cursor waits for that), in a burst, or while the last half split off it has
- * not shown what it holds (tasks cluster, and a half of the time may hold none of them).
+ * window a cursor, so no cursor waits for that), or while the last half split off it has not shown
+ * what it holds (tasks cluster, and a half of the time may hold none of them). A window in a burst
+ * whose density says nothing (the burst is all it paged) is taken to hold more than `minTasks`
+ * after it: its cursor is held by the burst for pages, and what follows is worth a look.
  */
-export function tasksLeft(window: WindowLoad): number {
+export function tasksLeft(window: WindowLoad, minTasks: number): number {
   const known = density(window);
-  if (known === undefined || window.stalled || window.childUnpaged) return 0;
-  return (window.to - window.cursor) * known;
+  if (known === undefined || window.childUnpaged) return 0;
+  const left = (window.to - window.cursor) * known;
+  return window.stalled && known === 0 ? minTasks + 1 : left;
 }
 
 /**
  * The window to split, and where: the one with the most tasks left, if it has more than
  * `minTasks` (splitting a window its cursor finishes in a page or two only costs pages) and more
  * than `minSpanMs` of time left (tasks sharing one instant cannot be split); undefined when none.
- * It splits at the midpoint of its time left.
+ * It splits at the midpoint of its time left; a window in a burst splits just past the burst's
+ * instant, so that its cursor keeps only the burst (paged by tokens, a page at a time) and another
+ * takes all that follows at once.
  */
 export function splitPlan(
   windows: readonly WindowLoad[],
@@ -59,12 +64,13 @@ export function splitPlan(
   let bestLeft = minTasks;
   for (const window of windows) {
     if (window.to - window.cursor <= minSpanMs) continue;
-    const left = tasksLeft(window);
+    const left = tasksLeft(window, minTasks);
     if (left > bestLeft) {
       best = window;
       bestLeft = left;
     }
   }
   if (!best) return undefined;
-  return { id: best.id, at: best.cursor + Math.floor((best.to - best.cursor) / 2), to: best.to };
+  const at = best.stalled ? best.cursor + 1 : best.cursor + Math.floor((best.to - best.cursor) / 2);
+  return { id: best.id, at, to: best.to };
 }

@@ -56,6 +56,11 @@ export interface PageCommit {
   readonly cursor: number;
   /** Whether the page moved the cursor (false in a burst of tasks created at one instant). */
   readonly moved: boolean;
+  /**
+   * The next page goes on at the page's last instant, which holds more than one of its tasks: the
+   * window is in a burst (a split then cuts just past that instant). Default: `!moved`.
+   */
+  readonly inBurst?: boolean;
   readonly queryFrom: number;
   readonly queryTo: number;
   /** The query's next page, or undefined when it has none. */

@@ -244,6 +244,36 @@ for (const kind of kinds) {
       expect(next).toMatchObject({ to: T0 - 901 + 450, done: false });
     });
 
+    it('splits a window in a burst just past the burst, so that its cursor keeps only the burst and another takes what follows', async () => {
+      const store = await fresh();
+      const run = await store.beginRun('full', T0, [{ from: T0 - 10_000, to: T0 }]);
+      const limits = { minTasks: 200, minSpanMs: 2 };
+      const window = await store.claimWindow(run, lease('a'));
+      if (!window) throw new Error('no window');
+      // A first page of tasks a ms apart, then a page all of one instant: a burst, paged by token.
+      const spread = Array.from({ length: 100 }, (_, i) => row(`s${i}`, T0 - 10_000 + i * 10));
+      await store.commitPage(run, window, page(spread, T0 - 9_010, window, 'p2'), lease('a'));
+      const burstAt = T0 - 9_000;
+      const burst = Array.from({ length: 100 }, (_, i) => row(`b${i}`, burstAt));
+      await store.commitPage(
+        run,
+        window,
+        { ...page(burst, burstAt, window, 'p3'), moved: true, inBurst: true },
+        lease('a'),
+      );
+      expect(await store.splitLargest(run, limits)).toBe(true);
+      const rest = await store.claimWindow(run, lease('b'));
+      expect(rest).toMatchObject({ from: burstAt + 1, to: T0, cursor: burstAt + 1 });
+      // The burst's cursor learns that its window now ends just past the burst.
+      const next = await store.commitPage(
+        run,
+        window,
+        page(burst.slice(0, 1), burstAt, window, 'p4'),
+        lease('a'),
+      );
+      expect(next).toMatchObject({ to: burstAt + 1, done: false });
+    });
+
     it('refreshes open tasks only once every window is done: unseen ones, by ID, each to one holder; what is missing is marked vanished', async () => {
       const store = await fresh();
       const full = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);

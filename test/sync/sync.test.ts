@@ -366,9 +366,16 @@ describe('a copy of an older schema version', () => {
       const columns = (
         db.prepare('PRAGMA table_info(idgov_sync_windows)').all() as Array<{ name: string }>
       ).map((c) => c.name);
+      const indexes = (db.prepare('PRAGMA index_list(idgov_tasks)').all() as Array<{ name: string }>).map(
+        (index) => index.name,
+      );
       db.close();
       expect(version).toEqual({ value: '3' });
       expect(columns).toEqual(expect.arrayContaining(['lease_until', 'acted_after_ms']));
+      // Leases are found through their own index (not by reading every task), and the index that
+      // (created_at, id) serves as well is gone: one fewer to write with every task.
+      expect(indexes).toContain('idgov_tasks_leased');
+      expect(indexes).not.toContain('idgov_tasks_created_at');
     } finally {
       await close();
     }

@@ -60,9 +60,9 @@ export function addedColumns(
 export function syncRelations(t: SyncTables): string[] {
   const indexes = [
     '_tasks_state',
-    '_tasks_created_at',
     '_tasks_created_id',
     '_tasks_updated_at',
+    '_tasks_leased',
     '_sync_runs_open',
     '_sync_windows_run',
   ];
@@ -110,10 +110,11 @@ CREATE TABLE IF NOT EXISTS ${t.tasks} (
   lease_until bigint
 );
 CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_state" ON ${t.tasks} (state);
-CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_created_at" ON ${t.tasks} (created_at);
 -- Reading the copy in creation order (idgov export), a batch at a time by (created_at, id).
 CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_created_id" ON ${t.tasks} (created_at, id);
 CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_updated_at" ON ${t.tasks} (updated_at);
+-- The few tasks under a refresh's lease: renewing, ending and listing leases reads only these.
+CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_leased" ON ${t.tasks} (lease_token) WHERE lease_token IS NOT NULL;
 -- Objects the sync was asked to expand, by their @type and ID.
 CREATE TABLE IF NOT EXISTS ${t.expanded} (
   type      text NOT NULL,

@@ -210,7 +210,7 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
        d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
        SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v) AS vanished,
               coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before,
-              ${heldLeasesSql(t, '$1')} AS held`,
+              ${heldLeasesSql(t, '$1', run.kind === 'incremental')} AS held`,
       [run.id, finishedAt],
     );
     const row = rows[0];

@@ -164,7 +164,7 @@ export async function commitPage(
       page.token ?? null,
       page.tasks.length,
       page.moved ? 0 : page.tasks.length,
-      !page.moved,
+      page.inBurst ?? !page.moved,
       lease.ms,
       tasksParameter(page.tasks),
       expandedParameter(page.expanded),

@@ -206,6 +206,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
         expanded: expandedRows(page.expanded),
         cursor: last,
         moved,
+        inBurst: !moved || (!keyset && next !== undefined && atLast > 1),
         queryFrom: keyset ? last : queryFrom,
         queryTo,
         token: keyset ? undefined : next,
@@ -219,6 +220,8 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
       return;
     }
     meter.page(result.counts, tasks.length, window, last, result.to);
+    // What a page showed (a window's density, a burst) may make a split worth it: idle cursors look.
+    ctx.bell.ring();
     if (result.done) {
       meter.window('done', window);
       return;

@@ -62,6 +62,8 @@ export class SqliteCopy implements SyncStore {
       // A page and its checkpoint commit together, so power loss can only undo both, and the pages
       // undone are fetched again: waiting for the disk at every page would buy nothing.
       synchronous: 'NORMAL',
+      // A task's JSON is a couple of KiB: 8 KiB pages hold three or four.
+      pageSize: 8192,
       readOnly: options.readOnly,
     });
     if (options.readOnly) {

@@ -9,7 +9,7 @@ import { ConfigurationError } from '../../core/errors/errors.ts';
 import { alive } from '../../stores/local-process.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import type { CopyIdentity } from '../store.ts';
-import { SQLITE_SYNC_MIGRATIONS, SYNC_SCHEMA_VERSION } from './schema.ts';
+import { SQLITE_SYNC_INDEXES, SQLITE_SYNC_MIGRATIONS, SYNC_SCHEMA_VERSION } from './schema.ts';
 
 interface Owner {
   readonly pid: number;
@@ -83,6 +83,7 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
     }
   }
   for (let from = version; from < SYNC_SCHEMA_VERSION; from++) file.exec(SQLITE_SYNC_MIGRATIONS[from] ?? '');
+  file.exec(SQLITE_SYNC_INDEXES);
   setMeta(file, 'schema_version', String(SYNC_SCHEMA_VERSION));
   setMeta(file, 'base_url', identity.baseUrl);
   setMeta(file, 'filter', identity.filter);

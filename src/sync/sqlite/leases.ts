@@ -33,14 +33,21 @@ export function endLeases(file: SqliteFile, holders: readonly string[]): void {
   }
 }
 
-/** The live leases on `run`'s work at `now`: one a holder, the latest ending. */
+/**
+ * The live leases on `run`'s work at `now`: one a holder, the latest ending. Tasks are leased only
+ * by an incremental run's refresh: a full run's are not looked for.
+ */
 export function heldLeases(file: SqliteFile, run: SyncRun, now: number): HeldLease[] {
   const live = `lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}`;
+  const tasks =
+    run.kind === 'incremental'
+      ? 'UNION ALL SELECT lease_token, lease_until, leased_at FROM idgov_tasks WHERE lease_token IS NOT NULL'
+      : '';
   const rows = file
     .sql(
       `SELECT lease_token AS holder, max(lease_until) AS until FROM (
          SELECT lease_token, lease_until, leased_at FROM idgov_sync_windows WHERE run_id = ? AND state <> 'done'
-         UNION ALL SELECT lease_token, lease_until, leased_at FROM idgov_tasks WHERE lease_token IS NOT NULL)
+         ${tasks})
        WHERE ${live} GROUP BY lease_token ORDER BY lease_token`,
     )
     .all(run.id, now, now) as Array<{ holder: string; until: number }>;

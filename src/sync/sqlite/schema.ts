@@ -30,6 +30,17 @@ ALTER TABLE idgov_sync_runs ADD COLUMN acted_after_ms INTEGER;
 `,
 };
 
+/**
+ * The indexes a copy gains once its columns are current (run after the migrations, so a copy of any
+ * version gets them): the few tasks under a refresh's lease, so that renewing, ending and listing
+ * leases reads only these, not every task. And one it loses: `(created_at)`, which
+ * `(created_at, id)` serves as well, and which cost every write an index more.
+ */
+export const SQLITE_SYNC_INDEXES = `
+CREATE INDEX IF NOT EXISTS idgov_tasks_leased ON idgov_tasks (lease_token) WHERE lease_token IS NOT NULL;
+DROP INDEX IF EXISTS idgov_tasks_created_at;
+`;
+
 export const SQLITE_SYNC_SCHEMA = `
 CREATE TABLE IF NOT EXISTS idgov_sync_meta (
   key   TEXT PRIMARY KEY,
@@ -50,7 +61,6 @@ CREATE TABLE IF NOT EXISTS idgov_tasks (
   lease_until INTEGER
 );
 CREATE INDEX IF NOT EXISTS idgov_tasks_state ON idgov_tasks (state);
-CREATE INDEX IF NOT EXISTS idgov_tasks_created_at ON idgov_tasks (created_at);
 CREATE INDEX IF NOT EXISTS idgov_tasks_created_id ON idgov_tasks (created_at, id);
 CREATE INDEX IF NOT EXISTS idgov_tasks_updated_at ON idgov_tasks (updated_at);
 CREATE TABLE IF NOT EXISTS idgov_expanded (

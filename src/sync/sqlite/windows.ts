@@ -131,7 +131,7 @@ export function commitWindow(
       done ? null : (page.token ?? null),
       page.tasks.length,
       page.moved ? 0 : page.tasks.length,
-      page.moved ? 0 : 1,
+      (page.inBurst ?? !page.moved) ? 1 : 0,
       done ? 'done' : 'free',
       now,
       now + lease.ms,
