@@ -28,6 +28,7 @@ const token = (await (await fetch(`${baseUrl}/auth/v1/token`, { method: 'POST', 
   access_token: string;
 };
 let pageToken = '';
+let copied = 0;
 do {
   const response = await fetch(`${baseUrl}/api/v1/search/tasks`, {
     method: 'POST',
@@ -41,6 +42,8 @@ do {
   db.exec('BEGIN');
   for (const view of page.list) upsert.run(view.task.id, JSON.stringify(view.task));
   db.exec('COMMIT');
+  copied += page.list.length;
   pageToken = page.nextPageToken;
 } while (pageToken);
 db.close();
+process.stderr.write(`copied ${copied}\n`);

@@ -10,7 +10,7 @@ import { parsingBenchmarks } from './parsing.ts';
 import { signingBenchmarks } from './signing.ts';
 import { sizeBenchmarks } from './size.ts';
 import { printTable, type Result, SMALL } from './support.ts';
-import { syncBenchmarks } from './sync.ts';
+import { serviceBoundSyncBenchmarks, syncBenchmarks } from './sync.ts';
 import { takeoverBenchmarks } from './takeover.ts';
 
 const results: Result[] = [];
@@ -19,6 +19,7 @@ for (const group of [
   parsingBenchmarks,
   signingBenchmarks,
   outboxBenchmarks,
+  serviceBoundSyncBenchmarks,
   syncBenchmarks,
   takeoverBenchmarks,
   sizeBenchmarks,

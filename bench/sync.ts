@@ -1,11 +1,12 @@
 /**
- * The task sync over the fake tenant (its own process, a realistic history: bursts, mostly recent),
- * each page answered after 50 ms: into SQLite with 16 cursors beside 1, the heap's peak, and the
- * share of the time spent in the store; then 4 `idgov sync --postgres` processes beside one. The
- * PostgreSQL row needs a server: IDGOV_TEST_PG_URL, or an installed PostgreSQL for
- * scripts/pg-test-server.sh; without one it is left out, saying so.
+ * The task sync over the fake tenant (its own process, a realistic history: bursts, mostly recent).
+ * Where the service is the limit, as it is for users (each search answered after 200 ms):
+ * `idgov sync` with 16 cursors beside 1, 4 `idgov sync --postgres` processes beside one, and the
+ * CPU a task costs beside a bare copy loop's. Where this machine is the limit (50 ms a page, 100,000
+ * tasks): the same ratios in-process, the heap's peak, and the share of the time in the store. The
+ * PostgreSQL rows need a server: IDGOV_TEST_PG_URL, or an installed PostgreSQL for
+ * scripts/pg-test-server.sh; without one they are left out, saying so.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,8 @@ import { type SyncStore, TaskSync } from '@idgov/sdk/sync';
 import { SqliteSyncStore } from '@idgov/sdk/sync/sqlite';
 import { NO_POSTGRES, postgresForTests } from '../test/helpers/postgres.ts';
 import { type Served, start } from './paging.ts';
-import { compared, type Result, SMALL } from './support.ts';
+import { compared, interleaved, type Result, SMALL } from './support.ts';
+import { bareCopy, postgresSync, sqliteSync } from './sync-processes.ts';
 
 const TASKS = SMALL ? 3_000 : 100_000;
 const LATENCY_MS = SMALL ? 10 : 50;
@@ -74,34 +76,7 @@ async function sqliteRun(served: Served, dir: string, concurrency: number) {
   return { perSecond: TASKS / (elapsed / 1000), peakMiB: peak / MiB, storeShare: ms() / elapsed };
 }
 
-/** `workers` processes of `idgov sync --postgres` on one new copy, 4 cursors each: the seconds until all are done. */
-async function postgresRun(served: Served, url: string, prefix: string, workers: number): Promise<number> {
-  const cli = new URL('../dist/idgov.js', import.meta.url).pathname;
-  const env = {
-    ...process.env,
-    IDGOV_BASE_URL: served.baseUrl,
-    IDGOV_CLIENT_ID: served.clientId,
-    IDGOV_CLIENT_SECRET: served.clientSecret,
-  };
-  const started = performance.now();
-  await Promise.all(
-    Array.from(
-      { length: workers },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const args = ['sync', '--postgres', url, '--table', prefix, '--concurrency', '4'];
-          const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-          let stderr = '';
-          child.stderr?.on('data', (chunk) => {
-            stderr += chunk;
-          });
-          child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`idgov sync: ${stderr}`))));
-        }),
-    ),
-  );
-  return (performance.now() - started) / 1000;
-}
-
+/** Where this machine is the limit: 50 ms a page, 100,000 tasks, in-process. */
 export async function syncBenchmarks(): Promise<Result[]> {
   const served = await start('../dist/bin.js', ['--history', String(TASKS), '--latency', String(LATENCY_MS)]);
   const dir = mkdtempSync(join(tmpdir(), 'idgov-bench-sync-'));
@@ -141,8 +116,8 @@ export async function syncBenchmarks(): Promise<Result[]> {
       return results;
     }
     try {
-      const alone = await postgresRun(served, pg.url, `${pg.schema}.bench_one`, 1);
-      const four = await postgresRun(served, pg.url, `${pg.schema}.bench_four`, 4);
+      const alone = await postgresSync(served, pg.url, `${pg.schema}.bench_one`, 1);
+      const four = await postgresSync(served, pg.url, `${pg.schema}.bench_four`, 4);
       results.push(
         compared(
           `sync: PostgreSQL, 4 worker processes beside 1 (4 cursors each), ${size}`,
@@ -157,6 +132,84 @@ export async function syncBenchmarks(): Promise<Result[]> {
     }
   } finally {
     served.child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+const BOUND_TASKS = SMALL ? 2_000 : 20_000;
+const BOUND_LATENCY_MS = SMALL ? 20 : 200;
+
+/** Where the service is the limit: 200 ms a page, 20,000 tasks, `idgov sync` processes timed from outside. */
+export async function serviceBoundSyncBenchmarks(): Promise<Result[]> {
+  const history = ['--history', String(BOUND_TASKS)];
+  const served = await start('../dist/bin.js', [...history, '--latency', String(BOUND_LATENCY_MS)]);
+  const dir = mkdtempSync(join(tmpdir(), 'idgov-bench-bound-'));
+  const size = `${BOUND_TASKS.toLocaleString('en')} tasks at ${BOUND_LATENCY_MS} ms a page`;
+  const results: Result[] = [];
+  try {
+    const one = await sqliteSync(served, dir, 1);
+    const sixteen = await sqliteSync(served, dir, 16);
+    results.push(
+      compared(
+        `sync: idgov sync --concurrency 16 beside 1 (new SQLite copies), ${size}`,
+        { subject: 60 / sixteen.seconds, reference: 60 / one.seconds },
+        'runs/min',
+        '>= 12x',
+        (ratio) => ratio >= 12,
+      ),
+      compared(
+        'sync: pages fetched, 16 cursors beside 1',
+        { subject: sixteen.pages, reference: one.pages },
+        'pages',
+        '<= 1.15x',
+        (ratio) => ratio <= 1.15,
+      ),
+    );
+    const pg = await postgresForTests();
+    if (!pg) console.log(`sync: PostgreSQL rows left out, ${NO_POSTGRES}`);
+    else {
+      try {
+        const alone = await postgresSync(served, pg.url, `${pg.schema}.bound_one`, 1);
+        const four = await postgresSync(served, pg.url, `${pg.schema}.bound_four`, 4);
+        results.push(
+          compared(
+            `sync: 4 idgov sync --postgres processes beside 1 (4 cursors each), ${size}`,
+            { subject: 60 / four, reference: 60 / alone },
+            'runs/min',
+            '>= 3x',
+            (ratio) => ratio >= 3,
+          ),
+        );
+      } finally {
+        await pg.stop();
+      }
+    }
+  } finally {
+    served.child.kill();
+  }
+  // CPU a task does not wait on the service: measured served at once, in interleaved pairs.
+  const quick = await start('../dist/bin.js', [...history, '--latency', '0']);
+  try {
+    const cpu = await interleaved(
+      SMALL ? 1 : 3,
+      async () => BOUND_TASKS / (await sqliteSync(quick, dir, 1)).cpuSeconds,
+      async () => {
+        const bare = await bareCopy(quick, dir);
+        return bare.tasks / bare.cpuSeconds;
+      },
+    );
+    results.push(
+      compared(
+        `sync: tasks a CPU second (all threads), idgov sync --concurrency 1 beside a bare copy loop, ${BOUND_TASKS.toLocaleString('en')} tasks`,
+        cpu,
+        'tasks/CPU s',
+        '>= 0.75',
+        (ratio) => ratio >= 0.75,
+      ),
+    );
+  } finally {
+    quick.child.kill();
     rmSync(dir, { recursive: true, force: true });
   }
   return results;

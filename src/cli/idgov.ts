@@ -32,6 +32,11 @@ function checkCopy(options: { db?: string; postgres?: string; table?: string }):
   if ((options.db === undefined) === (options.postgres === undefined)) {
     throw new UsageError('give the copy as --db <file> (SQLite) or --postgres <url>, one of them.');
   }
+  if (options.postgres !== undefined && !/^postgres(?:ql)?:\/\//i.test(options.postgres)) {
+    throw new UsageError(
+      '--postgres takes a connection URL, e.g. postgres://sync@db.example:5432/reports (this is not one; not shown: it may hold a password).',
+    );
+  }
   if (options.db !== undefined) {
     checkFile(options.db);
     if (options.table !== undefined) {
@@ -128,11 +133,12 @@ program
     'ndjson',
   )
   .action(async (options: { db?: string; postgres?: string; table?: string; format: string }) => {
-    if (options.format !== 'ndjson' && options.format !== 'csv') {
-      throw new UsageError(`--format must be ndjson or csv (got "${options.format}").`);
+    const format = options.format.toLowerCase();
+    if (format !== 'ndjson' && format !== 'csv') {
+      throw new UsageError(`--format must be ndjson or csv, in any case (got "${options.format}").`);
     }
     checkCopy(options);
-    await exportCommand({ ...options, format: options.format });
+    await exportCommand({ ...options, format });
   });
 
 await runProgram(program, process.argv);

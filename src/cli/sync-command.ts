@@ -47,6 +47,10 @@ async function storeOf(options: SyncCommandOptions): Promise<{ store: SyncStore;
 const minutes = (ms: number | undefined) =>
   ms === undefined ? '?' : ms < 60_000 ? `${Math.ceil(ms / 1000)}s` : `${Math.round(ms / 60_000)}m`;
 
+/** The share of the run's tasks done, by the estimate of those left; undefined while there is none. */
+const doneShare = (p: SyncProgress) =>
+  p.tasksLeft === undefined ? undefined : p.tasks / Math.max(1, p.tasks + p.tasksLeft);
+
 /** A progress bar on a terminal; a plain line every few seconds otherwise (a log, a CI job). */
 function progressReporter(stream: NodeJS.WriteStream): {
   update(p: SyncProgress): void;
@@ -62,13 +66,17 @@ function progressReporter(stream: NodeJS.WriteStream): {
     });
     bar.start(1000, 0, { pages: 0, tasks: 0, rate: 0, left: '? left' });
     return {
-      update: (p) =>
-        bar.update(Math.round(p.covered * 1000), {
+      update: (p) => {
+        const share = doneShare(p);
+        const payload = {
           pages: p.pages,
           tasks: p.tasks,
           rate: Math.round(p.tasksPerSecond),
           left: `${minutes(p.etaMs)} left`,
-        }),
+        };
+        if (share === undefined) bar.update(payload);
+        else bar.update(Math.round(share * 1000), payload);
+      },
       waiting: (w) => bar.update({ left: waitingFor(w) }),
       stop: () => bar.stop(),
     };
@@ -78,8 +86,11 @@ function progressReporter(stream: NodeJS.WriteStream): {
     update: (p) => {
       if (Date.now() - last < 2_000) return;
       last = Date.now();
+      const share = doneShare(p);
+      const estimate =
+        share === undefined ? 'tasks left unknown' : `about ${Math.round(share * 100)}% of the tasks`;
       stream.write(
-        `sync: ${p.pages} pages, ${p.tasks} tasks, ${Math.round(p.covered * 100)}% of the time range, ${Math.round(p.tasksPerSecond)} tasks/s, ${minutes(p.etaMs)} left\n`,
+        `sync: ${p.pages} pages, ${p.tasks} tasks, ${estimate}, ${Math.round(p.tasksPerSecond)} tasks/s, ${minutes(p.etaMs)} left\n`,
       );
     },
     waiting: (w) => stream.write(`sync: ${waitingFor(w)}\n`),

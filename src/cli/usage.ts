@@ -60,7 +60,9 @@ export async function runProgram(
       const setup =
         error instanceof IdGovError &&
         (error.name === 'ConfigurationError' || error.name === 'AuthenticationError');
-      process.stderr.write(`${options.name}: ${(error as Error)?.message ?? error}\n`);
+      // The command's name says whose message it is: the SDK's own prefix would say it twice.
+      const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
+      process.stderr.write(`${options.name}: ${message}\n`);
       process.exitCode = setup ? EXIT.usage : EXIT.failed;
     }
   }

@@ -78,6 +78,21 @@ export class Hooks<Events> {
   }
 
   #threw(name: keyof Events, error: unknown): void {
-    this.#logger.warn(`a '${String(name)}' hook threw (${(error as Error)?.message ?? error}); ignored`);
+    this.#logger.warn(`a '${String(name)}' hook threw (${thrownText(error)}); ignored`);
+  }
+}
+
+/**
+ * What a handler threw, as text, whatever it was: an error's message, or the value itself; never
+ * throwing (a Symbol cannot be put in a template, and a null-prototype object has no `toString`).
+ */
+function thrownText(thrown: unknown): string {
+  try {
+    const message = (thrown as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') return message;
+    if (typeof thrown === 'symbol') return thrown.toString();
+    return String(thrown);
+  } catch {
+    return Object.prototype.toString.call(thrown);
   }
 }

@@ -219,6 +219,40 @@ describe('client hooks', () => {
     expect(lines.some((line) => /'request' hook threw \(dashboard offline\); ignored/.test(line))).toBe(true);
   });
 
+  it('ignore whatever a hook throws (a Symbol, a null-prototype object, an async rejection of either), logging it', async () => {
+    const lines: string[] = [];
+    const logger: Logger = { debug() {}, info() {}, warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+    const odd = Object.create(null) as object;
+    const client = new IdGovClient({
+      baseUrl: tenant.baseUrl,
+      credentials: tenant.client,
+      logger,
+      hooks: {
+        request: () => {
+          throw Symbol('gone');
+        },
+        response: () => {
+          throw odd;
+        },
+        page: async () => {
+          throw Symbol('async gone');
+        },
+        requestEnd: () => Promise.reject(odd),
+      },
+    });
+    const page = await client.tasks.search({ pageSize: 10 });
+    expect(page.list).toHaveLength(10);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "[@idgov/sdk] a 'request' hook threw (Symbol(gone)); ignored",
+        "[@idgov/sdk] a 'response' hook threw ([object Object]); ignored",
+        "[@idgov/sdk] a 'page' hook threw (Symbol(async gone)); ignored",
+        "[@idgov/sdk] a 'requestEnd' hook threw ([object Object]); ignored",
+      ]),
+    );
+  });
+
   it("add and remove handlers with hooks.on; the call's own hooks hear after the client's", async () => {
     const order: string[] = [];
     const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client });

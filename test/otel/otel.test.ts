@@ -205,6 +205,31 @@ describe('instrumentSender and instrumentOutbox', () => {
   });
 });
 
+describe('instrumentOutbox and a listener URL that holds a key', () => {
+  it("leaves the URL's query (where gateways keep keys) out of the outbox's metrics", async () => {
+    const tenant = new FakeTenant();
+    const { close } = await tenant.listen();
+    try {
+      const t = telemetry();
+      const listener = tenant.addListener();
+      const url = `${listener.url}?code=gateway-key-0042`;
+      const sender = new WebhookSender({ url, hmac: { secret: listener.secret } });
+      const outbox = new WebhookOutbox({ sender, store: new MemoryOutboxStore() });
+      instrumentOutbox(outbox, t.options);
+      await outbox.enqueue({ employee_id: 'e-9' });
+      const backlog = await t.points('idgov.outbox.backlog');
+      await outbox.drain();
+      const attempts = await t.points('idgov.outbox.attempts');
+      expect(JSON.stringify([backlog, attempts])).not.toContain('gateway-key-0042');
+      expect(attempts).toEqual([
+        [{ 'idgov.webhook.listener': listener.url, 'idgov.outbox.outcome': expect.any(String) }, 1],
+      ]);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('instrumentSync', () => {
   it("records a run's pages, tasks by change, windows and the share covered", async () => {
     const tenant = new FakeTenant({ history: 500, seed: 8 });

@@ -110,7 +110,8 @@ describe('idgov', () => {
     expect(new Set(lines.map((line) => (JSON.parse(line) as { id: string }).id))).toEqual(
       new Set(tenant.tasks.map((task) => task.id)),
     );
-    const csv = await idgov(['export', '--db', db, '--format', 'csv'], env);
+    // The format in any case.
+    const csv = await idgov(['export', '--db', db, '--format', 'CSV'], env);
     const rows = csv.stdout.trim().split('\n');
     expect(rows[0]).toBe('id,state,created_at,updated_at,deleted_at,vanished,synced_at');
     expect(rows).toHaveLength(3_001);
@@ -128,6 +129,9 @@ describe('idgov', () => {
     [['export', '--db', 'x.db', '--table', 'reports'], /--table names PostgreSQL tables/],
     [['sync', '--db', 'x.db', '--table', 'reports'], /--table names PostgreSQL tables/],
     [['export'], /give the copy as --db <file> \(SQLite\) or --postgres <url>, one of them/],
+    // Not a URL: said so, rather than tried as one and reported as a refused connection.
+    [['sync', '--postgres', 'localhost:5432'], /--postgres takes a connection URL, e\.g\. postgres:\/\//],
+    [['export', '--postgres', 'db.example/reports'], /--postgres takes a connection URL/],
   ])('exits 2 with a message for bad usage: %j', async (args, message) => {
     const ran = await idgov(args, env);
     expect(ran.code).toBe(2);
@@ -138,6 +142,9 @@ describe('idgov', () => {
     const bare = await idgov(['sync', '--db', join(dir, 'none.db')], {});
     expect(bare.code).toBe(2);
     expect(bare.stderr).toMatch(/No credentials: .*IDGOV_CLIENT_ID/);
+    // The command's name says whose message it is, once.
+    expect(bare.stderr).toMatch(/^idgov: No credentials/);
+    expect(bare.stderr).not.toContain('@idgov/sdk:');
     const missing = await idgov(['export', '--db', join(dir, 'nothing-here.db')], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/does not exist: run `idgov sync --db .*` first/);

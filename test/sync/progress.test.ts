@@ -50,3 +50,40 @@ it('says once for each holder it waits for, to the hook and the log', () => {
     'task sync: waiting for work held by host-3 pid 42 #abcd/0, whose lease runs out at 2026-11-27T08:00:00.000Z unless renewed',
   ]);
 });
+
+it('estimates the tasks left from the density each window found, not from the share of time covered', () => {
+  const hooks = new Hooks<SyncEvents>(quiet, undefined);
+  const told: SyncProgress[] = [];
+  hooks.on('progress', (p) => told.push(p));
+  const meter = new SyncProgressMeter(hooks, run);
+  // The old half of the range is sparse, the recent half dense (as a real tenant's is).
+  meter.window('claimed', window(1, 0, 100_000));
+  meter.window('claimed', window(2, 100_000, 101_000));
+  meter.page(none, 100, window(1, 0, 100_000), 50_000, 100_000); // 100 tasks in 50,000 ms
+  meter.page(none, 100, window(2, 100_000, 101_000), 100_010, 101_000); // 100 tasks in 10 ms
+  // A page of a burst (all of one instant) covers no time: it does not make the window look denser.
+  meter.page(none, 100, window(2, 100_000, 101_000), 100_010, 101_000);
+  const last = told.at(-1) as SyncProgress;
+  // Window 1: 50,000 ms left at 0.002 a ms; window 2: 990 ms left at 10 a ms.
+  expect(last.tasksLeft).toBe(100 + 9_900);
+  // Half the time range is covered, but about 3% of the tasks.
+  expect(last.covered).toBeGreaterThan(0.49);
+  expect(last.etaMs).toBeGreaterThan(0);
+  expect(last.tasks / (last.tasks + (last.tasksLeft ?? 0))).toBeLessThan(0.03);
+});
+
+it('estimates nothing before a page showed a density, nor while a refresh of unknown size goes on', () => {
+  const hooks = new Hooks<SyncEvents>(quiet, undefined);
+  const told: SyncProgress[] = [];
+  hooks.on('progress', (p) => told.push(p));
+  const meter = new SyncProgressMeter(hooks, { ...run, kind: 'incremental' });
+  meter.window('claimed', window(1, 0, 1_000));
+  // A probe's page, before any window paged: no density yet.
+  meter.counted(none, 1);
+  expect(told.at(-1)).toMatchObject({ tasksLeft: undefined, etaMs: undefined });
+  meter.page(none, 10, window(1, 0, 1_000), 1_000, 1_000);
+  meter.window('done', window(1, 0, 1_000, 1_000));
+  expect(told.at(-1)?.tasksLeft).toBe(0);
+  meter.refreshed(none, 1, 100);
+  expect(told.at(-1)).toMatchObject({ tasksLeft: undefined, etaMs: undefined });
+});

@@ -54,9 +54,16 @@ export interface SyncProgress {
    * aside); it never goes back, even when a dead worker's window is taken over from its last page.
    */
   readonly covered: number;
+  /**
+   * Tasks the run's windows still hold, estimated: each window's time left at the density its own
+   * pages found (bursts left out), or the run's where a window has shown nothing yet. Undefined
+   * until a page has shown a density, and while an incremental run refreshes the open tasks it
+   * holds (work whose size it does not know).
+   */
+  readonly tasksLeft: number | undefined;
   /** Tasks a second, over this call. */
   readonly tasksPerSecond: number;
-  /** Estimated time left, in ms, from the share covered so far; undefined until there is one. */
+  /** Estimated time left, in ms: `tasksLeft` at `tasksPerSecond`; undefined when either is unknown. */
   readonly etaMs: number | undefined;
 }
 

@@ -6,8 +6,10 @@ import type { SyncEvents, SyncSummary, SyncWindowEvent } from './events.ts';
 
 /**
  * What one call of a sync did so far, told to the `progress` and `window` hooks as it goes: pages,
- * tasks, windows, and the share of the creation-time range covered, from which the time left is
- * estimated.
+ * tasks, windows, the share of the creation-time range covered, and the tasks left, from which the
+ * time left is estimated: each window's time left at the density its own pages found (bursts left
+ * out), or the run's where a window has shown nothing yet. Time is no measure of work: a tenant's
+ * tasks crowd into its recent weeks.
  */
 export class SyncProgressMeter {
   readonly #hooks: Hooks<SyncEvents>;
@@ -20,9 +22,16 @@ export class SyncProgressMeter {
   #deleted = 0;
   #windowsDone = 0;
   #windowsKnown = 0;
-  // Creation time covered, and each window's time left, by window ID: the estimate's inputs.
+  // Creation time covered, and each window's time left, by window ID: the share covered.
   #coveredMs = 0;
   readonly #left = new Map<number, number>();
+  // Tasks on pages that moved a cursor, and the time those pages covered: the density of each
+  // window (by ID) and of the run, for the tasks left.
+  readonly #seen = new Map<number, { tasks: number; ms: number }>();
+  #seenTasks = 0;
+  #seenMs = 0;
+  // Whether work outside the windows is under way (an incremental run's refresh): its size is not known.
+  #refreshing = false;
   // The share last told: a window taken over from a dead worker adds time left, which must not move it back.
   #covered = 0;
   readonly #toldWaiting = new Set<string>();
@@ -41,10 +50,12 @@ export class SyncProgressMeter {
     if (event === 'lost' && window) {
       this.#windowsKnown -= 1;
       this.#left.delete(window.id);
+      this.#seen.delete(window.id);
     }
     if (event === 'done' && window) {
       this.#windowsDone += 1;
       this.#left.delete(window.id);
+      this.#seen.delete(window.id);
     }
     this.#hooks.emit('window', () => ({
       event,
@@ -58,13 +69,47 @@ export class SyncProgressMeter {
   page(counts: CommitCounts, tasks: number, window: SyncWindow, cursor: number, to: number): void {
     const before = this.#left.get(window.id) ?? 0;
     const left = Math.max(0, to - cursor);
-    this.#coveredMs += Math.max(0, before - left);
+    const moved = Math.max(0, before - left);
+    this.#coveredMs += moved;
     this.#left.set(window.id, left);
-    this.counted(counts, 1, tasks);
+    // A page in a burst (all of one instant) says nothing of the tasks a ms after it.
+    if (moved > 0) {
+      const seen = this.#seen.get(window.id) ?? { tasks: 0, ms: 0 };
+      this.#seen.set(window.id, { tasks: seen.tasks + tasks, ms: seen.ms + moved });
+      this.#seenTasks += tasks;
+      this.#seenMs += moved;
+    }
+    this.#emit(counts, 1, tasks);
   }
 
-  /** Work that moves no window (the refresh of open tasks, the end of a run). */
+  /** Work that moves no window (a probe's pages, the end of a run). */
   counted(counts: CommitCounts, pages: number, tasks = 0): void {
+    this.#emit(counts, pages, tasks);
+  }
+
+  /** A batch of open tasks refreshed: work of a size the meter does not know, so no estimate from here on. */
+  refreshed(counts: CommitCounts, pages: number, tasks: number): void {
+    this.#refreshing = true;
+    this.#emit(counts, pages, tasks);
+  }
+
+  /**
+   * The tasks the windows still hold, estimated; undefined while no page has shown a density, or
+   * while work of unknown size (a refresh) goes on.
+   */
+  #tasksLeft(): number | undefined {
+    if (this.#refreshing) return undefined;
+    if (this.#seenMs === 0) return this.#left.size === 0 ? 0 : undefined;
+    const runDensity = this.#seenTasks / this.#seenMs;
+    let left = 0;
+    for (const [id, ms] of this.#left) {
+      const seen = this.#seen.get(id);
+      left += ms * (seen && seen.ms > 0 ? seen.tasks / seen.ms : runDensity);
+    }
+    return Math.round(left);
+  }
+
+  #emit(counts: CommitCounts, pages: number, tasks: number): void {
     this.#pages += pages;
     this.#tasks += tasks;
     this.#new += counts.new;
@@ -78,14 +123,20 @@ export class SyncProgressMeter {
       const share = this.#coveredMs + leftMs > 0 ? this.#coveredMs / (this.#coveredMs + leftMs) : 1;
       const covered = Math.max(this.#covered, share);
       this.#covered = covered;
+      const tasksPerSecond = elapsed > 0 ? this.#tasks / elapsed : 0;
+      const tasksLeft = this.#tasksLeft();
       return {
         pages: this.#pages,
         tasks: this.#tasks,
         windowsDone: this.#windowsDone,
         windowsLeft: this.#windowsKnown - this.#windowsDone,
         covered,
-        tasksPerSecond: elapsed > 0 ? this.#tasks / elapsed : 0,
-        etaMs: covered > 0 && covered < 1 ? ((elapsed * 1000) / covered) * (1 - covered) : undefined,
+        tasksLeft,
+        tasksPerSecond,
+        etaMs:
+          tasksLeft === undefined || tasksPerSecond === 0
+            ? undefined
+            : Math.round((tasksLeft / tasksPerSecond) * 1000),
       };
     });
   }

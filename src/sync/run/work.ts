@@ -275,7 +275,7 @@ export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: reado
     missing = absent(missing, tasks);
   }
   const counts = await store.commitRefresh(run, { tasks, vanished: missing, syncedAt: options.now() }, lease);
-  meter.counted(counts, pages, tasks.length);
+  meter.refreshed(counts, pages, tasks.length);
 }
 
 /** The IDs of `ids` no row of `rows` holds. */
