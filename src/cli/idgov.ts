@@ -1,144 +1,16 @@
 /**
- * `idgov`: the SDK's command-line tool. `idgov sync` keeps a copy of the tenant's tasks current,
- * in SQLite or PostgreSQL; `idgov export` writes a SQLite copy out as NDJSON or CSV. Credentials come from the environment,
- * as for the client: IDGOV_BASE_URL, and IDGOV_CLIENT_ID with IDGOV_CLIENT_SECRET, or IDGOV_TOKEN.
+ * `idgov`: the SDK's command-line tool (idgov-program.ts). This entry checks the Node version
+ * before loading anything else, so that an older Node is told what it needs rather than failing in
+ * a module it cannot load.
  *
  * @module
  */
-import { Command } from 'commander';
-import { exportCommand } from './export-command.ts';
-import { syncCommand } from './sync-command.ts';
-import { runProgram, UsageError, wholeNumber } from './usage.ts';
+import { nodeFloorProblem } from '../internal/node-floor.ts';
 
-const program = new Command('idgov')
-  .description(
-    "Command-line tool of @idgov/sdk: a copy of your tenant's tasks (SQLite or PostgreSQL), kept current.",
-  )
-  .addHelpText(
-    'after',
-    `
-Environment: IDGOV_BASE_URL (the tenant, e.g. https://acme.example.com), and IDGOV_CLIENT_ID with
-IDGOV_CLIENT_SECRET, or IDGOV_TOKEN. IDGOV_LOG sets what is logged (off, error, warn, info, debug).
-
-Exit codes: 0 done; 1 failed (the message says why); 2 bad usage or setup; 130 stopped by SIGINT
-or SIGTERM (everything committed is kept: run the same command again to resume).`,
-  );
-
-/**
- * The copy the options name: `--db` (SQLite) or `--postgres` (with `--table`), exactly one, and no
- * option that does not apply to it.
- */
-function checkCopy(options: { db?: string; postgres?: string; table?: string }): void {
-  if ((options.db === undefined) === (options.postgres === undefined)) {
-    throw new UsageError('give the copy as --db <file> (SQLite) or --postgres <url>, one of them.');
-  }
-  if (options.postgres !== undefined && !/^postgres(?:ql)?:\/\//i.test(options.postgres)) {
-    throw new UsageError(
-      '--postgres takes a connection URL, e.g. postgres://sync@db.example:5432/reports (this is not one; not shown: it may hold a password).',
-    );
-  }
-  if (options.db !== undefined) {
-    checkFile(options.db);
-    if (options.table !== undefined) {
-      throw new UsageError(
-        '--table names PostgreSQL tables: drop it, or give --postgres <url> instead of --db.',
-      );
-    }
-  }
+const problem = nodeFloorProblem('idgov');
+if (problem) {
+  process.stderr.write(`idgov: ${problem}\n`);
+  process.exitCode = 2;
+} else {
+  await import('./idgov-program.ts');
 }
-
-/**
- * Refuses a `--db` that is no file name: empty, or a URL (a PostgreSQL one given to the wrong
- * option), which is not quoted back, as it may hold a password.
- */
-function checkFile(db: string): void {
-  if (db.trim() === '')
-    throw new UsageError('--db must name the SQLite file of the copy (got an empty path).');
-  if (/^file:/i.test(db)) {
-    throw new UsageError('--db takes a file path: give the path itself, not a file: URI.');
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) {
-    throw new UsageError(
-      '--db takes a SQLite file, and this is a URL (not shown: it may hold a password): for PostgreSQL, use --postgres <url>.',
-    );
-  }
-}
-
-program
-  .command('sync')
-  .description(
-    'Copy every task into a SQLite file or PostgreSQL, or make the copy current (resumes a stopped run). On PostgreSQL, run it on as many machines as you like: they share the work.',
-  )
-  .option('--db <file>', 'the SQLite file of the copy (created if missing)')
-  .option(
-    '--postgres <url>',
-    'the PostgreSQL database of the copy, e.g. postgres://sync@db/reports (tables created if missing)',
-  )
-  .option(
-    '--table <prefix>',
-    'with --postgres: the prefix of the tables, optionally schema.prefix (default: idgov)',
-  )
-  .option('--concurrency <n>', 'cursors paging at once', wholeNumber(1, 64), 8)
-  .option(
-    '--page-size <n>',
-    'tasks a page (halved by itself when an answer passes the size limit)',
-    wholeNumber(10, 100),
-    100,
-  )
-  .option(
-    '--full',
-    'page every task again, and mark the tasks that vanished (an unfinished run is ended first: what it committed stays)',
-    false,
-  )
-  .option(
-    '--retries <n>',
-    'tries again of a request the service refused for now (429, 5xx) or a dropped connection',
-    wholeNumber(0, 10),
-    5,
-  )
-  .option(
-    '--lease <seconds>',
-    "how long after a worker's last heartbeat (every sixth of it) its work passes on: a dead worker's window waits this long",
-    wholeNumber(1, 3_600),
-    15,
-  )
-  .action(
-    async (options: {
-      db?: string;
-      postgres?: string;
-      table?: string;
-      concurrency: number;
-      pageSize: number;
-      full: boolean;
-      lease: number;
-      retries: number;
-    }) => {
-      checkCopy(options);
-      process.exitCode = await syncCommand(options);
-    },
-  );
-
-program
-  .command('export')
-  .description("Write the copy's tasks to stdout, oldest first (a SQLite or a PostgreSQL copy).")
-  .option('--db <file>', 'the SQLite file of the copy')
-  .option('--postgres <url>', 'the PostgreSQL database of the copy')
-  .option(
-    '--table <prefix>',
-    'with --postgres: the prefix of the tables, optionally schema.prefix (default: idgov)',
-  )
-  .option(
-    '--format <format>',
-    'ndjson (each task: as the service sent it from SQLite, as jsonb keeps it from PostgreSQL) or csv (the documented columns)',
-    'ndjson',
-  )
-  .action(async (options: { db?: string; postgres?: string; table?: string; format: string }) => {
-    const format = options.format.toLowerCase();
-    if (format !== 'ndjson' && format !== 'csv') {
-      throw new UsageError(`--format must be ndjson or csv, in any case (got "${options.format}").`);
-    }
-    checkCopy(options);
-    await exportCommand({ ...options, format });
-  });
-
-await runProgram(program, process.argv);

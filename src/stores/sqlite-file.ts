@@ -6,9 +6,10 @@
  * @module
  */
 import { existsSync, statSync } from 'node:fs';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
+import { nodeSqlite } from './node-sqlite.ts';
 import { StoreError } from './store-error.ts';
 
 // SQLite's primary result codes, as node:sqlite reports them in `errcode` (extended codes carry
@@ -93,6 +94,7 @@ export class SqliteFile {
         );
       }
     }
+    const { DatabaseSync } = nodeSqlite(`The SQLite ${options.holds}`);
     try {
       this.#db = new DatabaseSync(options.path, { readOnly: options.readOnly === true });
     } catch (error) {

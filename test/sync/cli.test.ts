@@ -105,6 +105,8 @@ describe('idgov', () => {
     expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
     const ndjson = await idgov(['export', '--db', db], env);
     expect(ndjson.code).toBe(0);
+    // node:sqlite is used on purpose: Node's ExperimentalWarning for it is not printed.
+    expect(ndjson.stderr).not.toMatch(/ExperimentalWarning|SQLite is an experimental/);
     const lines = ndjson.stdout.trim().split('\n');
     expect(lines).toHaveLength(3_000);
     expect(new Set(lines.map((line) => (JSON.parse(line) as { id: string }).id))).toEqual(

@@ -4,8 +4,10 @@
  *
  * @module sync/sqlite
  */
+
 import { Worker } from 'node:worker_threads';
 import { ConfigurationError } from '../../core/errors/errors.ts';
+import { nodeFloorProblem } from '../../internal/node-floor.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
 import { StoreError } from '../../stores/store-error.ts';
 import {
@@ -73,6 +75,9 @@ export class SqliteSyncStore implements SyncStore, CopyReader {
   >();
 
   constructor(options: SqliteSyncStoreOptions) {
+    // Here, not in its thread: a thread that cannot load node:sqlite fails as a transient failure would.
+    const tooOld = nodeFloorProblem('SqliteSyncStore');
+    if (tooOld) throw new ConfigurationError(tooOld);
     if (typeof options?.path !== 'string' || options.path === '') {
       throw new ConfigurationError('path must name the SQLite file of the task copy, e.g. "task-copy.db".');
     }
