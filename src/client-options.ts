@@ -10,6 +10,7 @@ import {
   type TransportOptions,
 } from './core/transport/transport-options.ts';
 import { readEnv } from './internal/env.ts';
+import { optionKeys, unknownOptionProblem } from './internal/known-options.ts';
 import { baseUrlProblem } from './internal/url.ts';
 import { VERSION } from './version.ts';
 
@@ -70,11 +71,27 @@ export interface ResolvedClientOptions {
 
 const DEFAULT_MAX_RETRIES = 2;
 
+const CLIENT_OPTIONS = optionKeys<ClientOptions>()([
+  'baseUrl',
+  'credentials',
+  'maxEmptyPages',
+  'hooks',
+  'maxRetries',
+  'timeout',
+  'maxResponseBytes',
+  'fetch',
+  'userAgent',
+  'logger',
+  'logLevel',
+]);
+
 /**
  * The one place client options get their defaults (from the environment too); a missing or bad
  * one is refused with a {@link ConfigurationError} naming it and the fix.
  */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  const unknown = unknownOptionProblem('IdGovClient', options, CLIENT_OPTIONS);
+  if (unknown) throw new ConfigurationError(unknown);
   const credentials = options.credentials ?? credentialsFromEnv();
   if (!credentials) {
     throw new ConfigurationError(

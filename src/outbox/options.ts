@@ -3,9 +3,11 @@
  *
  * @module
  */
+
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { type HookHandlers, Hooks } from '../core/hooks.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { EVENT_RETENTION_MS } from '../webhooks/limits.ts';
 import type { WebhookSender } from '../webhooks/sender.ts';
@@ -103,8 +105,26 @@ function retrySchedule(schedule: readonly number[] | undefined): readonly number
   return [...schedule];
 }
 
+const OUTBOX_OPTIONS = optionKeys<WebhookOutboxOptions>()([
+  'sender',
+  'store',
+  'concurrency',
+  'retrySchedule',
+  'expireAfterMs',
+  'attemptTimeoutMs',
+  'leaseMs',
+  'pollIntervalMs',
+  'onAttempt',
+  'hooks',
+  'now',
+  'logger',
+  'logLevel',
+]);
+
 /** The one place outbox options get their defaults; a bad one is refused with a {@link ConfigurationError}. @internal */
 export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOutboxOptions {
+  const unknown = unknownOptionProblem('WebhookOutbox', options, OUTBOX_OPTIONS);
+  if (unknown) throw new ConfigurationError(unknown);
   if (!options.sender || !options.store) {
     throw new ConfigurationError('Pass sender (a WebhookSender) and store (where events are kept).');
   }

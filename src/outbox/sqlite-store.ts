@@ -1,16 +1,20 @@
 /**
- * The embedded outbox store: one SQLite file through `node:sqlite` (Node 22.5+; no native
+ * The embedded outbox store: one SQLite file through `node:sqlite` (Node 22.13+; no native
  * dependency to install). Import it from `@idgov/sdk/outbox/sqlite`.
  *
  * @module outbox/sqlite
  */
-import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
+
+import { ConfigurationError } from '../core/errors/errors.ts';
+import { createLogger, type Logger } from '../core/logger.ts';
+import { unknownOptionProblem } from '../internal/known-options.ts';
 import { FREE_SQL, isHeld, notHeldSql } from '../stores/lease.ts';
 import { thisProcess } from '../stores/local-process.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { dueSql, isDue } from './due.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem } from './rows.ts';
 import { freeGoneHolders } from './sqlite-leases.ts';
+import { SQLITE_OUTBOX_OPTIONS, type SqliteOutboxStoreOptions } from './sqlite-options.ts';
 import { MALFORMED, SCHEMA } from './sqlite-schema.ts';
 import {
   type AttemptOutcome,
@@ -23,22 +27,6 @@ import {
   type OutboxState,
   type OutboxStore,
 } from './store.ts';
-
-/**
- * Options of {@link SqliteOutboxStore}.
- *
- * @group Outbox
- */
-export interface SqliteOutboxStoreOptions {
-  /** The database file; created with its table if missing. */
-  readonly path: string;
-  /** How long to wait for another process's write to finish, in ms. Default 5,000. */
-  readonly busyTimeoutMs?: number | undefined;
-  /** Where a row found damaged (and so marked dead) is reported, at `warn`. Default: every level to `console.error` (stderr). */
-  readonly logger?: Logger | undefined;
-  /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
-  readonly logLevel?: LogLevel | undefined;
-}
 
 // How often a claim looks for leases held by processes of this machine that are gone.
 const SWEEP_EVERY_MS = 1_000;
@@ -75,6 +63,8 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   constructor(options: SqliteOutboxStoreOptions) {
+    const unknown = unknownOptionProblem('SqliteOutboxStore', options, SQLITE_OUTBOX_OPTIONS);
+    if (unknown) throw new ConfigurationError(unknown);
     this.#logger = createLogger(options?.logger, options?.logLevel);
     this.#file = new SqliteFile({
       path: options?.path,
@@ -294,3 +284,5 @@ export class SqliteOutboxStore implements OutboxStore {
     this.#file.close();
   }
 }
+
+export type { SqliteOutboxStoreOptions } from './sqlite-options.ts';

@@ -7,9 +7,11 @@ import {
   type TaskView,
 } from '../../schemas/task-search.ts';
 import type { ClientCore, RequestOptions } from '../core/api-client.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { bodyCursor } from '../core/paging/cursor.ts';
 import type { PagePromise, PagingOptions } from '../core/paging/page-promise.ts';
 import { parseRequest } from '../core/validation/validation.ts';
+import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
 import { ExpandNotices, linkExpanded } from './expanded.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 
@@ -19,6 +21,16 @@ import { UnknownValueWarnings } from './unknown-values.ts';
  * @group Task search
  */
 export type TaskSearchOptions = RequestOptions & PagingOptions;
+
+const SEARCH_OPTIONS = optionKeys<TaskSearchOptions>()([
+  'signal',
+  'timeout',
+  'maxRetries',
+  'headers',
+  'hooks',
+  'prefetch',
+  'maxEmptyPages',
+]);
 
 /**
  * Task search: `POST /api/v1/search/tasks`. Reach it as `client.tasks`.
@@ -53,6 +65,8 @@ export class TaskSearch {
     options: TaskSearchOptions = {},
   ): PagePromise<TaskSearchResponse, TaskView> {
     return this.#api.list(() => {
+      const unknown = unknownOptionProblem('A task search', options, SEARCH_OPTIONS);
+      if (unknown) throw new ConfigurationError(unknown);
       const { pageSize, pageToken, ...filters } = parseRequest(
         TaskSearchRequestSchema,
         request,

@@ -5,9 +5,11 @@
  *
  * @module
  */
+
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { importPeer } from '../core/optional-peer.ts';
+import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
 import { postgresError } from './postgres-errors.ts';
 
 /**
@@ -127,6 +129,19 @@ export class PostgresConnection {
 
   constructor(options: PostgresStoreOptions, label: PostgresConnectionLabel) {
     this.#label = label;
+    const unknown = unknownOptionProblem(
+      label.store,
+      options,
+      optionKeys<PostgresStoreOptions>()([
+        'pool',
+        'connectionString',
+        'maxConnections',
+        'table',
+        'logger',
+        'logLevel',
+      ]),
+    );
+    if (unknown) throw new ConfigurationError(unknown);
     if (options?.pool) {
       this.#pool = Promise.resolve(options.pool);
       this.#ownsPool = false;

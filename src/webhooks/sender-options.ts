@@ -7,6 +7,7 @@ import {
   resolveTransportOptions,
   type TransportOptions,
 } from '../core/transport/transport-options.ts';
+import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { pathParamProblem, secureUrlProblem, withoutTrailingSlash } from '../internal/url.ts';
 import { VERSION } from '../version.ts';
@@ -147,8 +148,29 @@ export interface ResolvedSenderOptions {
 
 const DEFAULT_MAX_RETRIES = 3;
 
+const SENDER_OPTIONS = [
+  ...optionKeys<WebhookSenderCommonOptions>()([
+    'url',
+    'baseUrl',
+    'listenerId',
+    'maxBodyBytes',
+    'hooks',
+    'maxRetries',
+    'timeout',
+    'maxResponseBytes',
+    'fetch',
+    'userAgent',
+    'logger',
+    'logLevel',
+  ]),
+  'hmac',
+  'jwt',
+];
+
 /** The one place sender options get their defaults; a bad one is refused with a {@link ConfigurationError}. */
 export function resolveSenderOptions(options: WebhookSenderOptions): ResolvedSenderOptions {
+  const unknown = unknownOptionProblem('WebhookSender', options, SENDER_OPTIONS);
+  if (unknown) throw new ConfigurationError(unknown);
   const { url, baseUrl } = listenerUrl(options);
   if (options.hmac && options.jwt)
     throw new ConfigurationError('Pass hmac or jwt, not both: a listener uses one.');

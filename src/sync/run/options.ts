@@ -3,12 +3,14 @@
  *
  * @module
  */
+
 import type { TaskExpandPath } from '../../../schemas/enums.ts';
 import type { TaskSearchRequest } from '../../../schemas/task-search.ts';
 import type { IdGovClient } from '../../client.ts';
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { type HookHandlers, Hooks } from '../../core/hooks.ts';
 import { createLogger, type Logger, type LogLevel } from '../../core/logger.ts';
+import { optionKeys, unknownOptionProblem } from '../../internal/known-options.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
 import type { SyncStore } from '../store.ts';
 import type { SyncEvents } from './events.ts';
@@ -129,8 +131,26 @@ function checkedNumber(
   return value ?? fallback;
 }
 
+const SYNC_OPTIONS = optionKeys<TaskSyncOptions>()([
+  'client',
+  'store',
+  'concurrency',
+  'filter',
+  'expand',
+  'pageSize',
+  'overlapMs',
+  'hooks',
+  'logger',
+  'logLevel',
+  'leaseMs',
+  'workerName',
+  'now',
+]);
+
 /** The one place task sync options get their defaults; a bad one is refused with a {@link ConfigurationError}. @internal */
 export function resolveSyncOptions(options: TaskSyncOptions): ResolvedSyncOptions {
+  const unknownOption = unknownOptionProblem('TaskSync', options, SYNC_OPTIONS);
+  if (unknownOption) throw new ConfigurationError(unknownOption);
   if (!options?.client || !options.store) {
     throw new ConfigurationError(
       'Pass client (an IdGovClient) and store (where the copy is kept, e.g. a SqliteSyncStore).',

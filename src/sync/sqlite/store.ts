@@ -7,6 +7,7 @@
 
 import { Worker } from 'node:worker_threads';
 import { ConfigurationError } from '../../core/errors/errors.ts';
+import { optionKeys, unknownOptionProblem } from '../../internal/known-options.ts';
 import { nodeFloorProblem } from '../../internal/node-floor.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
 import { StoreError } from '../../stores/store-error.ts';
@@ -78,6 +79,12 @@ export class SqliteSyncStore implements SyncStore, CopyReader {
     // Here, not in its thread: a thread that cannot load node:sqlite fails as a transient failure would.
     const tooOld = nodeFloorProblem('SqliteSyncStore');
     if (tooOld) throw new ConfigurationError(tooOld);
+    const unknown = unknownOptionProblem(
+      'SqliteSyncStore',
+      options,
+      optionKeys<SqliteSyncStoreOptions>()(['path', 'busyTimeoutMs', 'readOnly']),
+    );
+    if (unknown) throw new ConfigurationError(unknown);
     if (typeof options?.path !== 'string' || options.path === '') {
       throw new ConfigurationError('path must name the SQLite file of the task copy, e.g. "task-copy.db".');
     }
