@@ -340,3 +340,24 @@ describe('tracing a request that sent nothing', () => {
     expect(search[0]?.status.code).toBe(2); // SpanStatusCode.ERROR
   });
 });
+
+describe('a base URL on a port fetch never sends to', () => {
+  it('fails at once, not retried, saying why (fetch\'s "bad port", not its bare "fetch failed")', async () => {
+    const retries: unknown[] = [];
+    const client = new IdGovClient({
+      baseUrl: 'http://127.0.0.1:9',
+      credentials: { token: 't' },
+      maxRetries: 3,
+      hooks: { retry: (event) => void retries.push(event) },
+    });
+    const started = performance.now();
+    const error = await caught(client.tasks.search());
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.message).toMatch(
+      /Could not reach 127\.0\.0\.1:9 .* after 1 attempt: bad port: fetch never sends to this port/,
+    );
+    expect(retries).toEqual([]);
+    // No backoff was waited.
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});

@@ -96,7 +96,8 @@ export function planRetry(error: unknown, retry: number): RetryPlan | undefined 
   const backoff = () => withJitter(backoffDelay(retry));
   if (error instanceof BrokenAnswerError) return { reason: 'network', delayMs: backoff() };
   if (isTimeoutError(error)) return { reason: 'timeout', delayMs: backoff() };
-  if (isNetworkError(error)) return { reason: 'network', delayMs: backoff() };
+  // A port the Fetch standard blocks (9, 25, 6000...) can never be sent to: asking again changes nothing.
+  if (isNetworkError(error)) return neverSent(error) ? undefined : { reason: 'network', delayMs: backoff() };
   // Anything else (a too-large answer, which asking again would fetch again; a bug) is not retried.
   if (!isHTTPError(error)) return undefined;
   const { status, headers } = error.response;
@@ -141,4 +142,12 @@ export function retryOptions(
       return true;
     },
   };
+}
+
+/** Whether fetch refused to send the request at all: its URL's port is one the Fetch standard blocks. */
+function neverSent(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+    if ((e as Error)?.message === 'bad port') return true;
+  }
+  return false;
 }

@@ -26,16 +26,24 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * What to say of a failure's cause: its code says what failed (DNS, refused, TLS); its message is
- * quoted only without one, cut short and printable.
+ * What to say of a failure's cause: its code says what failed (DNS, refused, TLS); without one, its
+ * message (past fetch's own "fetch failed", which says nothing, to its cause: "bad port"), cut short
+ * and printable.
  */
 export function causeReason(cause: unknown): { code: string | undefined; reason: string } {
   const code = errorCode(cause);
+  let innermost = cause;
+  for (let depth = 0; depth < 5 && (innermost as Error | null)?.message === 'fetch failed'; depth += 1) {
+    const next = (innermost as { cause?: unknown }).cause;
+    if (typeof (next as Error | undefined)?.message !== 'string') break;
+    innermost = next;
+  }
+  const message = String((innermost as Error)?.message ?? innermost);
   const reason =
     code ??
-    String((cause as Error)?.message ?? cause)
-      .replace(/[^\x20-\x7e]/g, ' ')
-      .slice(0, 200);
+    (message === 'bad port'
+      ? "bad port: fetch never sends to this port (the Fetch standard blocks it); use the service's own port"
+      : message.replace(/[^\x20-\x7e]/g, ' ').slice(0, 200));
   return { code, reason };
 }
 
