@@ -47,6 +47,9 @@ async function storeOf(options: SyncCommandOptions): Promise<{ store: SyncStore;
 const minutes = (ms: number | undefined) =>
   ms === undefined ? '?' : ms < 60_000 ? `${Math.ceil(ms / 1000)}s` : `${Math.round(ms / 60_000)}m`;
 
+/** The time left as the display says it: nothing left is "finishing" (the run's end), not "1s". */
+const timeLeft = (p: SyncProgress) => (p.tasksLeft === 0 ? 'finishing' : `${minutes(p.etaMs)} left`);
+
 /** The share of the run's tasks done, by the estimate of those left; undefined while there is none. */
 const doneShare = (p: SyncProgress) =>
   p.tasksLeft === undefined ? undefined : p.tasks / Math.max(1, p.tasks + p.tasksLeft);
@@ -72,7 +75,7 @@ function progressReporter(stream: NodeJS.WriteStream): {
           pages: p.pages,
           tasks: p.tasks,
           rate: Math.round(p.tasksPerSecond),
-          left: `${minutes(p.etaMs)} left`,
+          left: timeLeft(p),
         };
         if (share === undefined) bar.update(payload);
         else bar.update(Math.round(share * 1000), payload);
@@ -90,7 +93,7 @@ function progressReporter(stream: NodeJS.WriteStream): {
       const estimate =
         share === undefined ? 'tasks left unknown' : `about ${Math.round(share * 100)}% of the tasks`;
       stream.write(
-        `sync: ${p.pages} pages, ${p.tasks} tasks, ${estimate}, ${Math.round(p.tasksPerSecond)} tasks/s, ${minutes(p.etaMs)} left\n`,
+        `sync: ${p.pages} pages, ${p.tasks} tasks, ${estimate}, ${Math.round(p.tasksPerSecond)} tasks/s, ${timeLeft(p)}\n`,
       );
     },
     waiting: (w) => stream.write(`sync: ${waitingFor(w)}\n`),

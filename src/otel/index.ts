@@ -19,6 +19,7 @@ import type { WebhookSender } from '../webhooks/sender.ts';
 import { countOutbox } from './outbox.ts';
 import { countPages } from './pages.ts';
 import { requestInstruments, traceRequests } from './requests.ts';
+import { traceOutboxDrains, traceSyncRuns } from './spans.ts';
 import { countSync } from './sync.ts';
 
 /**
@@ -71,23 +72,35 @@ export function instrumentSender(sender: WebhookSender, options: Instrumentation
 }
 
 /**
- * Instruments an outbox: `idgov.outbox.attempts` by outcome, and `idgov.outbox.backlog`, the
- * events of each state (read from the store when metrics are collected). Instrument its sender
- * too for the deliveries' spans.
+ * Instruments an outbox: a span `idgov.outbox.drain` for each `drain()` (what it delivered, retried,
+ * buried and expired as attributes), `idgov.outbox.attempts` by outcome, and
+ * `idgov.outbox.backlog`, the events of each state (read from the store when metrics are
+ * collected). Instrument its sender too for the deliveries' spans, which nest under the drain's.
  *
  * @group OpenTelemetry
  */
 export function instrumentOutbox(outbox: WebhookOutbox, options: InstrumentationOptions = {}): () => void {
-  return countOutbox(outbox, tracerAndMeter(options).meter);
+  const { tracer, meter } = tracerAndMeter(options);
+  const stops = [countOutbox(outbox, meter), traceOutboxDrains(outbox, tracer)];
+  return () => {
+    for (const stop of stops) stop();
+  };
 }
 
 /**
- * Instruments a task sync: `idgov.sync.pages`, `idgov.sync.tasks` (by `new`, `changed`,
- * `deleted`), `idgov.sync.windows` and the gauge `idgov.sync.covered` (the share of the run's
- * creation-time range covered). Instrument its client too for the requests' spans.
+ * Instruments a task sync: a span `idgov.sync.run` for each `run()` (its windows claimed, split and
+ * done as span events; its kind, pages and tasks as attributes), `idgov.sync.pages`,
+ * `idgov.sync.tasks` (by `new`, `changed`, `deleted`), `idgov.sync.windows` and the gauge
+ * `idgov.sync.covered` (the share of the run's creation-time range covered; its last value stays
+ * observable after the instrumentation stops, for the final flush). Instrument its client too for
+ * the requests' spans, which nest under the run's.
  *
  * @group OpenTelemetry
  */
 export function instrumentSync(sync: TaskSync, options: InstrumentationOptions = {}): () => void {
-  return countSync(sync, tracerAndMeter(options).meter);
+  const { tracer, meter } = tracerAndMeter(options);
+  const stops = [countSync(sync, meter), traceSyncRuns(sync, tracer)];
+  return () => {
+    for (const stop of stops) stop();
+  };
 }

@@ -40,8 +40,9 @@ export function countSync(sync: TaskSync, meter: Meter): () => void {
       latest = { pages: 0, covered: summary.complete ? 1 : latest.covered };
     }),
   ];
+  // The gauge keeps its last value observable once stopped: stopped before the final flush (as a
+  // process ends: stop, then shut the provider down), it would otherwise be lost.
   return () => {
     for (const off of offs) off();
-    covered.removeCallback(observe);
   };
 }

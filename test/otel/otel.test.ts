@@ -191,7 +191,8 @@ describe('instrumentSender and instrumentOutbox', () => {
       2,
     ]);
     await outbox.drain();
-    const spans = t.spans.getFinishedSpans();
+    // The deliveries' spans (the drain has its own, below).
+    const spans = t.spans.getFinishedSpans().filter((span) => span.name !== 'idgov.outbox.drain');
     expect(spans).toHaveLength(2);
     expect(spans.map((span) => span.attributes['idgov.webhook.event_id'])).toContain(eventId);
     expect(JSON.stringify(spans.map((span) => span.attributes))).not.toContain(listener.secret);
@@ -202,6 +203,44 @@ describe('instrumentSender and instrumentOutbox', () => {
       expect.objectContaining({ 'idgov.outbox.state': 'delivered' }),
       2,
     ]);
+    // The drain is a span of its own, with what it did.
+    const drains = t.spans.getFinishedSpans().filter((span) => span.name === 'idgov.outbox.drain');
+    expect(drains.map((span) => span.attributes)).toEqual([
+      expect.objectContaining({
+        'idgov.outbox.attempts': 2,
+        'idgov.outbox.delivered': 2,
+        'idgov.outbox.dead': 0,
+      }),
+    ]);
+  });
+});
+
+describe('instrumentSync stopped before the final flush', () => {
+  it("keeps the gauge's last value for the flush, as a process stops the instrumentation and then its providers", async () => {
+    const tenant = new FakeTenant({ history: 120, seed: 9 });
+    const { close } = await tenant.listen();
+    const dir = mkdtempSync(join(tmpdir(), 'idgov-otel-gauge-'));
+    try {
+      const t = telemetry();
+      const client = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'error',
+      });
+      const sync = new TaskSync({ client, store: new SqliteSyncStore({ path: join(dir, 'copy.db') }) });
+      const stop = instrumentSync(sync, t.options);
+      await sync.run();
+      await sync.close();
+      stop();
+      expect(await t.points('idgov.sync.covered')).toEqual([[{}, 1]]);
+      // Stopped: a run after it is no longer traced.
+      const before = t.spans.getFinishedSpans().length;
+      expect(t.spans.getFinishedSpans().filter((span) => span.name === 'idgov.sync.run')).toHaveLength(1);
+      expect(before).toBeGreaterThan(0);
+    } finally {
+      await close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -257,6 +296,20 @@ describe('instrumentSync', () => {
       expect(await t.points('idgov.sync.covered')).toEqual([[{}, 1]]);
       // Every page of the sync is a span of its client.
       expect(byPath(t.spans.getFinishedSpans(), SEARCH).length).toBe(summary.pages + 1);
+      // The run is a span of its own: its windows as events, what it did as attributes.
+      const runs = t.spans.getFinishedSpans().filter((span) => span.name === 'idgov.sync.run');
+      expect(runs).toHaveLength(1);
+      expect(runs[0]?.attributes).toMatchObject({
+        'idgov.sync.kind': 'full',
+        'idgov.sync.complete': true,
+        'idgov.sync.pages': summary.pages,
+        'idgov.sync.tasks.new': 500,
+      });
+      const events = runs[0]?.events.map((event) => event.name) ?? [];
+      expect(events.filter((name) => name === 'window claimed').length).toBeGreaterThanOrEqual(2);
+      expect(events.filter((name) => name === 'window done')).toHaveLength(summary.windows);
+      // A whole number of ms.
+      expect(Number.isInteger(summary.durationMs)).toBe(true);
     } finally {
       await close();
       rmSync(dir, { recursive: true, force: true });

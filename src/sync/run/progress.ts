@@ -164,7 +164,7 @@ export class SyncProgressMeter {
       tasksChanged: 0,
       tasksDeleted: 0,
       windows: 0,
-      durationMs,
+      durationMs: Math.round(durationMs),
     };
   }
 
@@ -179,7 +179,7 @@ export class SyncProgressMeter {
       tasksChanged: this.#changed,
       tasksDeleted: this.#deleted,
       windows: this.#windowsKnown,
-      durationMs,
+      durationMs: Math.round(durationMs),
     };
   }
 }
