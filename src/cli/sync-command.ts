@@ -5,6 +5,7 @@ import type { SyncProgress, SyncWaitingEvent } from '../sync/run/events.ts';
 import { TaskSync } from '../sync/run/task-sync.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
+import { startTelemetry } from './telemetry.ts';
 
 /** Exit codes of `idgov`, as its `--help` documents them. */
 export const EXIT = { done: 0, failed: 1, usage: 2, interrupted: 130 } as const;
@@ -125,6 +126,14 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
     // What other workers say while they wait for this one.
     workerName: `${hostname()} pid ${process.pid}`,
   });
+  // Spans and metrics to the collector the OTEL_* environment names, if it names one.
+  const telemetry = await startTelemetry((message) => process.stderr.write(`idgov: ${message}\n`));
+  const stopTelemetry = telemetry
+    ? [
+        telemetry.otel.instrumentClient(client, telemetry.options),
+        telemetry.otel.instrumentSync(sync, telemetry.options),
+      ]
+    : [];
   const stop = new AbortController();
   let signalled: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -153,5 +162,7 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await sync.close();
+    for (const stopOne of stopTelemetry) stopOne();
+    await telemetry?.shutdown();
   }
 }

@@ -5,6 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +119,48 @@ describe('idgov', () => {
     const rows = csv.stdout.trim().split('\n');
     expect(rows[0]).toBe('id,state,created_at,updated_at,deleted_at,vanished,synced_at');
     expect(rows).toHaveLength(3_001);
+  });
+
+  it('sync exports its spans and metrics to the OTLP collector the OTEL_* environment names, and to none otherwise', async () => {
+    const received: Array<{ path: string; body: string }> = [];
+    const collector = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        received.push({ path: request.url ?? '', body });
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    try {
+      const quiet = await idgov(['sync', '--db', join(dir, 'otel-none.db')], env);
+      expect(quiet.code).toBe(0);
+      expect(received).toEqual([]);
+      const ran = await idgov(['sync', '--db', join(dir, 'otel.db')], {
+        ...env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_SERVICE_NAME: 'nightly-copy',
+      });
+      expect(ran.code).toBe(0);
+      const traces = received
+        .filter((r) => r.path === '/v1/traces')
+        .map((r) => r.body)
+        .join('');
+      const metrics = received
+        .filter((r) => r.path === '/v1/metrics')
+        .map((r) => r.body)
+        .join('');
+      expect(traces).toContain('"idgov.sync.run"');
+      expect(traces).toContain('nightly-copy');
+      expect(metrics).toContain('idgov.sync.pages');
+      // Never a secret.
+      expect(traces + metrics).not.toContain(env.IDGOV_CLIENT_SECRET as string);
+    } finally {
+      collector.close();
+    }
   });
 
   it.each([

@@ -1,0 +1,78 @@
+/**
+ * OpenTelemetry for `idgov` commands, when the standard environment asks for it: with
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`/`_METRICS_ENDPOINT`) set,
+ * a command's spans and metrics go to that OTLP/HTTP collector (the exporters read the rest of the
+ * `OTEL_*` environment: headers, timeouts). The OpenTelemetry packages are optional: loaded only
+ * then, and named when missing.
+ *
+ * @module
+ */
+import type { InstrumentationOptions } from '../otel/index.ts';
+
+/** What a command instruments with, and how it flushes at its end. */
+export interface CommandTelemetry {
+  readonly options: InstrumentationOptions;
+  /** The SDK's otel entry, loaded with the packages. */
+  readonly otel: typeof import('../otel/index.ts');
+  /** Exports what is left, then stops. */
+  shutdown(): Promise<void>;
+}
+
+const ENDPOINTS = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
+];
+
+/** The packages an export needs, as `npm install` takes them. */
+export const OTEL_PACKAGES =
+  '@opentelemetry/api @opentelemetry/resources @opentelemetry/sdk-trace-base @opentelemetry/sdk-metrics @opentelemetry/exporter-trace-otlp-http @opentelemetry/exporter-metrics-otlp-http';
+
+/**
+ * The command's telemetry, when the environment names a collector (and `OTEL_SDK_DISABLED` is not
+ * `true`); undefined otherwise, or when the packages are missing (said to `warn`).
+ */
+export async function startTelemetry(warn: (message: string) => void): Promise<CommandTelemetry | undefined> {
+  const env = process.env;
+  if (!ENDPOINTS.some((name) => env[name]) || env.OTEL_SDK_DISABLED?.toLowerCase() === 'true')
+    return undefined;
+  const loading = Promise.all([
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-metrics'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/exporter-metrics-otlp-http'),
+    import('../otel/index.ts'),
+  ]);
+  let loaded: Awaited<typeof loading>;
+  try {
+    loaded = await loading;
+  } catch (error) {
+    warn(
+      `the environment names an OpenTelemetry collector, but its packages could not be loaded (${(error as Error)?.message}); nothing is exported. To export: npm install ${OTEL_PACKAGES}`,
+    );
+    return undefined;
+  }
+  const [resources, traces, metrics, traceExporter, metricExporter, otel] = loaded;
+  const resource = resources.resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || 'idgov' });
+  const tracerProvider = new traces.BasicTracerProvider({
+    resource,
+    spanProcessors: [new traces.BatchSpanProcessor(new traceExporter.OTLPTraceExporter())],
+  });
+  const meterProvider = new metrics.MeterProvider({
+    resource,
+    readers: [
+      new metrics.PeriodicExportingMetricReader({
+        exporter: new metricExporter.OTLPMetricExporter(),
+        exportIntervalMillis: 60_000,
+      }),
+    ],
+  });
+  return {
+    options: { tracerProvider, meterProvider },
+    otel,
+    shutdown: async () => {
+      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+    },
+  };
+}
