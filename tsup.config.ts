@@ -23,7 +23,9 @@ const shared: Options = {
   // `import.meta.url` in the CommonJS build too (the SQLite sync store finds its thread's module by
   // it); injected only where a module uses it.
   shims: true,
-  dts: true,
+  // Members tagged @internal (constructors the SDK calls, hooks' emit and wants) stay out of the
+  // published declarations: users' editors do not offer them.
+  dts: { compilerOptions: { stripInternal: true } },
   // No source maps: the output is unminified and keeps the sources' names and structure, so stack
   // traces read as they are; maps would double the package and point at sources it does not ship
   // (CONTRIBUTING.md, Package contents).

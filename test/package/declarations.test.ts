@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,3 +45,17 @@ it('reports a mistaken task type filter as the mistake, never naming internals',
   );
   expect(result.stdout).not.toMatch(/unlistedVariant|\$kind/);
 }, 60_000);
+
+it.skipIf(!existsSync(join(root, 'dist/index.d.ts')))(
+  "publishes no @internal member: a component's hooks offer on, never the SDK's own emit and wants",
+  () => {
+    const declarations = readdirSync(join(root, 'dist'))
+      .filter((name) => name.endsWith('.d.ts'))
+      .map((name) => readFileSync(join(root, 'dist', name), 'utf8'))
+      .join('\n');
+    const hooks = /declare class Hooks<Events> \{[\s\S]*?\n\}/.exec(declarations)?.[0] ?? '';
+    expect(hooks).toContain('on<Name extends keyof Events>');
+    expect(hooks).not.toMatch(/\bemit</);
+    expect(hooks).not.toMatch(/\bwants\(/);
+  },
+);
