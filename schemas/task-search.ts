@@ -189,11 +189,15 @@ export const TaskSearchRequestSchema = z.strictObject({
   userEmploymentStatuses: ids(),
 });
 /**
- * A task search as you write it: dates may be `Date`s, durations numbers of seconds.
+ * A task search as you write it: dates may be `Date`s, durations numbers of seconds. Mapped from the
+ * schema's input type, so that compilers name it in their messages (a misspelt field's error is a
+ * line, not the request's fields spelt out).
  *
  * @group Wire model
  */
-export type TaskSearchRequest = z.input<typeof TaskSearchRequestSchema>;
+export type TaskSearchRequest = {
+  [Field in keyof z.input<typeof TaskSearchRequestSchema>]: z.input<typeof TaskSearchRequestSchema>[Field];
+};
 /**
  * A task search as sent on the wire (dates and durations serialised).
  *

@@ -44,6 +44,12 @@ it('reports a mistaken task type filter as the mistake, never naming internals',
     `Type '{}' is not assignable to type '"a task type filter holds exactly one variant"'.`,
   );
   expect(result.stdout).not.toMatch(/unlistedVariant|\$kind/);
+  // A misspelt request field names the request's type and the fix, in a line, not its forty-odd fields.
+  const typo = lines.find((l) => l.includes('mistakes.ts(8')) ?? '';
+  expect(typo).toContain(
+    "'pagesize' does not exist in type 'TaskSearchRequest'. Did you mean to write 'pageSize'?",
+  );
+  expect(typo.length).toBeLessThan(250);
 }, 60_000);
 
 it.skipIf(!existsSync(join(root, 'dist/index.d.ts')))(
