@@ -5,8 +5,16 @@
  *
  * @module
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import type { OutboxState } from '../outbox/store.ts';
 import { exportCommand } from './export-command.ts';
+import {
+  listCommand,
+  type OutboxTarget,
+  purgeCommand,
+  retryCommand,
+  statusCommand,
+} from './outbox-command.ts';
 import { syncCommand } from './sync-command.ts';
 import { runProgram, UsageError, wholeNumber } from './usage.ts';
 
@@ -28,9 +36,9 @@ or SIGTERM (everything committed is kept: run the same command again to resume).
  * The copy the options name: `--db` (SQLite) or `--postgres` (with `--table`), exactly one, and no
  * option that does not apply to it.
  */
-function checkCopy(options: { db?: string; postgres?: string; table?: string }): void {
+function checkCopy(options: { db?: string; postgres?: string; table?: string }, noun = 'copy'): void {
   if ((options.db === undefined) === (options.postgres === undefined)) {
-    throw new UsageError('give the copy as --db <file> (SQLite) or --postgres <url>, one of them.');
+    throw new UsageError(`give the ${noun} as --db <file> (SQLite) or --postgres <url>, one of them.`);
   }
   if (options.postgres !== undefined && !/^postgres(?:ql)?:\/\//i.test(options.postgres)) {
     throw new UsageError(
@@ -139,6 +147,100 @@ program
     }
     checkCopy(options);
     await exportCommand({ ...options, format });
+  });
+
+/** A subcommand of `idgov outbox`, with the options every one of them takes. */
+function outboxCommand(name: string, description: string, example: string): Command {
+  return program.commands
+    .find((command) => command.name() === 'outbox')
+    ?.command(name)
+    .description(description)
+    .option('--db <file>', "the outbox's SQLite file")
+    .option('--postgres <url>', "the outbox's PostgreSQL database")
+    .option(
+      '--table <name>',
+      'with --postgres: the table, optionally schema.table (default: idgov_webhook_outbox)',
+    )
+    .option('--listener <url>', 'only the events of this listener (default: every listener)')
+    .option('--json', 'one JSON object a line, for scripts', false)
+    .addHelpText('after', `\nExample:\n  ${example}`) as Command;
+}
+
+/** A date an option names, as Unix ms; commander's usage error when it names none. */
+function date(value: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms))
+    throw new InvalidArgumentError(`a date, e.g. 2026-11-01 or 2026-11-01T12:00:00Z (got "${value}").`);
+  return ms;
+}
+
+program
+  .command('outbox')
+  .description(
+    "An outbox's events from the shell: status, list, retry (a dead event sent again), purge. Exit 0 done, 1 failed (or some event not retried), 2 usage.",
+  );
+
+outboxCommand(
+  'status',
+  'Events in each state by listener, the oldest pending one, the next due time, and the leases held (by whom, until when).',
+  'idgov outbox status --db outbox.db',
+).action(async (options: OutboxTarget & { listener?: string; json: boolean }) => {
+  checkCopy(options, 'outbox');
+  process.exitCode = await statusCommand(options);
+});
+
+outboxCommand(
+  'list',
+  'Events in a state, oldest first: their attempts and last answer (their bodies with --body).',
+  'idgov outbox list --db outbox.db --state dead --limit 20',
+)
+  .option('--state <state>', 'pending, delivered, dead or expired', 'dead')
+  .option('--limit <n>', 'most events to list', wholeNumber(1, 100_000), 50)
+  .option('--body', "also each event's body (what was signed and sent)", false)
+  .action(
+    async (
+      options: OutboxTarget & {
+        state: string;
+        listener?: string;
+        limit: number;
+        json: boolean;
+        body: boolean;
+      },
+    ) => {
+      const state = options.state.toLowerCase();
+      if (!['pending', 'delivered', 'dead', 'expired'].includes(state)) {
+        throw new UsageError(`--state must be pending, delivered, dead or expired (got "${options.state}").`);
+      }
+      checkCopy(options, 'outbox');
+      process.exitCode = await listCommand({ ...options, state: state as OutboxState });
+    },
+  );
+
+outboxCommand(
+  'retry',
+  'Sends events again: each named one, or every dead one with --all-dead, back to pending, due now (as WebhookOutbox.retry does).',
+  'idgov outbox retry --db outbox.db --all-dead',
+)
+  .argument('[eventIds...]', 'the events to retry')
+  .option('--all-dead', 'every dead event (of --listener, if given)', false)
+  .action(
+    async (ids: string[], options: OutboxTarget & { allDead: boolean; listener?: string; json: boolean }) => {
+      if (ids.length === 0 && !options.allDead)
+        throw new UsageError('name the events to retry, or give --all-dead.');
+      checkCopy(options, 'outbox');
+      process.exitCode = await retryCommand({ ...options, ids });
+    },
+  );
+
+outboxCommand(
+  'purge',
+  'Deletes delivered events that finished before a date.',
+  'idgov outbox purge --db outbox.db --delivered-before 2026-11-01',
+)
+  .requiredOption('--delivered-before <date>', 'delete delivered events finished before this date', date)
+  .action(async (options: OutboxTarget & { deliveredBefore: number; listener?: string; json: boolean }) => {
+    checkCopy(options, 'outbox');
+    process.exitCode = await purgeCommand(options);
   });
 
 await runProgram(program, process.argv);

@@ -37,7 +37,8 @@ export async function runProgram(
   options: { readonly name: string; readonly hint?: string } = { name: program.name() },
 ): Promise<void> {
   // Every command, subcommands included: they copy these settings only when made after them.
-  const commands = [program, ...program.commands];
+  const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
+  const commands = all(program);
   for (const command of commands) {
     command.exitOverride();
     if (options.hint) command.showHelpAfterError(options.hint);

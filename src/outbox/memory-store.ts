@@ -146,6 +146,10 @@ export class MemoryOutboxStore implements OutboxStore {
     return counts;
   }
 
+  async listeners(): Promise<string[]> {
+    return [...new Set([...this.#rows.values()].map(({ event }) => event.listener))].sort();
+  }
+
   async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
     const found: OutboxEvent[] = [];
     for (const { event } of this.#rows.values()) {

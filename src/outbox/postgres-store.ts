@@ -15,6 +15,7 @@ import {
 } from '../stores/postgres.ts';
 import { migrateLocked } from '../stores/postgres-migrate.ts';
 import { dueSql } from './due.ts';
+import { DEFAULT_TABLE, LONGEST_INDEX_SUFFIX, postgresOutboxSchema } from './postgres-schema.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
 import {
   type AttemptOutcome,
@@ -35,45 +36,6 @@ import {
  * @group Outbox
  */
 export type PostgresOutboxStoreOptions = PostgresStoreOptions;
-
-const DEFAULT_TABLE = 'idgov_webhook_outbox';
-// The longest suffix of the table's index names, which must fit PostgreSQL's 63 bytes whole.
-const LONGEST_INDEX_SUFFIX = '_expiry';
-
-/**
- * The SQL that creates the outbox table: run it yourself (a migration tool, a DBA), or let
- * {@link PostgresOutboxStore.migrate} run it. Idempotent. Times are Unix milliseconds.
- *
- * @group Outbox
- */
-export function postgresOutboxSchema(table: string = DEFAULT_TABLE): string {
-  const name = quotedName(checkedTable(table, LONGEST_INDEX_SUFFIX));
-  const bare = table.split('.').pop();
-  return `-- Durable webhook outbox of @idgov/sdk. One row per event; times are Unix milliseconds.
-CREATE TABLE IF NOT EXISTS ${name} (
-  seq             bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY, -- enqueue order
-  event_id        text    NOT NULL UNIQUE,  -- sent as Webhook-Event-Id on every attempt
-  listener        text    NOT NULL,         -- the listener URL
-  body            text    NOT NULL,         -- the exact JSON text signed and sent
-  state           text    NOT NULL DEFAULT 'pending'
-                          CHECK (state IN ('pending', 'delivered', 'dead', 'expired')),
-  enqueued_at     bigint  NOT NULL,
-  expires_at      bigint  NOT NULL,         -- never sent after: the idempotency window
-  next_attempt_at bigint  NOT NULL,
-  attempts        integer NOT NULL DEFAULT 0,
-  last_attempt_at bigint,
-  last_status     integer,                  -- the listener's last answer, for operators
-  last_body       text,
-  last_error      text,
-  finished_at     bigint,                   -- left pending at
-  lease_token     text,                     -- the worker holding the event, until lease_until
-  leased_at       bigint,
-  lease_until     bigint
-);
-CREATE INDEX IF NOT EXISTS "${bare}_queue" ON ${name} (listener, state, seq);
-CREATE INDEX IF NOT EXISTS "${bare}_expiry" ON ${name} (listener, state, expires_at);
-`;
-}
 
 /**
  * An {@link OutboxStore} in a PostgreSQL table, for many workers on many machines.
@@ -261,6 +223,15 @@ export class PostgresOutboxStore implements OutboxStore {
     return counts;
   }
 
+  async listeners(): Promise<string[]> {
+    const { rows } = await this.#query<{ listener: string }>(
+      'listing listeners',
+      `SELECT DISTINCT listener FROM ${this.#t} ORDER BY listener`,
+      [],
+    );
+    return rows.map((row) => row.listener);
+  }
+
   async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
     const { rows } = await this.#query(
       'listing events',
@@ -296,4 +267,5 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 }
 
+export { postgresOutboxSchema } from './postgres-schema.ts';
 export type { PgQueryable, PostgresStoreOptions };

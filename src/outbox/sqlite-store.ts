@@ -253,6 +253,11 @@ export class SqliteOutboxStore implements OutboxStore {
     return counts;
   }
 
+  async listeners(): Promise<string[]> {
+    const rows = this.#file.sql('SELECT DISTINCT listener FROM idgov_webhook_outbox ORDER BY listener').all();
+    return (rows as Array<{ listener: string }>).map((row) => row.listener);
+  }
+
   async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
     const rows = this.#file
       .sql(

@@ -193,6 +193,11 @@ export interface OutboxStore {
   /** Events of the listener in `state`, oldest first. */
   list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]>;
   /**
+   * The listener URLs that have events, in order: what `idgov outbox` reports on. Optional: a store
+   * without it is asked of one listener at a time.
+   */
+  listeners?(): Promise<string[]>;
+  /**
    * Makes a `dead` or `pending` event due now, with no lease. Returns false when there is no such
    * event, or it is delivered or expired, or `now` is past its `expiresAt`, or a live lease holds it
    * (an attempt is in flight: freeing it would let a second worker send it at once).

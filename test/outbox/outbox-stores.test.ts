@@ -76,6 +76,17 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await store.close();
   });
 
+  it('lists the listeners that have events, in order, for the operator\'s tools', async () => {
+    const store = await open();
+    expect(await store.listeners?.()).toEqual([]);
+    await add(store, 1);
+    const other = 'https://b.example/api/v1/webhooks/incoming/zz';
+    await store.add({ eventId: id(2), listener: other, body: '{}', enqueuedAt: 5, expiresAt: 9 });
+    await add(store, 3);
+    expect(await store.listeners?.()).toEqual([L, other].sort());
+    await store.close();
+  });
+
   it('claims in enqueue order; ordered claims only the head, and nothing while the head is held or waiting', async () => {
     const store = await open();
     for (const i of [1, 2, 3]) await add(store, i);

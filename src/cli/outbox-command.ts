@@ -1,0 +1,211 @@
+/**
+ * `idgov outbox`: an outbox's events from the shell, on its SQLite file or PostgreSQL table: where
+ * they stand (`status`), which they are (`list`), a dead one sent again (`retry`), old deliveries
+ * deleted (`purge`). What `WebhookOutbox` does from code, for the operator at 3 a.m.
+ *
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import { isoTime } from '../internal/time.ts';
+import type { OutboxEvent, OutboxState, OutboxStore } from '../outbox/store.ts';
+import { EXIT, UsageError } from './usage.ts';
+
+/** Where the outbox is: a SQLite file, or a PostgreSQL database (and table). */
+export interface OutboxTarget {
+  readonly db?: string | undefined;
+  readonly postgres?: string | undefined;
+  readonly table?: string | undefined;
+}
+
+const STATES: readonly OutboxState[] = ['pending', 'delivered', 'dead', 'expired'];
+
+/** The outbox's store; a SQLite file must exist (an operator's typo must not create an empty outbox). */
+async function openStore(target: OutboxTarget): Promise<OutboxStore> {
+  if (target.postgres !== undefined) {
+    const { PostgresOutboxStore } = await import('../outbox/postgres-store.ts');
+    return new PostgresOutboxStore({ connectionString: target.postgres, table: target.table });
+  }
+  const path = target.db ?? '';
+  if (!existsSync(path))
+    throw new UsageError(`--db ${path}: no such file (an outbox's SQLite file is made by the outbox).`);
+  const { SqliteOutboxStore } = await import('../outbox/sqlite-store.ts');
+  return new SqliteOutboxStore({ path });
+}
+
+/** A listener URL as the tool shows it: without its query, fragment or credentials, where a gateway may keep a key. */
+export function shownListener(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.search = '';
+    parsed.hash = '';
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** The listeners asked about: `--listener`, else every listener the store has events for. */
+async function listenersOf(store: OutboxStore, listener: string | undefined): Promise<string[]> {
+  if (listener !== undefined) return [listener];
+  if (!store.listeners)
+    throw new UsageError('this store cannot list its listeners: name one with --listener <url>.');
+  return store.listeners();
+}
+
+async function withStore(
+  target: OutboxTarget,
+  work: (store: OutboxStore) => Promise<number>,
+): Promise<number> {
+  const store = await openStore(target);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const write = (line: string) => process.stdout.write(`${line}\n`);
+const when = (ms: number | undefined) => (ms === undefined ? undefined : isoTime(ms));
+
+/** `idgov outbox status`: counts by state a listener, the oldest pending event's age, the next due time, the leases held. */
+export function statusCommand(
+  options: OutboxTarget & { listener?: string; json?: boolean },
+): Promise<number> {
+  return withStore(options, async (store) => {
+    const now = Date.now();
+    for (const listener of await listenersOf(store, options.listener)) {
+      const counts = await store.counts(listener);
+      const pending = await store.list(listener, 'pending', 1_000);
+      const oldest = pending[0];
+      const nextDue =
+        pending.length > 0 ? Math.min(...pending.map((event) => event.nextAttemptAt)) : undefined;
+      const leases = (await store.leases?.(listener, now, 100)) ?? [];
+      const status = {
+        listener: shownListener(listener),
+        counts,
+        oldestPendingAgeSeconds: oldest ? Math.round((now - oldest.enqueuedAt) / 1000) : null,
+        nextDueAt: when(nextDue) ?? null,
+        leases: leases.map((lease) => ({
+          eventId: lease.eventId,
+          holder: lease.holder,
+          until: isoTime(lease.until),
+        })),
+      };
+      if (options.json) {
+        write(JSON.stringify(status));
+        continue;
+      }
+      write(`${status.listener}`);
+      write(`  ${STATES.map((state) => `${state} ${counts[state]}`).join(', ')}`);
+      if (oldest)
+        write(
+          `  oldest pending: enqueued ${status.oldestPendingAgeSeconds} s ago; next due ${status.nextDueAt}`,
+        );
+      for (const lease of status.leases)
+        write(`  leased: ${lease.eventId} by ${lease.holder} until ${lease.until}`);
+    }
+    return EXIT.done;
+  });
+}
+
+/** An event as `list` shows it: its facts and last answer; its body only when asked. */
+function shownEvent(event: OutboxEvent, body: boolean) {
+  return {
+    eventId: event.eventId,
+    listener: shownListener(event.listener),
+    state: event.state,
+    attempts: event.attempts,
+    enqueuedAt: isoTime(event.enqueuedAt),
+    nextAttemptAt: event.state === 'pending' ? isoTime(event.nextAttemptAt) : null,
+    lastAttemptAt: when(event.lastAttemptAt) ?? null,
+    lastAnswer: event.lastAnswer ?? null,
+    finishedAt: when(event.finishedAt) ?? null,
+    ...(body ? { body: event.body } : {}),
+  };
+}
+
+/** `idgov outbox list`: the events in a state, oldest first. */
+export function listCommand(
+  options: OutboxTarget & {
+    state: OutboxState;
+    listener?: string;
+    limit: number;
+    json?: boolean;
+    body?: boolean;
+  },
+): Promise<number> {
+  return withStore(options, async (store) => {
+    let left = options.limit;
+    for (const listener of await listenersOf(store, options.listener)) {
+      if (left <= 0) break;
+      const events = await store.list(listener, options.state, left);
+      left -= events.length;
+      for (const event of events) {
+        const shown = shownEvent(event, options.body === true);
+        if (options.json) write(JSON.stringify(shown));
+        else {
+          const answer = event.lastAnswer?.status ?? event.lastAnswer?.error ?? '-';
+          write(
+            `${shown.eventId}  ${shown.state}  ${shown.attempts} attempt(s)  last: ${answer}  ${shown.listener}`,
+          );
+          if (options.body) write(`  ${event.body}`);
+        }
+      }
+    }
+    return EXIT.done;
+  });
+}
+
+/** Why `retry` could not send `event` again. */
+function whyNot(event: OutboxEvent | undefined, now: number): string {
+  if (!event) return 'no such event';
+  if (event.state === 'delivered' || event.state === 'expired') return `it is ${event.state}`;
+  if (now >= event.expiresAt)
+    return 'its window has ended (the listener would no longer take it as the same event)';
+  return 'an attempt is in flight (a live lease holds it)';
+}
+
+/** `idgov outbox retry`: the events named (or every dead one) back to pending, due now. Exit 1 if any could not be. */
+export function retryCommand(
+  options: OutboxTarget & { ids: readonly string[]; allDead?: boolean; listener?: string; json?: boolean },
+): Promise<number> {
+  return withStore(options, async (store) => {
+    const ids = [...options.ids];
+    if (options.allDead) {
+      for (const listener of await listenersOf(store, options.listener)) {
+        for (const event of await store.list(listener, 'dead', 100_000)) ids.push(event.eventId);
+      }
+    }
+    let refused = 0;
+    for (const eventId of ids) {
+      const now = Date.now();
+      const retried = await store.retry(eventId, now);
+      const why = retried ? undefined : whyNot(await store.get(eventId), now);
+      if (!retried) refused += 1;
+      if (options.json) write(JSON.stringify({ eventId, retried, ...(why ? { why } : {}) }));
+      else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
+    }
+    if (!options.json) write(`${ids.length - refused} of ${ids.length} event(s) retried.`);
+    return refused > 0 ? EXIT.failed : EXIT.done;
+  });
+}
+
+/** `idgov outbox purge`: deletes delivered events finished before a time. */
+export function purgeCommand(
+  options: OutboxTarget & { deliveredBefore: number; listener?: string; json?: boolean },
+): Promise<number> {
+  return withStore(options, async (store) => {
+    let purged = 0;
+    for (const listener of await listenersOf(store, options.listener)) {
+      purged += await store.purgeDelivered(listener, options.deliveredBefore);
+    }
+    write(
+      options.json
+        ? JSON.stringify({ purged, deliveredBefore: isoTime(options.deliveredBefore) })
+        : `${purged} delivered event(s) finished before ${isoTime(options.deliveredBefore)} deleted.`,
+    );
+    return EXIT.done;
+  });
+}

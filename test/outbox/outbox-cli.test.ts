@@ -1,0 +1,193 @@
+/**
+ * `idgov outbox` as an operator runs it, on a SQLite file and a PostgreSQL table holding events in
+ * every state: status, list, retry (one event, every dead one), purge; never a listener's key.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
+import type { OutboxStore } from '../../src/outbox/store.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+
+const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
+const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'idgov-outbox-cli-'));
+const pg = await postgresForTests();
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await pg?.stop();
+});
+
+// A gateway keeps its key in the query: the tool never shows it.
+const KEYED = 'https://gw.example/api/v1/webhooks/incoming/crm?code=gateway-key-77';
+const PLAIN = 'https://hr.example/api/v1/webhooks/incoming/hr';
+const DAY = 24 * 60 * 60_000;
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/** Events of both listeners in every state: 1 pending, 2 delivered (an old one), 3 and 4 dead, 5 expired, 6 pending of PLAIN. */
+async function fill(store: OutboxStore): Promise<void> {
+  const now = Date.now();
+  const add = (n: number, listener = KEYED, enqueuedAt = now - 60_000) =>
+    store.add({ eventId: id(n), listener, body: `{"n":${n}}`, enqueuedAt, expiresAt: enqueuedAt + DAY });
+  for (const n of [1, 2, 3, 4, 5]) await add(n);
+  await add(6, PLAIN);
+  const claimed = await store.claim({
+    listener: KEYED,
+    now,
+    leaseMs: 60_000,
+    limit: 10,
+    ordered: false,
+    leaseToken: 'cli-test',
+    exclude: [id(1)],
+  });
+  const outcome = (n: number) => {
+    if (n === 2) return { state: 'delivered' as const, answer: { status: 200 } };
+    if (n === 5) return { state: 'expired' as const, answer: { error: 'window ended' } };
+    return { state: 'dead' as const, answer: { status: 400, body: 'bad payload' } };
+  };
+  for (const event of claimed) {
+    const n = Number(event.eventId.slice(-2));
+    await store.complete(event.eventId, 'cli-test', n === 2 ? now - 10 * DAY : now, outcome(n));
+  }
+}
+
+function idgov(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const lines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+const targets: Array<[string, () => Promise<string[]>]> = [
+  [
+    'SQLite',
+    async () => {
+      const path = join(dir, `${crypto.randomUUID()}.db`);
+      const store = new SqliteOutboxStore({ path });
+      await fill(store);
+      await store.close();
+      return ['--db', path];
+    },
+  ],
+];
+if (pg) {
+  const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+  targets.push([
+    'PostgreSQL',
+    async () => {
+      const table = `${pg.schema}.outbox_${crypto.randomUUID().slice(0, 8)}`;
+      const store = new PostgresOutboxStore({ connectionString: pg.url, table });
+      await store.migrate();
+      await fill(store);
+      await store.close();
+      return ['--postgres', pg.url, '--table', table];
+    },
+  ]);
+} else {
+  it.skip(`idgov outbox on PostgreSQL: ${NO_POSTGRES}`, () => {});
+}
+
+describe.each(targets)('idgov outbox on %s', (_name, make) => {
+  it('status: counts by state a listener, the oldest pending, no key', async () => {
+    const where = await make();
+    const ran = await idgov(['outbox', 'status', ...where, '--json']);
+    expect(ran.code).toBe(0);
+    const status = lines(ran.stdout);
+    expect(status.map((s) => s.listener)).toEqual([
+      'https://gw.example/api/v1/webhooks/incoming/crm',
+      'https://hr.example/api/v1/webhooks/incoming/hr',
+    ]);
+    expect(status[0]?.counts).toEqual({ pending: 1, delivered: 1, dead: 2, expired: 1 });
+    expect(status[0]?.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(59);
+    expect(ran.stdout + ran.stderr).not.toContain('gateway-key-77');
+    const human = await idgov(['outbox', 'status', ...where]);
+    expect(human.stdout).toContain('pending 1, delivered 1, dead 2, expired 1');
+  });
+
+  it('list: the dead events with their last answer; bodies only with --body', async () => {
+    const where = await make();
+    const dead = lines((await idgov(['outbox', 'list', ...where, '--state', 'dead', '--json'])).stdout);
+    expect(dead.map((e) => e.eventId)).toEqual([id(3), id(4)]);
+    expect(dead[0]).toMatchObject({
+      state: 'dead',
+      attempts: 1,
+      lastAnswer: { status: 400, body: 'bad payload' },
+    });
+    expect(dead[0]).not.toHaveProperty('body');
+    const withBodies = lines(
+      (await idgov(['outbox', 'list', ...where, '--state', 'DEAD', '--json', '--body'])).stdout,
+    );
+    expect(withBodies[0]?.body).toBe('{"n":3}');
+    const bad = await idgov(['outbox', 'list', ...where, '--state', 'lost']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--state must be pending, delivered, dead or expired/);
+  });
+
+  it('retry: one event, then every dead one; a delivered one is refused with why (exit 1)', async () => {
+    const where = await make();
+    const one = await idgov(['outbox', 'retry', ...where, id(3)]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain(`${id(3)}: pending, due now`);
+    const refused = await idgov(['outbox', 'retry', ...where, id(2), '--json']);
+    expect(refused.code).toBe(1);
+    expect(lines(refused.stdout)).toEqual([{ eventId: id(2), retried: false, why: 'it is delivered' }]);
+    const all = await idgov(['outbox', 'retry', ...where, '--all-dead', '--json']);
+    expect(all.code).toBe(0);
+    expect(lines(all.stdout)).toEqual([{ eventId: id(4), retried: true }]);
+    const status = lines((await idgov(['outbox', 'status', ...where, '--json'])).stdout);
+    expect(status[0]?.counts).toEqual({ pending: 3, delivered: 1, dead: 0, expired: 1 });
+    expect((await idgov(['outbox', 'retry', ...where])).code).toBe(2);
+  });
+
+  it('purge: delivered events finished before a date, and only those', async () => {
+    const where = await make();
+    const recent = await idgov([
+      'outbox',
+      'purge',
+      ...where,
+      '--delivered-before',
+      new Date(Date.now() - 20 * DAY).toISOString(),
+      '--json',
+    ]);
+    expect(lines(recent.stdout)).toMatchObject([{ purged: 0 }]);
+    const old = await idgov([
+      'outbox',
+      'purge',
+      ...where,
+      '--delivered-before',
+      new Date().toISOString().slice(0, 10),
+    ]);
+    expect(old.code).toBe(0);
+    expect(old.stdout).toMatch(/^1 delivered event\(s\) finished before/);
+    const status = lines((await idgov(['outbox', 'status', ...where, '--json'])).stdout);
+    expect(status[0]?.counts).toEqual({ pending: 1, delivered: 0, dead: 2, expired: 1 });
+    const bad = await idgov(['outbox', 'purge', ...where, '--delivered-before', 'last week']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/a date, e\.g\. 2026-11-01/);
+  });
+});
+
+it('idgov outbox refuses a SQLite file that does not exist, rather than make an empty outbox', async () => {
+  const ran = await idgov(['outbox', 'status', '--db', join(dir, 'typo.db')]);
+  expect(ran.code).toBe(2);
+  expect(ran.stderr).toMatch(/no such file/);
+});
