@@ -5,16 +5,12 @@
  *
  * @module
  */
-import { Command, InvalidArgumentError } from 'commander';
-import type { OutboxState } from '../outbox/store.ts';
-import { exportCommand } from './export-command.ts';
-import {
-  listCommand,
-  type OutboxTarget,
-  purgeCommand,
-  retryCommand,
-  statusCommand,
-} from './outbox-command.ts';
+import { Command } from 'commander';
+import type { TaskExpandPath } from '../../schemas/enums.ts';
+import { KNOWN_TASK_TYPE_KINDS } from '../../schemas/request-values.ts';
+import { CSV_COLUMNS, exportCommand } from './export-command.ts';
+import { checkCopy, date, taskState, taskTypeFilter } from './options.ts';
+import { addOutboxCommands } from './outbox-program.ts';
 import { syncCommand } from './sync-command.ts';
 import { runProgram, UsageError, wholeNumber } from './usage.ts';
 
@@ -31,46 +27,6 @@ IDGOV_CLIENT_SECRET, or IDGOV_TOKEN. IDGOV_LOG sets what is logged (off, error, 
 Exit codes: 0 done; 1 failed (the message says why); 2 bad usage or setup; 130 stopped by SIGINT
 or SIGTERM (everything committed is kept: run the same command again to resume).`,
   );
-
-/**
- * The copy the options name: `--db` (SQLite) or `--postgres` (with `--table`), exactly one, and no
- * option that does not apply to it.
- */
-function checkCopy(options: { db?: string; postgres?: string; table?: string }, noun = 'copy'): void {
-  if ((options.db === undefined) === (options.postgres === undefined)) {
-    throw new UsageError(`give the ${noun} as --db <file> (SQLite) or --postgres <url>, one of them.`);
-  }
-  if (options.postgres !== undefined && !/^postgres(?:ql)?:\/\//i.test(options.postgres)) {
-    throw new UsageError(
-      '--postgres takes a connection URL, e.g. postgres://sync@db.example:5432/reports (this is not one; not shown: it may hold a password).',
-    );
-  }
-  if (options.db !== undefined) {
-    checkFile(options.db);
-    if (options.table !== undefined) {
-      throw new UsageError(
-        '--table names PostgreSQL tables: drop it, or give --postgres <url> instead of --db.',
-      );
-    }
-  }
-}
-
-/**
- * Refuses a `--db` that is no file name: empty, or a URL (a PostgreSQL one given to the wrong
- * option), which is not quoted back, as it may hold a password.
- */
-function checkFile(db: string): void {
-  if (db.trim() === '')
-    throw new UsageError('--db must name the SQLite file of the copy (got an empty path).');
-  if (/^file:/i.test(db)) {
-    throw new UsageError('--db takes a file path: give the path itself, not a file: URI.');
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) {
-    throw new UsageError(
-      '--db takes a SQLite file, and this is a URL (not shown: it may hold a password): for PostgreSQL, use --postgres <url>.',
-    );
-  }
-}
 
 program
   .command('sync')
@@ -105,6 +61,15 @@ program
     5,
   )
   .option(
+    '--task-type <type...>',
+    `only tasks of these types (${KNOWN_TASK_TYPE_KINDS.join(', ')}); the copy is then of that filter`,
+  )
+  .option('--app <id...>', 'only tasks of these app IDs; the copy is then of that filter')
+  .option(
+    '--expand <path...>',
+    "expand these paths (e.g. user_id app_id, or * for all) into the copy's expanded table, by @type and ID",
+  )
+  .option(
     '--lease <seconds>',
     "how long after a worker's last heartbeat (every sixth of it) its work passes on: a dead worker's window waits this long",
     wholeNumber(1, 3_600),
@@ -120,9 +85,20 @@ program
       full: boolean;
       lease: number;
       retries: number;
+      taskType?: string[];
+      app?: string[];
+      expand?: string[];
     }) => {
       checkCopy(options);
-      process.exitCode = await syncCommand(options);
+      const filter = {
+        ...(options.taskType ? { taskTypes: options.taskType.map(taskTypeFilter) } : {}),
+        ...(options.app ? { applicationIds: options.app } : {}),
+      };
+      process.exitCode = await syncCommand({
+        ...options,
+        filter,
+        expand: options.expand as TaskExpandPath[] | undefined,
+      });
     },
   );
 
@@ -137,110 +113,54 @@ program
   )
   .option(
     '--format <format>',
-    'ndjson (each task: as the service sent it from SQLite, as jsonb keeps it from PostgreSQL) or csv (the documented columns)',
+    'ndjson ({"task", "deleted", "vanished", "syncedAt"} a line; the task as the service sent it from SQLite, as jsonb keeps it from PostgreSQL) or csv',
     'ndjson',
   )
-  .action(async (options: { db?: string; postgres?: string; table?: string; format: string }) => {
-    const format = options.format.toLowerCase();
-    if (format !== 'ndjson' && format !== 'csv') {
-      throw new UsageError(`--format must be ndjson or csv, in any case (got "${options.format}").`);
-    }
-    checkCopy(options);
-    await exportCommand({ ...options, format });
-  });
-
-/** A subcommand of `idgov outbox`, with the options every one of them takes. */
-function outboxCommand(name: string, description: string, example: string): Command {
-  return program.commands
-    .find((command) => command.name() === 'outbox')
-    ?.command(name)
-    .description(description)
-    .option('--db <file>', "the outbox's SQLite file")
-    .option('--postgres <url>', "the outbox's PostgreSQL database")
-    .option(
-      '--table <name>',
-      'with --postgres: the table, optionally schema.table (default: idgov_webhook_outbox)',
-    )
-    .option('--listener <url>', 'only the events of this listener (default: every listener)')
-    .option('--json', 'one JSON object a line, for scripts', false)
-    .addHelpText('after', `\nExample:\n  ${example}`) as Command;
-}
-
-/** A date an option names, as Unix ms; commander's usage error when it names none. */
-function date(value: string): number {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms))
-    throw new InvalidArgumentError(`a date, e.g. 2026-11-01 or 2026-11-01T12:00:00Z (got "${value}").`);
-  return ms;
-}
-
-program
-  .command('outbox')
-  .description(
-    "An outbox's events from the shell: status, list, retry (a dead event sent again), purge. Exit 0 done, 1 failed (or some event not retried), 2 usage.",
-  );
-
-outboxCommand(
-  'status',
-  'Events in each state by listener, the oldest pending one, the next due time, and the leases held (by whom, until when).',
-  'idgov outbox status --db outbox.db',
-).action(async (options: OutboxTarget & { listener?: string; json: boolean }) => {
-  checkCopy(options, 'outbox');
-  process.exitCode = await statusCommand(options);
-});
-
-outboxCommand(
-  'list',
-  'Events in a state, oldest first: their attempts and last answer (their bodies with --body).',
-  'idgov outbox list --db outbox.db --state dead --limit 20',
-)
-  .option('--state <state>', 'pending, delivered, dead or expired', 'dead')
-  .option('--limit <n>', 'most events to list', wholeNumber(1, 100_000), 50)
-  .option('--body', "also each event's body (what was signed and sent)", false)
+  .option('--state <state>', 'only tasks in this state: open, closed (or TASK_STATE_...)')
+  .option('--include-deleted', 'deleted tasks too (vanished ones among them)', false)
+  .option('--since <date>', 'only tasks updated at or after this date (e.g. 2026-11-01)', date)
+  .option(
+    '--columns <columns>',
+    `with --format csv: the columns, comma-separated, from ${Object.keys(CSV_COLUMNS).join(', ')}`,
+  )
+  .option(
+    '--csv-raw',
+    "with --format csv: cells as stored, even those a spreadsheet would run as a formula (guarded with a leading ' by default)",
+    false,
+  )
+  .addHelpText(
+    'after',
+    '\nExample:\n  idgov export --db tasks.db --format csv --state open --since 2026-11-01 > open.csv',
+  )
   .action(
-    async (
-      options: OutboxTarget & {
-        state: string;
-        listener?: string;
-        limit: number;
-        json: boolean;
-        body: boolean;
-      },
-    ) => {
-      const state = options.state.toLowerCase();
-      if (!['pending', 'delivered', 'dead', 'expired'].includes(state)) {
-        throw new UsageError(`--state must be pending, delivered, dead or expired (got "${options.state}").`);
+    async (options: {
+      db?: string;
+      postgres?: string;
+      table?: string;
+      format: string;
+      state?: string;
+      includeDeleted: boolean;
+      since?: number;
+      columns?: string;
+      csvRaw: boolean;
+    }) => {
+      const format = options.format.toLowerCase();
+      if (format !== 'ndjson' && format !== 'csv') {
+        throw new UsageError(`--format must be ndjson or csv, in any case (got "${options.format}").`);
       }
-      checkCopy(options, 'outbox');
-      process.exitCode = await listCommand({ ...options, state: state as OutboxState });
+      const columns = options.columns?.split(',').map((column) => column.trim().toLowerCase());
+      if (columns && format !== 'csv') throw new UsageError('--columns applies to --format csv.');
+      const unknownColumn = columns?.find((column) => !(column in CSV_COLUMNS));
+      if (unknownColumn !== undefined) {
+        throw new UsageError(
+          `--columns: no column "${unknownColumn}"; the columns are ${Object.keys(CSV_COLUMNS).join(', ')}.`,
+        );
+      }
+      checkCopy(options);
+      await exportCommand({ ...options, format, columns, state: taskState(options.state) });
     },
   );
 
-outboxCommand(
-  'retry',
-  'Sends events again: each named one, or every dead one with --all-dead, back to pending, due now (as WebhookOutbox.retry does).',
-  'idgov outbox retry --db outbox.db --all-dead',
-)
-  .argument('[eventIds...]', 'the events to retry')
-  .option('--all-dead', 'every dead event (of --listener, if given)', false)
-  .action(
-    async (ids: string[], options: OutboxTarget & { allDead: boolean; listener?: string; json: boolean }) => {
-      if (ids.length === 0 && !options.allDead)
-        throw new UsageError('name the events to retry, or give --all-dead.');
-      checkCopy(options, 'outbox');
-      process.exitCode = await retryCommand({ ...options, ids });
-    },
-  );
-
-outboxCommand(
-  'purge',
-  'Deletes delivered events that finished before a date.',
-  'idgov outbox purge --db outbox.db --delivered-before 2026-11-01',
-)
-  .requiredOption('--delivered-before <date>', 'delete delivered events finished before this date', date)
-  .action(async (options: OutboxTarget & { deliveredBefore: number; listener?: string; json: boolean }) => {
-    checkCopy(options, 'outbox');
-    process.exitCode = await purgeCommand(options);
-  });
+addOutboxCommands(program);
 
 await runProgram(program, process.argv);

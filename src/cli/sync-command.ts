@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
 import { SingleBar } from 'cli-progress';
+import type { TaskExpandPath } from '../../schemas/enums.ts';
 import { IdGovClient } from '../client.ts';
 import type { SyncProgress, SyncWaitingEvent } from '../sync/run/events.ts';
+import type { SyncFilter } from '../sync/run/options.ts';
 import { TaskSync } from '../sync/run/task-sync.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
@@ -23,6 +25,10 @@ export interface SyncCommandOptions {
   readonly lease: number;
   /** The client's `maxRetries`. */
   readonly retries: number;
+  /** Which tasks to copy (`--task-type`, `--app`). */
+  readonly filter?: SyncFilter | undefined;
+  /** Expand paths whose objects go into the copy's expanded table (`--expand`). */
+  readonly expand?: readonly TaskExpandPath[] | undefined;
 }
 
 /** The store the options name; a PostgreSQL copy's tables are created first if missing. */
@@ -122,6 +128,8 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
     store,
     concurrency: options.concurrency,
     pageSize: options.pageSize,
+    filter: options.filter,
+    expand: options.expand,
     leaseMs: options.lease * 1000,
     // What other workers say while they wait for this one.
     workerName: `${hostname()} pid ${process.pid}`,

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
+import { appOf } from '../../src/testing/task-filter.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
@@ -102,23 +103,133 @@ describe('idgov', () => {
     expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
   });
 
-  it('export: NDJSON of every task as sent, or CSV of the documented columns', async () => {
+  it("export: NDJSON of every task as sent with the copy's facts beside it, or CSV of the documented columns", async () => {
     const db = join(dir, 'export.db');
     expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
-    const ndjson = await idgov(['export', '--db', db], env);
+    const ndjson = await idgov(['export', '--db', db, '--include-deleted'], env);
     expect(ndjson.code).toBe(0);
     // node:sqlite is used on purpose: Node's ExperimentalWarning for it is not printed.
     expect(ndjson.stderr).not.toMatch(/ExperimentalWarning|SQLite is an experimental/);
-    const lines = ndjson.stdout.trim().split('\n');
+    const lines = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            task: { id: string; deletedAt?: string | null };
+            deleted: boolean;
+            vanished: boolean;
+            syncedAt: string;
+          },
+      );
     expect(lines).toHaveLength(3_000);
-    expect(new Set(lines.map((line) => (JSON.parse(line) as { id: string }).id))).toEqual(
-      new Set(tenant.tasks.map((task) => task.id)),
+    expect(new Set(lines.map((line) => line.task.id))).toEqual(new Set(tenant.tasks.map((task) => task.id)));
+    // The copy's facts: a deleted task says so beside the task; none vanished; when it was fetched.
+    const deleted = tenant.tasks.filter((task) => task.deletedAt).map((task) => task.id);
+    expect(
+      lines
+        .filter((line) => line.deleted)
+        .map((line) => line.task.id)
+        .sort(),
+    ).toEqual(deleted.sort());
+    expect(lines.every((line) => line.vanished === false && !Number.isNaN(Date.parse(line.syncedAt)))).toBe(
+      true,
     );
+    // Without --include-deleted, the tasks that are not deleted.
+    const live = await idgov(['export', '--db', db], env);
+    expect(live.stdout.trim().split('\n')).toHaveLength(3_000 - deleted.length);
     // The format in any case.
-    const csv = await idgov(['export', '--db', db, '--format', 'CSV'], env);
+    const csv = await idgov(['export', '--db', db, '--format', 'CSV', '--include-deleted'], env);
     const rows = csv.stdout.trim().split('\n');
     expect(rows[0]).toBe('id,state,created_at,updated_at,deleted_at,vanished,synced_at');
     expect(rows).toHaveLength(3_001);
+  });
+
+  it('export filters: --state, --since (updated since), --columns; a cell a spreadsheet would run is guarded unless --csv-raw', async () => {
+    const small = new FakeTenant({ history: 200, seed: 33 });
+    // A task whose ID a spreadsheet would run as a formula.
+    small.tasks.push(
+      small.data.task({ id: '=HYPERLINK("http://evil.example","x")', createdAt: new Date().toISOString() }),
+    );
+    const { close: closeSmall } = await small.listen();
+    try {
+      const smallEnv = {
+        ...env,
+        IDGOV_BASE_URL: small.baseUrl,
+        IDGOV_CLIENT_ID: small.client.clientId,
+        IDGOV_CLIENT_SECRET: small.client.clientSecret,
+      };
+      const db = join(dir, 'filters.db');
+      expect((await idgov(['sync', '--db', db], smallEnv)).code).toBe(0);
+      const open = small.tasks.filter((task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt);
+      const exported = await idgov(['export', '--db', db, '--state', 'open'], smallEnv);
+      const ids = exported.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { task: { id: string } }).task.id);
+      expect(ids.sort()).toEqual(open.map((task) => task.id).sort());
+      const since = '2026-01-01T00:00:00.000Z';
+      const recent = small.tasks.filter((task) => !task.deletedAt && (task.updatedAt ?? '') >= since);
+      const sinceOut = await idgov(
+        ['export', '--db', db, '--since', since, '--format', 'csv', '--columns', 'id,updated_at'],
+        smallEnv,
+      );
+      const rows = sinceOut.stdout.trim().split('\n');
+      expect(rows[0]).toBe('id,updated_at');
+      expect(rows).toHaveLength(recent.length + 1);
+      // Guarded by default: the cell starts with a quote, so a spreadsheet shows it as text.
+      expect(rows).toContain(`"'=HYPERLINK(""http://evil.example"",""x"")",${small.tasks.at(-1)?.updatedAt}`);
+      const raw = await idgov(
+        ['export', '--db', db, '--format', 'csv', '--columns', 'id', '--csv-raw'],
+        smallEnv,
+      );
+      expect(raw.stdout).toContain('"=HYPERLINK(""http://evil.example"",""x"")"');
+      const bad = await idgov(['export', '--db', db, '--columns', 'id'], smallEnv);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--columns applies to --format csv/);
+      const unknown = await idgov(
+        ['export', '--db', db, '--format', 'csv', '--columns', 'id,owner'],
+        smallEnv,
+      );
+      expect(unknown.stderr).toMatch(/no column "owner"; the columns are id, state/);
+    } finally {
+      await closeSmall();
+    }
+  });
+
+  it('sync filters: --task-type and --app copy only those tasks; --expand fills the expanded table', async () => {
+    const small = new FakeTenant({ history: 300, seed: 34 });
+    const { close: closeSmall } = await small.listen();
+    try {
+      const smallEnv = {
+        ...env,
+        IDGOV_BASE_URL: small.baseUrl,
+        IDGOV_CLIENT_ID: small.client.clientId,
+        IDGOV_CLIENT_SECRET: small.client.clientSecret,
+      };
+      const db = join(dir, 'filtered.db');
+      const app = small.tasks.map(appOf).find((id) => id !== undefined) as string;
+      const ran = await idgov(
+        ['sync', '--db', db, '--task-type', 'grant', 'revoke', '--app', app, '--expand', 'app_id'],
+        smallEnv,
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      const wanted = small.tasks.filter(
+        (task) => appOf(task) === app && ('grant' in (task.type ?? {}) || 'revoke' in (task.type ?? {})),
+      );
+      expect(wanted.length).toBeGreaterThan(0);
+      expect([...copiedTasks(db).keys()].sort()).toEqual(wanted.map((task) => task.id).sort());
+      const { DatabaseSync } = await import('node:sqlite');
+      const copy = new DatabaseSync(db, { readOnly: true });
+      const expanded = copy.prepare('SELECT count(*) AS n FROM idgov_expanded').get() as { n: number };
+      copy.close();
+      expect(expanded.n).toBeGreaterThan(0);
+      const typo = await idgov(['sync', '--db', db, '--task-type', 'grnat'], smallEnv);
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toMatch(/--task-type: no task type "grnat"; the types are grant, revoke/);
+    } finally {
+      await closeSmall();
+    }
   });
 
   it('sync exports its spans and metrics to the OTLP collector the OTEL_* environment names, and to none otherwise', async () => {
@@ -274,14 +385,15 @@ describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
     const db = join(dir, 'beside-postgres.db');
     expect((await idgov(['sync', '--postgres', url, '--table', table], env)).code).toBe(0);
     expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
-    const fromPg = await idgov(['export', '--postgres', url, '--table', table], env);
-    const fromSqlite = await idgov(['export', '--db', db], env);
+    const fromPg = await idgov(['export', '--postgres', url, '--table', table, '--include-deleted'], env);
+    const fromSqlite = await idgov(['export', '--db', db, '--include-deleted'], env);
     expect(fromPg.code).toBe(0);
+    // Each copy was synced at its own time: the rest of each line is compared.
     const tasks = (out: string) =>
       out
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as unknown);
+        .map((line) => ({ ...(JSON.parse(line) as object), syncedAt: undefined }));
     expect(tasks(fromPg.stdout)).toHaveLength(1_500);
     // jsonb keeps keys in an order of its own: the same tasks, in the same order, field for field.
     expect(tasks(fromPg.stdout)).toEqual(tasks(fromSqlite.stdout));
@@ -291,9 +403,9 @@ describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
         .trim()
         .split('\n')
         .map((row) => row.split(',').slice(0, -1).join(','));
-    const pgRows = await csv(['export', '--postgres', url, '--table', table]);
+    const pgRows = await csv(['export', '--postgres', url, '--table', table, '--include-deleted']);
     expect(pgRows[0]).toBe('id,state,created_at,updated_at,deleted_at,vanished');
-    expect(pgRows).toEqual(await csv(['export', '--db', db]));
+    expect(pgRows).toEqual(await csv(['export', '--db', db, '--include-deleted']));
   });
 
   it('names the missing table (exit 2) when the copy is not there, without printing the URL', async () => {

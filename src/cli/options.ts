@@ -1,0 +1,75 @@
+/**
+ * What the commands of `idgov` take from their options and check alike: the store (`--db` or
+ * `--postgres`), dates, task states and types.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from 'commander';
+import type { TaskState } from '../../schemas/enums.ts';
+import { KNOWN_TASK_TYPE_KINDS } from '../../schemas/request-values.ts';
+import type { TaskTypeFilter } from '../../schemas/task-search.ts';
+import { UsageError } from './usage.ts';
+
+/**
+ * The copy the options name: `--db` (SQLite) or `--postgres` (with `--table`), exactly one, and no
+ * option that does not apply to it.
+ */
+export function checkCopy(options: { db?: string; postgres?: string; table?: string }, noun = 'copy'): void {
+  if ((options.db === undefined) === (options.postgres === undefined)) {
+    throw new UsageError(`give the ${noun} as --db <file> (SQLite) or --postgres <url>, one of them.`);
+  }
+  if (options.postgres !== undefined && !/^postgres(?:ql)?:\/\//i.test(options.postgres)) {
+    throw new UsageError(
+      '--postgres takes a connection URL, e.g. postgres://sync@db.example:5432/reports (this is not one; not shown: it may hold a password).',
+    );
+  }
+  if (options.db !== undefined) {
+    checkFile(options.db);
+    if (options.table !== undefined) {
+      throw new UsageError(
+        '--table names PostgreSQL tables: drop it, or give --postgres <url> instead of --db.',
+      );
+    }
+  }
+}
+
+/**
+ * Refuses a `--db` that is no file name: empty, or a URL (a PostgreSQL one given to the wrong
+ * option), which is not quoted back, as it may hold a password.
+ */
+function checkFile(db: string): void {
+  if (db.trim() === '')
+    throw new UsageError('--db must name the SQLite file of the copy (got an empty path).');
+  if (/^file:/i.test(db)) {
+    throw new UsageError('--db takes a file path: give the path itself, not a file: URI.');
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) {
+    throw new UsageError(
+      '--db takes a SQLite file, and this is a URL (not shown: it may hold a password): for PostgreSQL, use --postgres <url>.',
+    );
+  }
+}
+
+/** A task state as an option names it (`open`, `TASK_STATE_OPEN`), as the copy stores it. */
+export function taskState(value: string | undefined): TaskState | undefined {
+  if (value === undefined) return undefined;
+  const upper = value.toUpperCase();
+  return (upper.startsWith('TASK_STATE_') ? upper : `TASK_STATE_${upper}`) as TaskState;
+}
+
+/** A task type an option names, as a sync's filter takes it: `grant` is `{ grant: {} }`. */
+export function taskTypeFilter(kind: string): TaskTypeFilter {
+  const known = KNOWN_TASK_TYPE_KINDS.find((k) => k === kind.toLowerCase());
+  if (known) return { [known]: {} } as TaskTypeFilter;
+  throw new UsageError(
+    `--task-type: no task type "${kind}"; the types are ${KNOWN_TASK_TYPE_KINDS.join(', ')}.`,
+  );
+}
+
+/** A date an option names, as Unix ms; commander's usage error when it names none. */
+export function date(value: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms))
+    throw new InvalidArgumentError(`a date, e.g. 2026-11-01 or 2026-11-01T12:00:00Z (got "${value}").`);
+  return ms;
+}

@@ -1,0 +1,110 @@
+/**
+ * `idgov outbox` and its subcommands (status, list, retry, purge), as the command line takes them;
+ * what each does is in outbox-command.ts.
+ *
+ * @module
+ */
+import type { Command } from 'commander';
+import type { OutboxState } from '../outbox/store.ts';
+import { checkCopy, date } from './options.ts';
+import {
+  listCommand,
+  type OutboxTarget,
+  purgeCommand,
+  retryCommand,
+  statusCommand,
+} from './outbox-command.ts';
+import { UsageError, wholeNumber } from './usage.ts';
+
+/** Adds `outbox` and its subcommands to `program`. */
+export function addOutboxCommands(program: Command): void {
+  const outbox = program
+    .command('outbox')
+    .description(
+      "An outbox's events from the shell: status, list, retry (a dead event sent again), purge. Exit 0 done, 1 failed (or some event not retried), 2 usage.",
+    );
+
+  outboxCommand(
+    'status',
+    'Events in each state by listener, the oldest pending one, the next due time, and the leases held (by whom, until when).',
+    'idgov outbox status --db outbox.db',
+  ).action(async (options: OutboxTarget & { listener?: string; json: boolean }) => {
+    checkCopy(options, 'outbox');
+    process.exitCode = await statusCommand(options);
+  });
+
+  outboxCommand(
+    'list',
+    'Events in a state, oldest first: their attempts and last answer (their bodies with --body).',
+    'idgov outbox list --db outbox.db --state dead --limit 20',
+  )
+    .option('--state <state>', 'pending, delivered, dead or expired', 'dead')
+    .option('--limit <n>', 'most events to list', wholeNumber(1, 100_000), 50)
+    .option('--body', "also each event's body (what was signed and sent)", false)
+    .action(
+      async (
+        options: OutboxTarget & {
+          state: string;
+          listener?: string;
+          limit: number;
+          json: boolean;
+          body: boolean;
+        },
+      ) => {
+        const state = options.state.toLowerCase();
+        if (!['pending', 'delivered', 'dead', 'expired'].includes(state)) {
+          throw new UsageError(
+            `--state must be pending, delivered, dead or expired (got "${options.state}").`,
+          );
+        }
+        checkCopy(options, 'outbox');
+        process.exitCode = await listCommand({ ...options, state: state as OutboxState });
+      },
+    );
+
+  outboxCommand(
+    'retry',
+    'Sends events again: each named one, or every dead one with --all-dead, back to pending, due now (as WebhookOutbox.retry does).',
+    'idgov outbox retry --db outbox.db --all-dead',
+  )
+    .argument('[eventIds...]', 'the events to retry')
+    .option('--all-dead', 'every dead event (of --listener, if given)', false)
+    .action(
+      async (
+        ids: string[],
+        options: OutboxTarget & { allDead: boolean; listener?: string; json: boolean },
+      ) => {
+        if (ids.length === 0 && !options.allDead)
+          throw new UsageError('name the events to retry, or give --all-dead.');
+        checkCopy(options, 'outbox');
+        process.exitCode = await retryCommand({ ...options, ids });
+      },
+    );
+
+  outboxCommand(
+    'purge',
+    'Deletes delivered events that finished before a date.',
+    'idgov outbox purge --db outbox.db --delivered-before 2026-11-01',
+  )
+    .requiredOption('--delivered-before <date>', 'delete delivered events finished before this date', date)
+    .action(async (options: OutboxTarget & { deliveredBefore: number; listener?: string; json: boolean }) => {
+      checkCopy(options, 'outbox');
+      process.exitCode = await purgeCommand(options);
+    });
+
+  /** A subcommand of `idgov outbox`, with the options every one of them takes. */
+  function outboxCommand(name: string, description: string, example: string): Command {
+    return outbox
+      .command(name)
+      .description(description)
+      .option('--db <file>', "the outbox's SQLite file")
+      .option('--postgres <url>', "the outbox's PostgreSQL database")
+      .option(
+        '--table <name>',
+        'with --postgres: the table, optionally schema.table (default: idgov_webhook_outbox)',
+      )
+      .option('--listener <url>', 'only the events of this listener (default: every listener)')
+      .option('--json', 'one JSON object a line, for scripts', false)
+      .addHelpText('after', `\nExample:\n  ${example}`);
+  }
+}
