@@ -40,13 +40,14 @@ function worker(
   prefix: string,
   options: Partial<TaskSyncOptions> & { connectionString?: string } = {},
 ) {
+  const { connectionString, ...syncOptions } = options;
   const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' });
   const store = new PostgresSyncStore({
-    connectionString: options.connectionString ?? pg?.url,
+    connectionString: connectionString ?? pg?.url,
     table: prefix,
     logLevel: 'error',
   });
-  const sync = new TaskSync({ client, store, concurrency: 4, logLevel: 'error', ...options });
+  const sync = new TaskSync({ client, store, concurrency: 4, logLevel: 'error', ...syncOptions });
   opened.push(sync);
   return { sync, store };
 }
