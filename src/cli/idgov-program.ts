@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import type { TaskExpandPath } from '../../schemas/enums.ts';
 import { KNOWN_TASK_TYPE_KINDS } from '../../schemas/request-values.ts';
 import { CSV_COLUMNS, exportCommand } from './export-command.ts';
+import { ruleGetCommand, tasksSearchCommand } from './lookup-command.ts';
 import { checkCopy, date, taskState, taskTypeFilter } from './options.ts';
 import { addOutboxCommands } from './outbox-program.ts';
 import { syncCommand } from './sync-command.ts';
@@ -157,10 +158,59 @@ program
         );
       }
       checkCopy(options);
-      await exportCommand({ ...options, format, columns, state: taskState(options.state) });
+      await exportCommand({
+        ...options,
+        format,
+        columns,
+        state: options.state === undefined ? undefined : taskState(options.state),
+      });
     },
   );
 
 addOutboxCommands(program);
+
+const tasks = program.command('tasks').description("A quick look at the tenant's tasks.");
+tasks
+  .command('search')
+  .description('Tasks of the filters, as the service sends them: a table, or NDJSON with --json.')
+  .option('--state <state...>', 'open, closed (or TASK_STATE_...)')
+  .option('--type <type...>', `task types: ${KNOWN_TASK_TYPE_KINDS.join(', ')}`)
+  .option('--app <id...>', 'app IDs')
+  .option('--created-after <date>', 'created after this date', date)
+  .option('--created-before <date>', 'created before this date', date)
+  .option('--query <text>', "the service's free-text query")
+  .option('--limit <n>', 'most tasks to show', wholeNumber(1, 100_000), 20)
+  .option('--json', 'each task as JSON, one a line', false)
+  .addHelpText('after', '\nExample:\n  idgov tasks search --state open --type grant --limit 5')
+  .action(
+    async (options: {
+      state?: string[];
+      type?: string[];
+      app?: string[];
+      createdAfter?: number;
+      createdBefore?: number;
+      query?: string;
+      limit: number;
+      json: boolean;
+    }) => {
+      process.exitCode = await tasksSearchCommand({
+        ...options,
+        states: options.state?.map(taskState),
+        types: options.type?.map(taskTypeFilter),
+        apps: options.app,
+      });
+    },
+  );
+
+program
+  .command('rules')
+  .description('Finding transformation rules.')
+  .command('get')
+  .description('One finding transformation rule, as JSON (exit 1 when there is none).')
+  .argument('<id>', 'the rule ID')
+  .addHelpText('after', '\nExample:\n  idgov rules get rule-l0C2NkbdUdMu')
+  .action(async (id: string) => {
+    process.exitCode = await ruleGetCommand(id);
+  });
 
 await runProgram(program, process.argv);

@@ -5,7 +5,7 @@
  * @module
  */
 import { InvalidArgumentError } from 'commander';
-import type { TaskState } from '../../schemas/enums.ts';
+import { TaskState } from '../../schemas/enums.ts';
 import { KNOWN_TASK_TYPE_KINDS } from '../../schemas/request-values.ts';
 import type { TaskTypeFilter } from '../../schemas/task-search.ts';
 import { UsageError } from './usage.ts';
@@ -50,11 +50,20 @@ function checkFile(db: string): void {
   }
 }
 
-/** A task state as an option names it (`open`, `TASK_STATE_OPEN`), as the copy stores it. */
-export function taskState(value: string | undefined): TaskState | undefined {
-  if (value === undefined) return undefined;
+/** The task states this SDK knows, as the copy stores them and a search takes them. */
+export type KnownTaskState = (typeof TaskState)[keyof typeof TaskState];
+
+/** A task state as an option names it (`open`, `TASK_STATE_OPEN`, any case); a usage error for one this SDK does not know. */
+export function taskState(value: string): KnownTaskState {
   const upper = value.toUpperCase();
-  return (upper.startsWith('TASK_STATE_') ? upper : `TASK_STATE_${upper}`) as TaskState;
+  const state = (upper.startsWith('TASK_STATE_') ? upper : `TASK_STATE_${upper}`) as KnownTaskState;
+  const known = Object.values(TaskState) as string[];
+  if (!known.includes(state)) {
+    throw new UsageError(
+      `--state: no task state "${value}"; the states are ${known.map((s) => s.replace('TASK_STATE_', '').toLowerCase()).join(', ')}.`,
+    );
+  }
+  return state;
 }
 
 /** A task type an option names, as a sync's filter takes it: `grant` is `{ grant: {} }`. */

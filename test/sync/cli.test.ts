@@ -232,6 +232,41 @@ describe('idgov', () => {
     }
   });
 
+  it('tasks search: the filters as options, a table or NDJSON; rules get: one rule as JSON', async () => {
+    const open = tenant.tasks.filter(
+      (task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt && task.type && 'grant' in task.type,
+    );
+    const json = await idgov(
+      ['tasks', 'search', '--state', 'OPEN', '--type', 'grant', '--limit', '7', '--json'],
+      env,
+    );
+    expect(json.code, json.stderr).toBe(0);
+    const found = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; state: string; type: Record<string, unknown> });
+    expect(found).toHaveLength(Math.min(7, open.length));
+    expect(found.every((task) => task.state === 'TASK_STATE_OPEN' && 'grant' in task.type)).toBe(true);
+    // As the service sent it: the SDK's own `$kind` is not in it.
+    expect(json.stdout).not.toContain('$kind');
+    const shown = await idgov(['tasks', 'search', '--state', 'open', '--limit', '3'], env);
+    const rows = shown.stdout.trim().split('\n');
+    expect(rows[0]).toMatch(/^ID\s+STATE\s+TYPE\s+CREATED\s+NAME$/);
+    expect(rows).toHaveLength(4);
+    expect(shown.stderr).toContain('3 task(s) (the first 3: --limit for more).');
+    const badState = await idgov(['tasks', 'search', '--state', 'opn'], env);
+    expect(badState.code).toBe(2);
+    expect(badState.stderr).toMatch(/no task state "opn"; the states are unspecified, open, closed/);
+    const rule = tenant.data.rule();
+    tenant.rules.set(rule.id as string, rule);
+    const got = await idgov(['rules', 'get', rule?.id ?? ''], env);
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: rule?.id, displayName: rule?.displayName });
+    const missing = await idgov(['rules', 'get', 'rule-nope'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^idgov: 404 .* no finding transformation rule rule-nope/);
+  });
+
   it('sync exports its spans and metrics to the OTLP collector the OTEL_* environment names, and to none otherwise', async () => {
     const received: Array<{ path: string; body: string }> = [];
     const collector = createServer((request, response) => {
