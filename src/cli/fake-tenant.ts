@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { JSONWebKeySet } from 'jose';
+import { ADMIN_ENDPOINTS } from '../testing/fake-admin.ts';
 import { FakeTenant } from '../testing/fake-tenant.ts';
 import type { FaultOptions } from '../testing/faults.ts';
 import { appOf } from '../testing/task-filter.ts';
@@ -197,6 +198,12 @@ const program = new Command('idgov-fake-tenant')
     'after',
     `
 Without --hmac-listener or --jwt-listener, one HMAC listener "demo" is added.
+
+Admin endpoints, to change the tenant from a shell (no token; it listens on loopback only):
+${Object.entries(ADMIN_ENDPOINTS)
+  .map(([endpoint, what]) => `  ${endpoint}\n      ${what}`)
+  .join('\n')}
+e.g. curl -X POST "$BASE_URL/_admin/tasks/close?count=5"
 
 Example:
   idgov-fake-tenant --tasks 200 --rules 5 --hmac-listener hr --jwt-listener tickets --fault serverError=0.1`,

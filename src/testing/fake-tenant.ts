@@ -1,6 +1,7 @@
 import type { ClientCredentials } from '../core/auth/credentials.ts';
 import { wait } from '../internal/wait.ts';
 import { LISTENER_PATH } from '../webhooks/limits.ts';
+import { adminAnswer } from './fake-admin.ts';
 import { CORS, type FakeAnswer, json, problem } from './fake-answers.ts';
 import { entitlementsAnswer, FakeTokens, ruleAnswer, searchAnswer } from './fake-api-routes.ts';
 import { FakeData, type WireEntitlement, type WireRule, type WireTask } from './fake-data.ts';
@@ -153,6 +154,7 @@ export class FakeTenant {
       return fault === 'drop' ? 'drop' : answer;
     }
     if (fault === 'drop') return 'drop';
+    if (path === '/_admin' || path.startsWith('/_admin/')) return adminAnswer(this, request, path);
     const jwks = JWKS_PATH.exec(path)?.[1];
     if (jwks && request.method === 'GET') return this.#listeners.jwks(jwks);
     if (path === '/auth/v1/token' && request.method === 'POST') {
@@ -239,6 +241,20 @@ export class FakeTenant {
       false,
       () => ({ deletedAt }),
     );
+  }
+
+  /**
+   * Removes up to `count` tasks (the oldest first, of those `where` picks) entirely, as a purge at
+   * the service does: a search no longer returns them, so a copy finds them vanished. Returns them.
+   */
+  purgeTasks(count: number, where: (task: WireTask) => boolean = () => true): WireTask[] {
+    const purged: WireTask[] = [];
+    for (let i = 0; i < this.tasks.length && purged.length < count; ) {
+      const task = this.tasks[i] as WireTask;
+      if (where(task)) purged.push(...this.tasks.splice(i, 1));
+      else i += 1;
+    }
+    return purged;
   }
 
   #change(

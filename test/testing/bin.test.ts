@@ -203,3 +203,97 @@ describe('idgov-fake-tenant', () => {
     ]);
   });
 });
+
+describe('idgov-fake-tenant admin endpoints', () => {
+  const idgov = (args: string[], env: Record<string, string>) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(node, ['--import', './scripts/from-source.ts', 'src/cli/idgov.ts', ...args], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk));
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('--help lists them', async () => {
+    const { stdout } = await run(['--help']);
+    expect(stdout).toContain('POST /_admin/tasks/close?count=N');
+    expect(stdout).toContain('GET /_admin/deliveries');
+  });
+
+  it('drive an incremental sync from the shell: created, closed, commented, deleted and purged tasks reach the copy', async () => {
+    const printed = await serve(['--history', '400', '--seed', '41']);
+    const env = {
+      IDGOV_BASE_URL: printed.baseUrl,
+      IDGOV_CLIENT_ID: printed.clientId,
+      IDGOV_CLIENT_SECRET: printed.clientSecret,
+    };
+    const db = join(mkdtempSync(join(tmpdir(), 'idgov-admin-')), 'copy.db');
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const admin = async (action: string, count: number) => {
+      const answer = await fetch(`${printed.baseUrl}/_admin/tasks/${action}?count=${count}`, {
+        method: 'POST',
+      });
+      expect(answer.status).toBe(200);
+      return (await answer.json()) as { tasks?: string[]; purged?: string[] };
+    };
+    const created = (await admin('create', 3)).tasks ?? [];
+    const closed = (await admin('close', 2)).tasks ?? [];
+    // A purge at the service (the oldest tasks), then deletions (the oldest left).
+    const purged = (await admin('purge', 2)).purged ?? [];
+    const deleted = (await admin('delete', 2)).tasks ?? [];
+    expect(deleted.filter((id) => purged.includes(id))).toEqual([]);
+    await admin('comment', 1);
+    expect(created).toHaveLength(3);
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const copy = async () =>
+      new Map(
+        (await idgov(['export', '--db', db, '--include-deleted'], env)).stdout
+          .trim()
+          .split('\n')
+          .map(
+            (line) =>
+              JSON.parse(line) as {
+                task: { id: string; state: string };
+                deleted: boolean;
+                vanished: boolean;
+              },
+          )
+          .map((line) => [line.task.id, line] as const),
+      );
+    const after = await copy();
+    expect(created.every((id) => after.has(id))).toBe(true);
+    expect(closed.map((id) => after.get(id)?.task.state)).toEqual(['TASK_STATE_CLOSED', 'TASK_STATE_CLOSED']);
+    // The purged and deleted tasks (no action, which an incremental run of closed tasks does not
+    // see): a full run finds them, the purged ones vanished.
+    expect((await idgov(['sync', '--db', db, '--full'], env)).code).toBe(0);
+    const full = await copy();
+    expect(purged.map((id) => full.get(id)?.vanished)).toEqual([true, true]);
+    expect(deleted.map((id) => [full.get(id)?.deleted, full.get(id)?.vanished])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
+    const bad = await fetch(`${printed.baseUrl}/_admin/tasks/close?count=many`, { method: 'POST' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/count must be a whole number/);
+  });
+
+  it('list the webhook deliveries it accepted', async () => {
+    const printed = await serve(['--hmac-listener', 'hr']);
+    const listener = printed.listeners[0] as Record<string, string>;
+    const sender = new WebhookSender({
+      url: listener.url as string,
+      hmac: { secret: listener.secret as string },
+    });
+    const sent = await sender.send({ employee_id: 'e-1' });
+    const answer = await fetch(`${printed.baseUrl}/_admin/deliveries?listener=hr`);
+    const { deliveries } = (await answer.json()) as { deliveries: Array<{ eventId: string; body: unknown }> };
+    expect(deliveries).toEqual([
+      expect.objectContaining({ eventId: sent.eventId, body: { employee_id: 'e-1' } }),
+    ]);
+  });
+});
