@@ -70,6 +70,10 @@ program
     '--expand <path...>',
     "expand these paths (e.g. user_id app_id, or * for all) into the copy's expanded table, by @type and ID",
   )
+  .addHelpText(
+    'after',
+    '\nExamples:\n  idgov sync --db tasks.db\n  idgov sync --postgres postgres://sync@db/reports --concurrency 16   # on each machine',
+  )
   .option(
     '--lease <seconds>',
     "how long after a worker's last heartbeat (every sixth of it) its work passes on: a dead worker's window waits this long",
