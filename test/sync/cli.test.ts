@@ -441,6 +441,27 @@ describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
     const pgRows = await csv(['export', '--postgres', url, '--table', table, '--include-deleted']);
     expect(pgRows[0]).toBe('id,state,created_at,updated_at,deleted_at,vanished');
     expect(pgRows).toEqual(await csv(['export', '--db', db, '--include-deleted']));
+    // The filters read the same from both copies.
+    const filters = [
+      '--state',
+      'closed',
+      '--since',
+      '2026-10-01',
+      '--format',
+      'csv',
+      '--columns',
+      'id,state,updated_at',
+    ];
+    const pgFiltered = (await idgov(['export', '--postgres', url, '--table', table, ...filters], env)).stdout;
+    const sqliteFiltered = (await idgov(['export', '--db', db, ...filters], env)).stdout;
+    expect(pgFiltered.trim().split('\n').length).toBeGreaterThan(10);
+    expect(
+      pgFiltered
+        .split('\n')
+        .slice(1)
+        .every((row) => row === '' || row.includes(',TASK_STATE_CLOSED,')),
+    ).toBe(true);
+    expect(pgFiltered).toBe(sqliteFiltered);
   });
 
   it('names the missing table (exit 2) when the copy is not there, without printing the URL', async () => {
