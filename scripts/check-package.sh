@@ -28,7 +28,7 @@ node -e '
   }
 ' "$work/unpacked/package"
 # The tarball ships the built code, its declarations and the package's documents: no sources, no maps.
-unexpected="$(tar -tzf "$work/sdk.tgz" | grep -Ev '^package/(dist/[^/]+\.(js|cjs|d\.ts|d\.cts)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$' || true)"
+unexpected="$(tar -tzf "$work/sdk.tgz" | grep -Ev '^package/(dist/[^/]+\.(js|cjs|d\.ts|d\.cts)|guides/[^/]+\.md|package\.json|README\.md|CHANGELOG\.md|LICENSE)$' || true)"
 if [ -n "$unexpected" ]; then
   echo "the tarball ships files users do not need:" >&2
   echo "$unexpected" >&2
