@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { isoTime } from '../internal/time.ts';
 import type { OutboxEvent, OutboxState, OutboxStore } from '../outbox/store.ts';
+import { type CommandTelemetry, startTelemetry } from './telemetry.ts';
 import { EXIT, UsageError } from './usage.ts';
 
 /** Where the outbox is: a SQLite file, or a PostgreSQL database (and table). */
@@ -54,15 +55,32 @@ async function listenersOf(store: OutboxStore, listener: string | undefined): Pr
   return store.listeners();
 }
 
+/**
+ * Runs `work` on the outbox's store, closed after; with the OTEL_* environment naming a collector,
+ * as a span `idgov.outbox.<command>` (its exit code an attribute), exported before the command ends.
+ */
 async function withStore(
   target: OutboxTarget,
-  work: (store: OutboxStore) => Promise<number>,
+  command: string,
+  work: (store: OutboxStore, telemetry: CommandTelemetry | undefined) => Promise<number>,
 ): Promise<number> {
-  const store = await openStore(target);
+  const telemetry = await startTelemetry((message) => process.stderr.write(`idgov: ${message}\n`));
+  const span = telemetry?.tracer.startSpan(`idgov.outbox.${command}`);
   try {
-    return await work(store);
+    const store = await openStore(target);
+    try {
+      const code = await work(store, telemetry);
+      span?.setAttribute('idgov.exit_code', code);
+      return code;
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    span?.recordException(error as Error);
+    throw error;
   } finally {
-    await store.close();
+    span?.end();
+    await telemetry?.shutdown();
   }
 }
 
@@ -73,10 +91,20 @@ const when = (ms: number | undefined) => (ms === undefined ? undefined : isoTime
 export function statusCommand(
   options: OutboxTarget & { listener?: string; json?: boolean },
 ): Promise<number> {
-  return withStore(options, async (store) => {
+  return withStore(options, 'status', async (store, telemetry) => {
     const now = Date.now();
+    const backlog = telemetry?.meter.createGauge('idgov.outbox.backlog', {
+      description: 'Outbox events in each state.',
+      unit: '{event}',
+    });
     for (const listener of await listenersOf(store, options.listener)) {
       const counts = await store.counts(listener);
+      for (const state of STATES) {
+        backlog?.record(counts[state], {
+          'idgov.webhook.listener': shownListener(listener),
+          'idgov.outbox.state': state,
+        });
+      }
       const pending = await store.list(listener, 'pending', 1_000);
       const oldest = pending[0];
       const nextDue =
@@ -136,7 +164,7 @@ export function listCommand(
     body?: boolean;
   },
 ): Promise<number> {
-  return withStore(options, async (store) => {
+  return withStore(options, 'list', async (store) => {
     let left = options.limit;
     for (const listener of await listenersOf(store, options.listener)) {
       if (left <= 0) break;
@@ -171,7 +199,7 @@ function whyNot(event: OutboxEvent | undefined, now: number): string {
 export function retryCommand(
   options: OutboxTarget & { ids: readonly string[]; allDead?: boolean; listener?: string; json?: boolean },
 ): Promise<number> {
-  return withStore(options, async (store) => {
+  return withStore(options, 'retry', async (store) => {
     const ids = [...options.ids];
     if (options.allDead) {
       for (const listener of await listenersOf(store, options.listener)) {
@@ -196,7 +224,7 @@ export function retryCommand(
 export function purgeCommand(
   options: OutboxTarget & { deliveredBefore: number; listener?: string; json?: boolean },
 ): Promise<number> {
-  return withStore(options, async (store) => {
+  return withStore(options, 'purge', async (store) => {
     let purged = 0;
     for (const listener of await listenersOf(store, options.listener)) {
       purged += await store.purgeDelivered(listener, options.deliveredBefore);

@@ -7,11 +7,16 @@
  *
  * @module
  */
+import type { Meter, Tracer } from '@opentelemetry/api';
 import type { InstrumentationOptions } from '../otel/index.ts';
+import { VERSION } from '../version.ts';
 
 /** What a command instruments with, and how it flushes at its end. */
 export interface CommandTelemetry {
   readonly options: InstrumentationOptions;
+  /** The SDK's tracer and meter, for a command's own span and figures. */
+  readonly tracer: Tracer;
+  readonly meter: Meter;
   /** The SDK's otel entry, loaded with the packages. */
   readonly otel: typeof import('../otel/index.ts');
   /** Exports what is left, then stops. */
@@ -70,6 +75,8 @@ export async function startTelemetry(warn: (message: string) => void): Promise<C
   });
   return {
     options: { tracerProvider, meterProvider },
+    tracer: tracerProvider.getTracer('@idgov/sdk', VERSION),
+    meter: meterProvider.getMeter('@idgov/sdk', VERSION),
     otel,
     shutdown: async () => {
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);

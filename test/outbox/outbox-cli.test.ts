@@ -4,6 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,9 +56,12 @@ async function fill(store: OutboxStore): Promise<void> {
   }
 }
 
-function idgov(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function idgov(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
-    env: { PATH: process.env.PATH },
+    env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -190,4 +195,41 @@ it('idgov outbox refuses a SQLite file that does not exist, rather than make an 
   const ran = await idgov(['outbox', 'status', '--db', join(dir, 'typo.db')]);
   expect(ran.code).toBe(2);
   expect(ran.stderr).toMatch(/no such file/);
+});
+
+it('idgov outbox exports a span of the command and the backlog to the collector the OTEL_* environment names', async () => {
+  const received: Array<{ path: string; body: string }> = [];
+  const collector = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      received.push({ path: request.url ?? '', body });
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  try {
+    const path = join(dir, 'otel-outbox.db');
+    const store = new SqliteOutboxStore({ path });
+    await fill(store);
+    await store.close();
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const ran = await idgov(['outbox', 'status', '--db', path], { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+    expect(ran.code, ran.stderr).toBe(0);
+    const traces = received
+      .filter((r) => r.path === '/v1/traces')
+      .map((r) => r.body)
+      .join('');
+    const metrics = received
+      .filter((r) => r.path === '/v1/metrics')
+      .map((r) => r.body)
+      .join('');
+    expect(traces).toContain('"idgov.outbox.status"');
+    expect(metrics).toContain('idgov.outbox.backlog');
+    expect(traces + metrics).not.toContain('gateway-key-77');
+  } finally {
+    collector.close();
+  }
 });
