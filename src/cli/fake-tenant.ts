@@ -199,11 +199,11 @@ const program = new Command('idgov-fake-tenant')
     `
 Without --hmac-listener or --jwt-listener, one HMAC listener "demo" is added.
 
-Admin endpoints, to change the tenant from a shell (no token; it listens on loopback only):
+Admin endpoints, to change the tenant from a shell, with the printed client credentials as HTTP Basic:
 ${Object.entries(ADMIN_ENDPOINTS)
   .map(([endpoint, what]) => `  ${endpoint}\n      ${what}`)
   .join('\n')}
-e.g. curl -X POST "$BASE_URL/_admin/tasks/close?count=5"
+e.g. curl -u "$CLIENT_ID:$CLIENT_SECRET" -X POST "$BASE_URL/_admin/tasks/close?count=5"
 
 Example:
   idgov-fake-tenant --tasks 200 --rules 5 --hmac-listener hr --jwt-listener tickets --fault serverError=0.1`,

@@ -155,7 +155,7 @@ program
       }
       const columns = options.columns?.split(',').map((column) => column.trim().toLowerCase());
       if (columns && format !== 'csv') throw new UsageError('--columns applies to --format csv.');
-      const unknownColumn = columns?.find((column) => !(column in CSV_COLUMNS));
+      const unknownColumn = columns?.find((column) => !Object.hasOwn(CSV_COLUMNS, column));
       if (unknownColumn !== undefined) {
         throw new UsageError(
           `--columns: no column "${unknownColumn}"; the columns are ${Object.keys(CSV_COLUMNS).join(', ')}.`,

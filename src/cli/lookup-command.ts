@@ -6,7 +6,7 @@
  */
 import type { TaskSearchRequest, TaskTypeFilter } from '../../schemas/task-search.ts';
 import { IdGovClient } from '../client.ts';
-import type { KnownTaskState } from './options.ts';
+import { type KnownTaskState, printable } from './options.ts';
 import { EXIT } from './usage.ts';
 
 /** What `idgov tasks search` takes: the request's filters, and how much to show how. */
@@ -25,7 +25,9 @@ export interface TasksSearchOptions {
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
 /** `rows` as aligned columns, the last one left as it is. */
-function table(rows: readonly (readonly string[])[]): string[] {
+function table(cells: readonly (readonly string[])[]): string[] {
+  // What the service sent is shown, never run: a terminal's escape sequences become `?`.
+  const rows = cells.map((row) => row.map(printable));
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0))) ?? [];
   return rows.map((row) =>
     row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),

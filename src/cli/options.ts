@@ -75,10 +75,22 @@ export function taskTypeFilter(kind: string): TaskTypeFilter {
   );
 }
 
-/** A date an option names, as Unix ms; commander's usage error when it names none. */
+// A day (read as UTC midnight), or a time with its zone: what a shell user writes, read one way
+// only (`Date.parse` takes "Nov 1" as 2001 and a time without a zone as the machine's).
+const DATE_FORM = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** A date an option names, as Unix ms; commander's usage error for anything but a day or a time with its zone. */
 export function date(value: string): number {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms))
-    throw new InvalidArgumentError(`a date, e.g. 2026-11-01 or 2026-11-01T12:00:00Z (got "${value}").`);
+  const ms = DATE_FORM.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new InvalidArgumentError(
+      `a day or a time with its zone, e.g. 2026-11-01 or 2026-11-01T12:00:00Z (got "${value}").`,
+    );
+  }
   return ms;
+}
+
+/** `text` from a service, safe to print on a terminal: control characters (escape sequences) shown as `?`. */
+export function printable(text: string): string {
+  return text.replace(/\p{Cc}/gu, '?');
 }

@@ -8,6 +8,8 @@
 import { existsSync } from 'node:fs';
 import { isoTime } from '../internal/time.ts';
 import type { OutboxEvent, OutboxState, OutboxStore } from '../outbox/store.ts';
+import { nodeSqlite } from '../stores/node-sqlite.ts';
+import { printable } from './options.ts';
 import { type CommandTelemetry, startTelemetry } from './telemetry.ts';
 import { EXIT, UsageError } from './usage.ts';
 
@@ -29,6 +31,23 @@ async function openStore(target: OutboxTarget): Promise<OutboxStore> {
   const path = target.db ?? '';
   if (!existsSync(path))
     throw new UsageError(`--db ${path}: no such file (an outbox's SQLite file is made by the outbox).`);
+  // Another SQLite file must not become an outbox (the store makes its table when it opens).
+  const { DatabaseSync } = nodeSqlite('idgov outbox');
+  const probe = new DatabaseSync(path, { readOnly: true });
+  try {
+    const outbox = probe
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idgov_webhook_outbox'")
+      .get();
+    if (!outbox)
+      throw new UsageError(`--db ${path} holds no outbox (no idgov_webhook_outbox table): check the path.`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `--db ${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`,
+    );
+  } finally {
+    probe.close();
+  }
   const { SqliteOutboxStore } = await import('../outbox/sqlite-store.ts');
   return new SqliteOutboxStore({ path });
 }
@@ -97,7 +116,9 @@ export function statusCommand(
       description: 'Outbox events in each state.',
       unit: '{event}',
     });
-    for (const listener of await listenersOf(store, options.listener)) {
+    const listeners = await listenersOf(store, options.listener);
+    if (listeners.length === 0 && !options.json) write('No events: the outbox is empty.');
+    for (const listener of listeners) {
       const counts = await store.counts(listener);
       for (const state of STATES) {
         backlog?.record(counts[state], {
@@ -174,11 +195,11 @@ export function listCommand(
         const shown = shownEvent(event, options.body === true);
         if (options.json) write(JSON.stringify(shown));
         else {
-          const answer = event.lastAnswer?.status ?? event.lastAnswer?.error ?? '-';
+          const answer = printable(String(event.lastAnswer?.status ?? event.lastAnswer?.error ?? '-'));
           write(
             `${shown.eventId}  ${shown.state}  ${shown.attempts} attempt(s)  last: ${answer}  ${shown.listener}`,
           );
-          if (options.body) write(`  ${event.body}`);
+          if (options.body) write(`  ${printable(event.body)}`);
         }
       }
     }
@@ -200,22 +221,37 @@ export function retryCommand(
   options: OutboxTarget & { ids: readonly string[]; allDead?: boolean; listener?: string; json?: boolean },
 ): Promise<number> {
   return withStore(options, 'retry', async (store) => {
-    const ids = [...options.ids];
-    if (options.allDead) {
-      for (const listener of await listenersOf(store, options.listener)) {
-        for (const event of await store.list(listener, 'dead', 100_000)) ids.push(event.eventId);
-      }
-    }
+    let tried = 0;
     let refused = 0;
-    for (const eventId of ids) {
+    const retry = async (eventId: string) => {
       const now = Date.now();
       const retried = await store.retry(eventId, now);
       const why = retried ? undefined : whyNot(await store.get(eventId), now);
+      tried += 1;
       if (!retried) refused += 1;
       if (options.json) write(JSON.stringify({ eventId, retried, ...(why ? { why } : {}) }));
       else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
+    };
+    for (const eventId of options.ids) await retry(eventId);
+    if (options.allDead) {
+      // A batch at a time: each retried event leaves `dead`, so the next batch is the next events;
+      // one that cannot be retried (its window ended) stays, and is not tried twice.
+      const refusedIds = new Set<string>();
+      for (const listener of await listenersOf(store, options.listener)) {
+        for (;;) {
+          const batch = (await store.list(listener, 'dead', 500 + refusedIds.size)).filter(
+            (event) => !refusedIds.has(event.eventId),
+          );
+          if (batch.length === 0) break;
+          for (const event of batch) {
+            const before = refused;
+            await retry(event.eventId);
+            if (refused > before) refusedIds.add(event.eventId);
+          }
+        }
+      }
     }
-    if (!options.json) write(`${ids.length - refused} of ${ids.length} event(s) retried.`);
+    if (!options.json) write(`${tried - refused} of ${tried} event(s) retried.`);
     return refused > 0 ? EXIT.failed : EXIT.done;
   });
 }

@@ -76,6 +76,11 @@ export function addOutboxCommands(program: Command): void {
       ) => {
         if (ids.length === 0 && !options.allDead)
           throw new UsageError('name the events to retry, or give --all-dead.');
+        if (ids.length > 0 && options.listener !== undefined) {
+          throw new UsageError(
+            '--listener applies to --all-dead: named events are retried whatever their listener.',
+          );
+        }
         checkCopy(options, 'outbox');
         process.exitCode = await retryCommand({ ...options, ids });
       },
@@ -88,6 +93,12 @@ export function addOutboxCommands(program: Command): void {
   )
     .requiredOption('--delivered-before <date>', 'delete delivered events finished before this date', date)
     .action(async (options: OutboxTarget & { deliveredBefore: number; listener?: string; json: boolean }) => {
+      // A date to come (a typo: 3026-11-01) would delete every delivered event, the last minute's too.
+      if (options.deliveredBefore > Date.now()) {
+        throw new UsageError(
+          "--delivered-before is in the future: give a date past (today's deletes every event delivered before today).",
+        );
+      }
       checkCopy(options, 'outbox');
       process.exitCode = await purgeCommand(options);
     });

@@ -35,57 +35,72 @@ async function spanned<T>(
 /** Traces each `sync.run()` as span `idgov.sync.run`. Returns the function that stops it. */
 export function traceSyncRuns(sync: TaskSync, tracer: Tracer): () => void {
   const run = sync.run;
-  sync.run = (options) =>
-    spanned(
-      tracer,
-      'idgov.sync.run',
-      async (span) => {
-        const off = sync.hooks.on('window', ({ event, window, from, to }) => {
-          const attributes: Attributes = {};
-          if (window !== undefined) attributes['idgov.sync.window'] = window;
-          if (from !== undefined) attributes['idgov.sync.window.from'] = from;
-          if (to !== undefined) attributes['idgov.sync.window.to'] = to;
-          span.addEvent(`window ${event}`, attributes);
-        });
-        try {
-          return await run.call(sync, options);
-        } finally {
-          off();
-        }
-      },
-      (summary) => ({
-        'idgov.sync.kind': summary.kind,
-        'idgov.sync.complete': summary.complete,
-        'idgov.sync.resumed': summary.resumed,
-        'idgov.sync.pages': summary.pages,
-        'idgov.sync.tasks.new': summary.tasksNew,
-        'idgov.sync.tasks.changed': summary.tasksChanged,
-        'idgov.sync.tasks.deleted': summary.tasksDeleted,
-        'idgov.sync.windows': summary.windows,
-      }),
-    );
+  let tracing = true;
+  const traced: TaskSync['run'] = (options) =>
+    !tracing
+      ? run.call(sync, options)
+      : spanned(
+          tracer,
+          'idgov.sync.run',
+          async (span) => {
+            const off = sync.hooks.on('window', ({ event, window, from, to }) => {
+              const attributes: Attributes = {};
+              if (window !== undefined) attributes['idgov.sync.window'] = window;
+              if (from !== undefined) attributes['idgov.sync.window.from'] = from;
+              if (to !== undefined) attributes['idgov.sync.window.to'] = to;
+              span.addEvent(`window ${event}`, attributes);
+            });
+            try {
+              return await run.call(sync, options);
+            } finally {
+              off();
+            }
+          },
+          (summary) => ({
+            'idgov.sync.kind': summary.kind,
+            'idgov.sync.complete': summary.complete,
+            'idgov.sync.resumed': summary.resumed,
+            'idgov.sync.pages': summary.pages,
+            'idgov.sync.tasks.new': summary.tasksNew,
+            'idgov.sync.tasks.changed': summary.tasksChanged,
+            'idgov.sync.tasks.deleted': summary.tasksDeleted,
+            'idgov.sync.windows': summary.windows,
+          }),
+        );
+  sync.run = traced;
+  // Put back only while it is still ours: stopped after another instrumentation wrapped it, it
+  // passes calls on untraced (putting `run` back would undo, or bring back, the other).
   return () => {
-    sync.run = run;
+    tracing = false;
+    if (sync.run === traced) sync.run = run;
   };
 }
 
-/** Traces each `outbox.drain()` as span `idgov.outbox.drain`. Returns the function that stops it. */
+/**
+ * Traces each `outbox.drain()` your code calls as span `idgov.outbox.drain` (not the polls of
+ * `start()`, which would be a span a second). Returns the function that stops it.
+ */
 export function traceOutboxDrains(outbox: WebhookOutbox, tracer: Tracer): () => void {
   const drain = outbox.drain;
-  outbox.drain = (options) =>
-    spanned(
-      tracer,
-      'idgov.outbox.drain',
-      () => drain.call(outbox, options),
-      (summary) => ({
-        'idgov.outbox.attempts': summary.attempts,
-        'idgov.outbox.delivered': summary.delivered,
-        'idgov.outbox.retried': summary.retried,
-        'idgov.outbox.dead': summary.dead,
-        'idgov.outbox.expired': summary.expired,
-      }),
-    );
+  let tracing = true;
+  const traced: WebhookOutbox['drain'] = (options) =>
+    !tracing
+      ? drain.call(outbox, options)
+      : spanned(
+          tracer,
+          'idgov.outbox.drain',
+          () => drain.call(outbox, options),
+          (summary) => ({
+            'idgov.outbox.attempts': summary.attempts,
+            'idgov.outbox.delivered': summary.delivered,
+            'idgov.outbox.retried': summary.retried,
+            'idgov.outbox.dead': summary.dead,
+            'idgov.outbox.expired': summary.expired,
+          }),
+        );
+  outbox.drain = traced;
   return () => {
-    outbox.drain = drain;
+    tracing = false;
+    if (outbox.drain === traced) outbox.drain = drain;
   };
 }

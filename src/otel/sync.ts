@@ -23,7 +23,12 @@ export function countSync(sync: TaskSync, meter: Meter): () => void {
     unit: '1',
   });
   let latest: { pages: number; covered: number } = { pages: 0, covered: 0 };
-  const observe = (result: { observe(value: number): void }) => result.observe(latest.covered);
+  let stopped = false;
+  const observe = (result: { observe(value: number): void }) => {
+    result.observe(latest.covered);
+    // Stopped: this was the last collection to report it (a process's final flush).
+    if (stopped) queueMicrotask(() => covered.removeCallback(observe));
+  };
   covered.addCallback(observe);
   const offs = [
     sync.hooks.on('progress', (progress) => {
@@ -40,9 +45,10 @@ export function countSync(sync: TaskSync, meter: Meter): () => void {
       latest = { pages: 0, covered: summary.complete ? 1 : latest.covered };
     }),
   ];
-  // The gauge keeps its last value observable once stopped: stopped before the final flush (as a
+  // The gauge reports its last value once more after a stop: stopped before the final flush (as a
   // process ends: stop, then shut the provider down), it would otherwise be lost.
   return () => {
     for (const off of offs) off();
+    stopped = true;
   };
 }

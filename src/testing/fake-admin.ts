@@ -1,8 +1,9 @@
 /**
  * The fake tenant's admin endpoints, under `/_admin`: what the testing kit does from code
  * (`createTasks`, `closeTasks`...), driven from a shell or another language, to test an
- * incremental sync or a webhook delivery without a harness of one's own. The fake tenant listens on
- * loopback only; these take no token.
+ * incremental sync or a webhook delivery without a harness of one's own. Each but the list of them
+ * takes the tenant's client credentials as HTTP Basic (`curl -u "$ID:$SECRET"`): the fake tenant
+ * listens on loopback, where any web page open in a browser could otherwise change it.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import type { Delivery } from './fake-listeners.ts';
 
 /** What the admin endpoints drive: the fake tenant's helpers (as the fake tenant has them). */
 export interface AdministeredTenant {
+  readonly client: { readonly clientId: string; readonly clientSecret: string };
   readonly deliveries: readonly Delivery[];
   createTasks(count: number): ReadonlyArray<{ readonly id?: string | null | undefined }>;
   closeTasks(count: number): ReadonlyArray<{ readonly id?: string | null | undefined }>;
@@ -30,6 +32,12 @@ export const ADMIN_ENDPOINTS: Readonly<Record<string, string>> = {
   'GET /_admin/deliveries[?listener=ID]': 'the webhook deliveries accepted, in order',
 };
 
+/** The path of `url` under the tenant's `baseUrl` when it is an admin endpoint's (`/_admin...`), else undefined. */
+export function adminPath(url: string, baseUrl: string): string | undefined {
+  const path = new URL(url).pathname.slice(new URL(baseUrl).pathname.replace(/\/$/, '').length);
+  return path === '/_admin' || path.startsWith('/_admin/') ? path : undefined;
+}
+
 const answer = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
@@ -37,6 +45,13 @@ const answer = (body: unknown, status = 200) =>
 export function adminAnswer(tenant: AdministeredTenant, request: Request, path: string): Response {
   const url = new URL(request.url);
   if (path === '/_admin' || path === '/_admin/') return answer({ endpoints: ADMIN_ENDPOINTS });
+  const { clientId, clientSecret } = tenant.client;
+  if (request.headers.get('authorization') !== `Basic ${btoa(`${clientId}:${clientSecret}`)}`) {
+    return answer(
+      { message: 'the admin endpoints take the client credentials as HTTP Basic: curl -u "$ID:$SECRET"' },
+      401,
+    );
+  }
   if (path === '/_admin/deliveries' && request.method === 'GET') {
     const listener = url.searchParams.get('listener');
     return answer({

@@ -1,7 +1,7 @@
 import type { ClientCredentials } from '../core/auth/credentials.ts';
 import { wait } from '../internal/wait.ts';
 import { LISTENER_PATH } from '../webhooks/limits.ts';
-import { adminAnswer } from './fake-admin.ts';
+import { adminAnswer, adminPath } from './fake-admin.ts';
 import { CORS, type FakeAnswer, json, problem } from './fake-answers.ts';
 import { entitlementsAnswer, FakeTokens, ruleAnswer, searchAnswer } from './fake-api-routes.ts';
 import { FakeData, type WireEntitlement, type WireRule, type WireTask } from './fake-data.ts';
@@ -120,6 +120,9 @@ export class FakeTenant {
    */
   async handle(request: Request, context: { remoteAddress?: string | undefined } = {}): Promise<FakeAnswer> {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
+    // Before faults and statistics: driving the tenant is not traffic of the API under test.
+    const admin = adminPath(request.url, this.baseUrl);
+    if (admin !== undefined) return adminAnswer(this, request, admin);
     this.stats.requests += 1;
     const answer = await this.#answer(request, context);
     if (answer !== 'drop') {
@@ -154,7 +157,6 @@ export class FakeTenant {
       return fault === 'drop' ? 'drop' : answer;
     }
     if (fault === 'drop') return 'drop';
-    if (path === '/_admin' || path.startsWith('/_admin/')) return adminAnswer(this, request, path);
     const jwks = JWKS_PATH.exec(path)?.[1];
     if (jwks && request.method === 'GET') return this.#listeners.jwks(jwks);
     if (path === '/auth/v1/token' && request.method === 'POST') {
@@ -249,11 +251,13 @@ export class FakeTenant {
    */
   purgeTasks(count: number, where: (task: WireTask) => boolean = () => true): WireTask[] {
     const purged: WireTask[] = [];
-    for (let i = 0; i < this.tasks.length && purged.length < count; ) {
-      const task = this.tasks[i] as WireTask;
-      if (where(task)) purged.push(...this.tasks.splice(i, 1));
-      else i += 1;
+    // One pass, in place (the array is the tenant's: searches and tests hold it).
+    let kept = 0;
+    for (const task of this.tasks) {
+      if (purged.length < count && where(task)) purged.push(task);
+      else this.tasks[kept++] = task;
     }
+    this.tasks.length = kept;
     return purged;
   }
 

@@ -244,6 +244,42 @@ describe('instrumentSync stopped before the final flush', () => {
   });
 });
 
+describe('two instrumentations of one sync, stopped in either order', () => {
+  it('each stop ends its own spans only, and never brings back one stopped before', async () => {
+    const tenant = new FakeTenant({ history: 60, seed: 12 });
+    const { close } = await tenant.listen();
+    const dir = mkdtempSync(join(tmpdir(), 'idgov-otel-twice-'));
+    try {
+      const a = telemetry();
+      const b = telemetry();
+      const client = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'error',
+      });
+      const sync = new TaskSync({
+        client,
+        store: new SqliteSyncStore({ path: join(dir, 'copy.db') }),
+        logLevel: 'error',
+      });
+      const runs = (t: ReturnType<typeof telemetry>) =>
+        t.spans.getFinishedSpans().filter((span) => span.name === 'idgov.sync.run').length;
+      const stopA = instrumentSync(sync, a.options);
+      const stopB = instrumentSync(sync, b.options);
+      stopA();
+      await sync.run();
+      expect([runs(a), runs(b)]).toEqual([0, 1]);
+      stopB();
+      await sync.run();
+      expect([runs(a), runs(b)]).toEqual([0, 1]);
+      await sync.close();
+    } finally {
+      await close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('instrumentOutbox and a listener URL that holds a key', () => {
   it("leaves the URL's query (where gateways keep keys) out of the outbox's metrics", async () => {
     const tenant = new FakeTenant();

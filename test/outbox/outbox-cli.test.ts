@@ -161,6 +161,9 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     const status = lines((await idgov(['outbox', 'status', ...where, '--json'])).stdout);
     expect(status[0]?.counts).toEqual({ pending: 3, delivered: 1, dead: 0, expired: 1 });
     expect((await idgov(['outbox', 'retry', ...where])).code).toBe(2);
+    const mixed = await idgov(['outbox', 'retry', ...where, id(3), '--listener', PLAIN]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/--listener applies to --all-dead/);
   });
 
   it('purge: delivered events finished before a date, and only those', async () => {
@@ -185,16 +188,38 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     expect(old.stdout).toMatch(/^1 delivered event\(s\) finished before/);
     const status = lines((await idgov(['outbox', 'status', ...where, '--json'])).stdout);
     expect(status[0]?.counts).toEqual({ pending: 1, delivered: 0, dead: 2, expired: 1 });
-    const bad = await idgov(['outbox', 'purge', ...where, '--delivered-before', 'last week']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/a date, e\.g\. 2026-11-01/);
+    // Read one way only: a day, or a time with its zone; a date to come would delete everything.
+    for (const [date, message] of [
+      ['last week', /a day or a time with its zone, e\.g\. 2026-11-01/],
+      ['Nov 1', /a day or a time with its zone/],
+      ['2026-11-01 00:00', /a day or a time with its zone/],
+      ['3026-11-01', /--delivered-before is in the future/],
+    ] as const) {
+      const bad = await idgov(['outbox', 'purge', ...where, '--delivered-before', date]);
+      expect(bad.code, date).toBe(2);
+      expect(bad.stderr).toMatch(message);
+    }
   });
 });
 
-it('idgov outbox refuses a SQLite file that does not exist, rather than make an empty outbox', async () => {
+it('idgov outbox refuses a SQLite file that does not exist, or holds no outbox, rather than make one there', async () => {
   const ran = await idgov(['outbox', 'status', '--db', join(dir, 'typo.db')]);
   expect(ran.code).toBe(2);
   expect(ran.stderr).toMatch(/no such file/);
+  const { DatabaseSync } = await import('node:sqlite');
+  const other = join(dir, 'invoices.db');
+  const db = new DatabaseSync(other);
+  db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY)');
+  db.close();
+  const wrong = await idgov(['outbox', 'status', '--db', other]);
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toMatch(/holds no outbox \(no idgov_webhook_outbox table\)/);
+  const after = new DatabaseSync(other, { readOnly: true });
+  const tables = after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{
+    name: string;
+  }>;
+  after.close();
+  expect(tables.map((t) => t.name)).toEqual(['invoices']);
 });
 
 it('idgov outbox exports a span of the command and the backlog to the collector the OTEL_* environment names', async () => {

@@ -76,7 +76,7 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await store.close();
   });
 
-  it('lists the listeners that have events, in order, for the operator\'s tools', async () => {
+  it("lists the listeners that have events, in order, for the operator's tools", async () => {
     const store = await open();
     expect(await store.listeners?.()).toEqual([]);
     await add(store, 1);

@@ -45,7 +45,7 @@ describe.skipIf(!older)(`on a Node older than ${NODE_FLOOR}`, () => {
     const ran = spawnSync(older as string, [cli, '--help'], { encoding: 'utf8' });
     expect(ran.status).toBe(2);
     expect(ran.stderr).toMatch(
-      new RegExp(`^idgov: idgov needs Node ${NODE_FLOOR} or later, and this is Node v?20`),
+      new RegExp(`^idgov: idgov needs Node ${NODE_FLOOR} or later .*, and this is Node v?20`),
     );
   });
 
@@ -67,10 +67,31 @@ describe.skipIf(!older)(`on a Node older than ${NODE_FLOOR}`, () => {
     const lines = ran.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
-      /^ConfigurationError: @idgov\/sdk: SqliteSyncStore needs Node 22\.13\.0 or later, and this is Node 20/,
+      /^ConfigurationError: @idgov\/sdk: SqliteSyncStore needs Node 22\.13\.0 or later .*, and this is Node 20/,
     );
     expect(lines[1]).toMatch(
       /^ConfigurationError: @idgov\/sdk: The SQLite outbox needs Node 22\.13\.0 or later/,
     );
   });
+});
+
+it('names the floor on the 23 line, and Bun or Deno as what they are', async () => {
+  const { nodeFloorProblem } = await import('../../src/internal/node-floor.ts');
+  const real = Object.getOwnPropertyDescriptor(process, 'versions') as PropertyDescriptor;
+  const as = (values: Record<string, string | undefined>) => {
+    Object.defineProperty(process, 'versions', { value: { ...real.value, ...values }, configurable: true });
+    return nodeFloorProblem('idgov');
+  };
+  try {
+    expect(as({ node: '22.13.0' })).toBeUndefined();
+    expect(as({ node: '23.4.0' })).toBeUndefined();
+    expect(as({ node: '24.1.0' })).toBeUndefined();
+    expect(as({ node: '23.3.0' })).toMatch(/on the 23 line, 23\.4 or later\), and this is Node 23\.3\.0/);
+    expect(as({ node: '22.12.0' })).toMatch(/needs Node 22\.13\.0 or later/);
+    expect(as({ node: '22.13.0', bun: '1.2.0' })).toMatch(/this is Bun 1\.2\.0: run it with Node/);
+    expect(as({ node: '24.2.0', deno: '2.3.1' })).toMatch(/this is Deno 2\.3\.1/);
+  } finally {
+    Object.defineProperty(process, 'versions', real);
+  }
+  expect(process.versions).toBe(real.value);
 });

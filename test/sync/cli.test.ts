@@ -192,6 +192,13 @@ describe('idgov', () => {
         smallEnv,
       );
       expect(unknown.stderr).toMatch(/no column "owner"; the columns are id, state/);
+      // Only the columns themselves, not what every object has.
+      const inherited = await idgov(
+        ['export', '--db', db, '--format', 'csv', '--columns', 'id,constructor'],
+        smallEnv,
+      );
+      expect(inherited.code).toBe(2);
+      expect(inherited.stderr).toMatch(/no column "constructor"/);
     } finally {
       await closeSmall();
     }

@@ -87,3 +87,22 @@ it('estimates nothing before a page showed a density, nor while a refresh of unk
   meter.refreshed(none, 1, 100);
   expect(told.at(-1)).toMatchObject({ tasksLeft: undefined, etaMs: undefined });
 });
+
+it('a split is no progress: the time it takes from a window is not counted covered, nor read as empty time', () => {
+  const hooks = new Hooks<SyncEvents>(quiet, undefined);
+  const told: SyncProgress[] = [];
+  hooks.on('progress', (p) => told.push(p));
+  const meter = new SyncProgressMeter(hooks, run);
+  meter.window('claimed', window(1, 0, 1_000_000));
+  meter.page(none, 100, window(1, 0, 1_000_000), 1_000, 1_000_000); // 100 tasks in 1,000 ms
+  const before = told.at(-1) as SyncProgress;
+  // Another cursor split the window just past its cursor: its next page learns `to` moved back.
+  meter.page(none, 100, window(1, 0, 1_000_000, 1_000), 1_000, 1_001);
+  const after = told.at(-1) as SyncProgress;
+  expect(before.covered).toBeLessThan(0.01);
+  expect(after.covered).toBeLessThan(0.01 + before.covered);
+  // The window's density is still 0.1 a ms: the split-off time was not taken as paged and empty.
+  meter.window('claimed', window(2, 1_001, 1_000_000));
+  meter.page(none, 0, window(1, 0, 1_000_000, 1_000), 1_000, 1_001);
+  expect(told.at(-1)?.tasksLeft).toBeGreaterThan(90_000);
+});

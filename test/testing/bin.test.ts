@@ -233,10 +233,15 @@ describe('idgov-fake-tenant admin endpoints', () => {
       IDGOV_CLIENT_SECRET: printed.clientSecret,
     };
     const db = join(mkdtempSync(join(tmpdir(), 'idgov-admin-')), 'copy.db');
+    const basic = `Basic ${btoa(`${printed.clientId}:${printed.clientSecret}`)}`;
+    // Without the credentials (a web page open in a browser, say): refused.
+    const anonymous = await fetch(`${printed.baseUrl}/_admin/tasks/purge?count=400`, { method: 'POST' });
+    expect(anonymous.status).toBe(401);
     expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
     const admin = async (action: string, count: number) => {
       const answer = await fetch(`${printed.baseUrl}/_admin/tasks/${action}?count=${count}`, {
         method: 'POST',
+        headers: { authorization: basic },
       });
       expect(answer.status).toBe(200);
       return (await answer.json()) as { tasks?: string[]; purged?: string[] };
@@ -277,7 +282,10 @@ describe('idgov-fake-tenant admin endpoints', () => {
       [true, false],
       [true, false],
     ]);
-    const bad = await fetch(`${printed.baseUrl}/_admin/tasks/close?count=many`, { method: 'POST' });
+    const bad = await fetch(`${printed.baseUrl}/_admin/tasks/close?count=many`, {
+      method: 'POST',
+      headers: { authorization: basic },
+    });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(/count must be a whole number/);
   });
@@ -290,7 +298,9 @@ describe('idgov-fake-tenant admin endpoints', () => {
       hmac: { secret: listener.secret as string },
     });
     const sent = await sender.send({ employee_id: 'e-1' });
-    const answer = await fetch(`${printed.baseUrl}/_admin/deliveries?listener=hr`);
+    const answer = await fetch(`${printed.baseUrl}/_admin/deliveries?listener=hr`, {
+      headers: { authorization: `Basic ${btoa(`${printed.clientId}:${printed.clientSecret}`)}` },
+    });
     const { deliveries } = (await answer.json()) as { deliveries: Array<{ eventId: string; body: unknown }> };
     expect(deliveries).toEqual([
       expect.objectContaining({ eventId: sent.eventId, body: { employee_id: 'e-1' } }),

@@ -25,6 +25,11 @@ export class SyncProgressMeter {
   // Creation time covered, and each window's time left, by window ID: the share covered.
   #coveredMs = 0;
   readonly #left = new Map<number, number>();
+  // Each window's cursor and end as last told: time covered is what a cursor moved, never what a
+  // split took; the time a split took is left to do (`#splitOff`) until the new window is claimed.
+  readonly #cursors = new Map<number, number>();
+  readonly #ends = new Map<number, number>();
+  #splitOff = 0;
   // Tasks on pages that moved a cursor, and the time those pages covered: the density of each
   // window (by ID) and of the run, for the tasks left.
   readonly #seen = new Map<number, { tasks: number; ms: number }>();
@@ -45,17 +50,26 @@ export class SyncProgressMeter {
   window(event: SyncWindowEvent['event'], window: SyncWindow | undefined): void {
     if (event === 'claimed' && window) {
       this.#windowsKnown += 1;
-      this.#left.set(window.id, Math.max(0, window.to - window.cursor));
+      const left = Math.max(0, window.to - window.cursor);
+      this.#left.set(window.id, left);
+      this.#cursors.set(window.id, window.cursor);
+      this.#ends.set(window.id, window.to);
+      // A window split off earlier (or a dead worker's): what it holds is no longer counted apart.
+      this.#splitOff = Math.max(0, this.#splitOff - left);
     }
     if (event === 'lost' && window) {
       this.#windowsKnown -= 1;
       this.#left.delete(window.id);
       this.#seen.delete(window.id);
+      this.#cursors.delete(window.id);
+      this.#ends.delete(window.id);
     }
     if (event === 'done' && window) {
       this.#windowsDone += 1;
       this.#left.delete(window.id);
       this.#seen.delete(window.id);
+      this.#cursors.delete(window.id);
+      this.#ends.delete(window.id);
     }
     this.#hooks.emit('window', () => ({
       event,
@@ -67,11 +81,14 @@ export class SyncProgressMeter {
 
   /** A page of `window` was committed: its cursor is at `cursor`, its end at `to`. */
   page(counts: CommitCounts, tasks: number, window: SyncWindow, cursor: number, to: number): void {
-    const before = this.#left.get(window.id) ?? 0;
-    const left = Math.max(0, to - cursor);
-    const moved = Math.max(0, before - left);
+    // A split since the last page moved `to` back: that time is another window's now, not covered.
+    const end = this.#ends.get(window.id) ?? to;
+    if (to < end) this.#splitOff += end - to;
+    this.#ends.set(window.id, to);
+    const moved = Math.max(0, Math.min(cursor, to) - (this.#cursors.get(window.id) ?? window.cursor));
+    this.#cursors.set(window.id, Math.max(cursor, this.#cursors.get(window.id) ?? cursor));
     this.#coveredMs += moved;
-    this.#left.set(window.id, left);
+    this.#left.set(window.id, Math.max(0, to - cursor));
     // A page in a burst (all of one instant) says nothing of the tasks a ms after it.
     if (moved > 0) {
       const seen = this.#seen.get(window.id) ?? { tasks: 0, ms: 0 };
@@ -101,7 +118,7 @@ export class SyncProgressMeter {
     if (this.#refreshing) return undefined;
     if (this.#seenMs === 0) return this.#left.size === 0 ? 0 : undefined;
     const runDensity = this.#seenTasks / this.#seenMs;
-    let left = 0;
+    let left = this.#splitOff * runDensity;
     for (const [id, ms] of this.#left) {
       const seen = this.#seen.get(id);
       left += ms * (seen && seen.ms > 0 ? seen.tasks / seen.ms : runDensity);
@@ -118,7 +135,7 @@ export class SyncProgressMeter {
     if (pages === 0 && tasks === 0) return;
     this.#hooks.emit('progress', () => {
       const elapsed = (performance.now() - this.#started) / 1000;
-      let leftMs = 0;
+      let leftMs = this.#splitOff;
       for (const ms of this.#left.values()) leftMs += ms;
       const share = this.#coveredMs + leftMs > 0 ? this.#coveredMs / (this.#coveredMs + leftMs) : 1;
       const covered = Math.max(this.#covered, share);
