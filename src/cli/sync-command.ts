@@ -55,7 +55,7 @@ const minutes = (ms: number | undefined) =>
   ms === undefined ? '?' : ms < 60_000 ? `${Math.ceil(ms / 1000)}s` : `${Math.round(ms / 60_000)}m`;
 
 /** The time left as the display says it: nothing left is "finishing" (the run's end), not "1s". */
-const timeLeft = (p: SyncProgress) => (p.tasksLeft === 0 ? 'finishing' : `${minutes(p.etaMs)} left`);
+export const timeLeft = (p: SyncProgress) => (p.tasksLeft === 0 ? 'finishing' : `${minutes(p.etaMs)} left`);
 
 /** The share of the run's tasks done, by the estimate of those left; undefined while there is none. */
 const doneShare = (p: SyncProgress) =>
