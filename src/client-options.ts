@@ -7,6 +7,7 @@ import type { PagingOptions } from './core/paging/page-promise.ts';
 import {
   type ResolvedTransportOptions,
   resolveTransportOptions,
+  TRANSPORT_OPTIONS,
   type TransportOptions,
 } from './core/transport/transport-options.ts';
 import { readEnv } from './internal/env.ts';
@@ -71,19 +72,15 @@ export interface ResolvedClientOptions {
 
 const DEFAULT_MAX_RETRIES = 2;
 
-const CLIENT_OPTIONS = optionKeys<ClientOptions>()([
-  'baseUrl',
-  'credentials',
-  'maxEmptyPages',
-  'hooks',
-  'maxRetries',
-  'timeout',
-  'maxResponseBytes',
-  'fetch',
-  'userAgent',
-  'logger',
-  'logLevel',
-]);
+const CLIENT_OPTIONS = [
+  ...optionKeys<Omit<ClientOptions, keyof TransportOptions>>()([
+    'baseUrl',
+    'credentials',
+    'maxEmptyPages',
+    'hooks',
+  ]),
+  ...TRANSPORT_OPTIONS,
+];
 
 /**
  * The one place client options get their defaults (from the environment too); a missing or bad

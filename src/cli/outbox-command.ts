@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isoTime } from '../internal/time.ts';
+import { shownUrl } from '../internal/url.ts';
 import type { OutboxEvent, OutboxState, OutboxStore } from '../outbox/store.ts';
 import { nodeSqlite } from '../stores/node-sqlite.ts';
 import { printable } from './options.ts';
@@ -52,18 +53,9 @@ async function openStore(target: OutboxTarget): Promise<OutboxStore> {
   return new SqliteOutboxStore({ path });
 }
 
-/** A listener URL as the tool shows it: without its query, fragment or credentials, where a gateway may keep a key. */
+/** A listener URL as the tool shows it (no query, fragment or credentials, where a key may be). */
 export function shownListener(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.search = '';
-    parsed.hash = '';
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return '(not a URL)';
-  }
+  return shownUrl(url) || '(not a URL)';
 }
 
 /** The listeners asked about: `--listener`, else every listener the store has events for. */

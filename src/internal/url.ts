@@ -66,3 +66,20 @@ export function pathParamProblem(name: string, value: unknown): string | undefin
   if (value === '.' || value === '..') return `${name} cannot be "${value}": it is not an ID.`;
   return undefined;
 }
+
+/**
+ * `url` as it may be shown (an operator's tool, a metric): without its query and fragment, where a
+ * gateway may keep a key (`?code=KEY`), or credentials; '' for no URL.
+ */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.search = '';
+    parsed.hash = '';
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return '';
+  }
+}

@@ -1,4 +1,5 @@
 import type { Meter } from '@opentelemetry/api';
+import { shownUrl } from '../internal/url.ts';
 import type { WebhookOutbox } from '../outbox/outbox.ts';
 
 /**
@@ -14,7 +15,7 @@ export function countOutbox(outbox: WebhookOutbox, meter: Meter): () => void {
     description: 'Outbox events in each state.',
     unit: '{event}',
   });
-  const listener = { 'idgov.webhook.listener': listenerAttribute(outbox.listener) };
+  const listener = { 'idgov.webhook.listener': shownUrl(outbox.listener) };
   const observe = async (result: { observe(value: number, attributes: Record<string, string>): void }) => {
     for (const [state, count] of Object.entries(await outbox.counts())) {
       result.observe(count, { ...listener, 'idgov.outbox.state': state });
@@ -28,21 +29,4 @@ export function countOutbox(outbox: WebhookOutbox, meter: Meter): () => void {
     off();
     backlog.removeCallback(observe);
   };
-}
-
-/**
- * The listener's URL as a metric attribute: without its query and fragment (a gateway may keep a
- * key there, `?code=KEY`) or credentials, as a request's span has it.
- */
-function listenerAttribute(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.search = '';
-    parsed.hash = '';
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return '';
-  }
 }

@@ -5,6 +5,7 @@ import {
   type CallOptions,
   type ResolvedTransportOptions,
   resolveTransportOptions,
+  TRANSPORT_OPTIONS,
   type TransportOptions,
 } from '../core/transport/transport-options.ts';
 import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
@@ -149,20 +150,14 @@ export interface ResolvedSenderOptions {
 const DEFAULT_MAX_RETRIES = 3;
 
 const SENDER_OPTIONS = [
-  ...optionKeys<WebhookSenderCommonOptions>()([
+  ...optionKeys<Omit<WebhookSenderCommonOptions, keyof TransportOptions>>()([
     'url',
     'baseUrl',
     'listenerId',
     'maxBodyBytes',
     'hooks',
-    'maxRetries',
-    'timeout',
-    'maxResponseBytes',
-    'fetch',
-    'userAgent',
-    'logger',
-    'logLevel',
   ]),
+  ...TRANSPORT_OPTIONS,
   'hmac',
   'jwt',
 ];

@@ -4,14 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
 import type { OutboxStore } from '../../src/outbox/store.ts';
+import { otlpCollector } from '../helpers/otlp-collector.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
 const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
@@ -223,34 +222,18 @@ it('idgov outbox refuses a SQLite file that does not exist, or holds no outbox, 
 });
 
 it('idgov outbox exports a span of the command and the backlog to the collector the OTEL_* environment names', async () => {
-  const received: Array<{ path: string; body: string }> = [];
-  const collector = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      received.push({ path: request.url ?? '', body });
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  const collector = await otlpCollector();
   try {
     const path = join(dir, 'otel-outbox.db');
     const store = new SqliteOutboxStore({ path });
     await fill(store);
     await store.close();
-    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-    const ran = await idgov(['outbox', 'status', '--db', path], { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+    const ran = await idgov(['outbox', 'status', '--db', path], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+    });
     expect(ran.code, ran.stderr).toBe(0);
-    const traces = received
-      .filter((r) => r.path === '/v1/traces')
-      .map((r) => r.body)
-      .join('');
-    const metrics = received
-      .filter((r) => r.path === '/v1/metrics')
-      .map((r) => r.body)
-      .join('');
+    const traces = collector.traces();
+    const metrics = collector.metrics();
     expect(traces).toContain('"idgov.outbox.status"');
     expect(metrics).toContain('idgov.outbox.backlog');
     expect(traces + metrics).not.toContain('gateway-key-77');

@@ -5,14 +5,13 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
+import { otlpCollector } from '../helpers/otlp-collector.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
@@ -275,37 +274,20 @@ describe('idgov', () => {
   });
 
   it('sync exports its spans and metrics to the OTLP collector the OTEL_* environment names, and to none otherwise', async () => {
-    const received: Array<{ path: string; body: string }> = [];
-    const collector = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => {
-        body += chunk;
-      });
-      request.on('end', () => {
-        received.push({ path: request.url ?? '', body });
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const collector = await otlpCollector();
+    const endpoint = collector.endpoint;
     try {
       const quiet = await idgov(['sync', '--db', join(dir, 'otel-none.db')], env);
       expect(quiet.code).toBe(0);
-      expect(received).toEqual([]);
+      expect(collector.traces() + collector.metrics()).toBe('');
       const ran = await idgov(['sync', '--db', join(dir, 'otel.db')], {
         ...env,
         OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
         OTEL_SERVICE_NAME: 'nightly-copy',
       });
       expect(ran.code).toBe(0);
-      const traces = received
-        .filter((r) => r.path === '/v1/traces')
-        .map((r) => r.body)
-        .join('');
-      const metrics = received
-        .filter((r) => r.path === '/v1/metrics')
-        .map((r) => r.body)
-        .join('');
+      const traces = collector.traces();
+      const metrics = collector.metrics();
       expect(traces).toContain('"idgov.sync.run"');
       expect(traces).toContain('nightly-copy');
       expect(metrics).toContain('idgov.sync.pages');

@@ -1,3 +1,4 @@
+import { optionKeys } from '../../internal/known-options.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
 import { ConfigurationError, RequestValidationError } from '../errors/errors.ts';
 import type { TransportEvents } from '../events.ts';
@@ -81,6 +82,17 @@ export interface CallOptions {
   /** Retries, overriding the client's (or sender's); 0 to 100. */
   readonly maxRetries?: number | undefined;
 }
+
+/** The names of {@link TransportOptions}, which clients' and senders' options share. */
+export const TRANSPORT_OPTIONS = optionKeys<TransportOptions>()([
+  'maxRetries',
+  'timeout',
+  'maxResponseBytes',
+  'fetch',
+  'userAgent',
+  'logger',
+  'logLevel',
+]);
 
 /** 32 MiB: a page of 100 task views with every expansion is a few MiB; a hostile 50 MB answer is refused. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
