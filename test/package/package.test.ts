@@ -20,5 +20,6 @@ it('points every export and bin target at dist/, the only code the tarball ships
   const all = [...targets(pkg.exports), ...Object.values(pkg.bin)];
   expect(all.length).toBeGreaterThan(15);
   for (const target of all) expect(target).toMatch(/^\.\/(dist\/|package\.json$)/);
-  expect(pkg.files.filter((f) => !/^(README|CHANGELOG|LICENSE)/.test(f))).toEqual(['dist']);
+  // Besides the code, documents only: the README, the guides it links to, the changelog, the licence.
+  expect(pkg.files.filter((f) => !/^(README|CHANGELOG|LICENSE)/.test(f))).toEqual(['dist', 'guides']);
 });

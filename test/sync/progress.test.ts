@@ -102,7 +102,29 @@ it('a split is no progress: the time it takes from a window is not counted cover
   expect(before.covered).toBeLessThan(0.01);
   expect(after.covered).toBeLessThan(0.01 + before.covered);
   // The window's density is still 0.1 a ms: the split-off time was not taken as paged and empty.
+  meter.window('split', undefined);
   meter.window('claimed', window(2, 1_001, 1_000_000));
   meter.page(none, 0, window(1, 0, 1_000_000, 1_000), 1_000, 1_001);
   expect(told.at(-1)?.tasksLeft).toBeGreaterThan(90_000);
+});
+
+it("a window split off and claimed before its parent's next page is counted once, and the run ends at 100%", () => {
+  const hooks = new Hooks<SyncEvents>(quiet, undefined);
+  const told: SyncProgress[] = [];
+  hooks.on('progress', (p) => told.push(p));
+  const meter = new SyncProgressMeter(hooks, run);
+  meter.window('claimed', window(1, 0, 10_000));
+  meter.page(none, 100, window(1, 0, 10_000), 1_000, 10_000);
+  // Split at 5,000; the half is claimed, and paged to its end, before the parent's next page.
+  meter.window('split', undefined);
+  meter.window('claimed', window(2, 5_000, 10_000));
+  meter.page(none, 100, window(2, 5_000, 10_000), 10_000, 10_000);
+  meter.window('done', window(2, 5_000, 10_000, 10_000));
+  meter.page(none, 100, window(1, 0, 10_000, 1_000), 5_000, 5_000);
+  meter.window('done', window(1, 0, 5_000, 5_000));
+  meter.counted(none, 0, 0);
+  meter.page(none, 0, window(1, 0, 5_000, 5_000), 5_000, 5_000);
+  const last = told.at(-1) as SyncProgress;
+  expect(last.covered).toBe(1);
+  expect(last.tasksLeft).toBe(0);
 });

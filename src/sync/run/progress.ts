@@ -26,10 +26,14 @@ export class SyncProgressMeter {
   #coveredMs = 0;
   readonly #left = new Map<number, number>();
   // Each window's cursor and end as last told: time covered is what a cursor moved, never what a
-  // split took; the time a split took is left to do (`#splitOff`) until the new window is claimed.
+  // split took. The time splits took (`#splitOff`, learnt at the split window's next page) is left
+  // to do until the windows split off are claimed (`#splitClaimed`, their time when claimed; a
+  // window claimed after a split here is taken to be the one split off). Either may come first.
   readonly #cursors = new Map<number, number>();
   readonly #ends = new Map<number, number>();
   #splitOff = 0;
+  #splitClaimed = 0;
+  #splitsUnclaimed = 0;
   // Tasks on pages that moved a cursor, and the time those pages covered: the density of each
   // window (by ID) and of the run, for the tasks left.
   readonly #seen = new Map<number, { tasks: number; ms: number }>();
@@ -54,9 +58,12 @@ export class SyncProgressMeter {
       this.#left.set(window.id, left);
       this.#cursors.set(window.id, window.cursor);
       this.#ends.set(window.id, window.to);
-      // A window split off earlier (or a dead worker's): what it holds is no longer counted apart.
-      this.#splitOff = Math.max(0, this.#splitOff - left);
+      if (this.#splitsUnclaimed > 0) {
+        this.#splitsUnclaimed -= 1;
+        this.#splitClaimed += left;
+      }
     }
+    if (event === 'split') this.#splitsUnclaimed += 1;
     if (event === 'lost' && window) {
       this.#windowsKnown -= 1;
       this.#left.delete(window.id);
@@ -118,12 +125,17 @@ export class SyncProgressMeter {
     if (this.#refreshing) return undefined;
     if (this.#seenMs === 0) return this.#left.size === 0 ? 0 : undefined;
     const runDensity = this.#seenTasks / this.#seenMs;
-    let left = this.#splitOff * runDensity;
+    let left = this.#unclaimedMs() * runDensity;
     for (const [id, ms] of this.#left) {
       const seen = this.#seen.get(id);
       left += ms * (seen && seen.ms > 0 ? seen.tasks / seen.ms : runDensity);
     }
     return Math.round(left);
+  }
+
+  /** Time split off windows that no cursor has claimed yet. */
+  #unclaimedMs(): number {
+    return Math.max(0, this.#splitOff - this.#splitClaimed);
   }
 
   #emit(counts: CommitCounts, pages: number, tasks: number): void {
@@ -135,7 +147,7 @@ export class SyncProgressMeter {
     if (pages === 0 && tasks === 0) return;
     this.#hooks.emit('progress', () => {
       const elapsed = (performance.now() - this.#started) / 1000;
-      let leftMs = this.#splitOff;
+      let leftMs = this.#unclaimedMs();
       for (const ms of this.#left.values()) leftMs += ms;
       const share = this.#coveredMs + leftMs > 0 ? this.#coveredMs / (this.#coveredMs + leftMs) : 1;
       const covered = Math.max(this.#covered, share);
