@@ -1,7 +1,7 @@
 /**
  * How the idle cursors of one process learn that work may have changed (a window done or split, a
  * batch refreshed) without polling tightly: they wait for the bell or a timeout, whichever comes
- * first. Other workers' changes are seen at the timeout.
+ * first. Other workers' changes are seen at the timeout (a quarter of a second).
  *
  * @module
  */

@@ -19,6 +19,11 @@ import { WorkerLeases } from './worker-leases.ts';
 // few instants, and tasks sharing one instant can only be paged with tokens.
 const MIN_SPLIT_MS = 2;
 
+// How often an idle cursor looks again when its own process rang no bell: other workers' splits
+// and finished windows are seen then. Short, so that they compete for the work with the cursors of
+// the process that splits it.
+const IDLE_POLL_MS = 250;
+
 /**
  * A complete, current copy of a tenant's tasks in a store of yours, resumable after any crash.
  *
@@ -244,7 +249,7 @@ export class TaskSync {
         (end.held ?? []).filter((held) => !held.holder.startsWith(`${worker}/`)),
         this.#options.logger,
       );
-      await bell.wait(Math.min(1_000, this.#options.leaseMs / 10), signal);
+      await bell.wait(Math.min(IDLE_POLL_MS, this.#options.leaseMs / 10), signal);
     }
   }
 }
