@@ -407,7 +407,7 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
       const open = await sqlite.store();
       // Each page reversed: sorted pages, but not in creation order within a page.
       const client = rewritingClient(tenant, (answer) => ({ ...answer, list: [...answer.list].reverse() }));
-      const { summary, warnings } = await runSync(client, open, { concurrency: 1 });
+      const { summary, warnings } = await runSync(client, open, { concurrency: 4 });
       expect(summary.complete).toBe(true);
       expect(warnings.filter((w) => /out of creation order/.test(w))).toHaveLength(1);
       expect(await differences(open, tenant)).toEqual([]);

@@ -221,7 +221,9 @@ export class TaskSync {
         continue;
       }
       const minTasks = 2 * this.#options.pageSize;
-      if (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS })) {
+      // A service that pages out of creation order is paged by tokens: a split would end a window at
+      // its first task past the cut, while later pages may still hold tasks before it.
+      if (ctx.keyset.on && (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS }))) {
         meter.window('split', undefined);
         continue;
       }
