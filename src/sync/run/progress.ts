@@ -66,17 +66,11 @@ export class SyncProgressMeter {
     if (event === 'split') this.#splitsUnclaimed += 1;
     if (event === 'lost' && window) {
       this.#windowsKnown -= 1;
-      this.#left.delete(window.id);
-      this.#seen.delete(window.id);
-      this.#cursors.delete(window.id);
-      this.#ends.delete(window.id);
+      this.#forget(window.id);
     }
     if (event === 'done' && window) {
       this.#windowsDone += 1;
-      this.#left.delete(window.id);
-      this.#seen.delete(window.id);
-      this.#cursors.delete(window.id);
-      this.#ends.delete(window.id);
+      this.#forget(window.id);
     }
     this.#hooks.emit('window', () => ({
       event,
@@ -84,6 +78,11 @@ export class SyncProgressMeter {
       from: window ? isoTime(window.from) : undefined,
       to: window ? isoTime(window.to) : undefined,
     }));
+  }
+
+  /** What the meter knew of a window done, or lost to another holder. */
+  #forget(id: number): void {
+    for (const known of [this.#left, this.#seen, this.#cursors, this.#ends]) known.delete(id);
   }
 
   /** A page of `window` was committed: its cursor is at `cursor`, its end at `to`. */
