@@ -226,19 +226,19 @@ export function retryCommand(
     };
     for (const eventId of options.ids) await retry(eventId);
     if (options.allDead) {
-      // A batch at a time: each retried event leaves `dead`, so the next batch is the next events;
-      // one that cannot be retried (its window ended) stays, and is not tried twice.
-      const refusedIds = new Set<string>();
+      // A batch at a time: each retried event leaves `dead`, so the next batch is the next events.
+      // Each is tried once: one that cannot be retried (its window ended) stays dead, and one a
+      // running drain buries again at once (its listener refuses it) must not be retried for ever.
+      const handled = new Set<string>();
       for (const listener of await listenersOf(store, options.listener)) {
         for (;;) {
-          const batch = (await store.list(listener, 'dead', 500 + refusedIds.size)).filter(
-            (event) => !refusedIds.has(event.eventId),
+          const batch = (await store.list(listener, 'dead', 500 + handled.size)).filter(
+            (event) => !handled.has(event.eventId),
           );
           if (batch.length === 0) break;
           for (const event of batch) {
-            const before = refused;
+            handled.add(event.eventId);
             await retry(event.eventId);
-            if (refused > before) refusedIds.add(event.eventId);
           }
         }
       }
