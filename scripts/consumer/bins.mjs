@@ -19,10 +19,14 @@ try {
     IDGOV_CLIENT_SECRET: clientSecret,
   };
   execFileSync('node_modules/.bin/idgov', ['sync', '--db', 'copy.db'], { env, stdio: 'pipe' });
-  const csv = execFileSync('node_modules/.bin/idgov', ['export', '--db', 'copy.db', '--format', 'csv'], {
-    env,
-    encoding: 'utf8',
-  });
+  const csv = execFileSync(
+    'node_modules/.bin/idgov',
+    ['export', '--db', 'copy.db', '--format', 'csv', '--include-deleted'],
+    {
+      env,
+      encoding: 'utf8',
+    },
+  );
   const rows = csv.trim().split('\n').length - 1;
   if (rows !== 300) throw new Error(`idgov export wrote ${rows} tasks, not the tenant's 300`);
   console.log(`bins: idgov sync copied the fake tenant's ${rows} tasks; idgov export wrote them`);
