@@ -1,20 +1,13 @@
-/**
- * `idgov outbox` as an operator runs it, on a SQLite file and a PostgreSQL table holding events in
- * every state: status, list, retry (one event, every dead one), purge; never a listener's key.
- */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
 import type { OutboxStore } from '../../src/outbox/store.ts';
+import { idgov } from '../helpers/idgov.ts';
 import { otlpCollector } from '../helpers/otlp-collector.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
-const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
-const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'idgov-outbox-cli-'));
 const pg = await postgresForTests();
 afterAll(async () => {
@@ -53,25 +46,6 @@ async function fill(store: OutboxStore): Promise<void> {
     const n = Number(event.eventId.slice(-2));
     await store.complete(event.eventId, 'cli-test', n === 2 ? now - 10 * DAY : now, outcome(n));
   }
-}
-
-function idgov(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 const lines = (text: string) =>

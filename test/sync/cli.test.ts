@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
+import { idgov } from '../helpers/idgov.ts';
 import { otlpCollector } from '../helpers/otlp-collector.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
@@ -19,34 +20,6 @@ const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
 const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'idgov-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs `idgov args` with `env`; `onStderr` sees its stderr as it comes (to signal it mid-run). */
-function idgov(
-  args: string[],
-  env: Record<string, string | undefined>,
-  onStderr?: (text: string, kill: () => void) => void,
-): Promise<Ran> {
-  const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    onStderr?.(stderr, () => child.kill('SIGINT'));
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 describe('idgov', () => {
   const tenant = new FakeTenant({ history: 3_000, seed: 31, latencyMs: 20 });

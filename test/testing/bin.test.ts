@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdGovClient } from '../../src/index.ts';
 import { generateWebhookKeyPair, WebhookSender } from '../../src/webhooks/index.ts';
+import { idgov } from '../helpers/idgov.ts';
 
 // The bin as users run it, from source: node_modules/.bin/node --conditions=@idgov/source src/cli/fake-tenant.ts
 const root = new URL('../..', import.meta.url).pathname;
@@ -205,20 +206,6 @@ describe('idgov-fake-tenant', () => {
 });
 
 describe('idgov-fake-tenant admin endpoints', () => {
-  const idgov = (args: string[], env: Record<string, string>) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(node, ['--import', './scripts/from-source.ts', 'src/cli/idgov.ts', ...args], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk));
-      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-
   it('--help lists them', async () => {
     const { stdout } = await run(['--help']);
     expect(stdout).toContain('POST /_admin/tasks/close?count=N');

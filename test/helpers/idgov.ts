@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
+const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
+
+/** What a run of `idgov` did. */
+export interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `idgov args` from source as a user would, with `env` and PATH only (no credentials or
+ * `OTEL_*` of this process leak in); `onStderr` sees its stderr as it comes (to signal it mid-run).
+ */
+export function idgov(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  onStderr?: (text: string, kill: () => void) => void,
+): Promise<Ran> {
+  const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    onStderr?.(stderr, () => child.kill('SIGINT'));
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
