@@ -92,20 +92,33 @@ function startWorker(tenant: FakeTenant, table: string): Child {
   });
 }
 
-/** Runs `workers` to their ends: how long the last took, in ms. */
-async function timed(workers: Child[], started: number): Promise<number> {
+/**
+ * Runs `workers` to their ends: how long the last took, in ms. One still running `limitMs` after
+ * `started` is killed, and the test fails with what it printed (a hang is a finding, not a timeout).
+ */
+async function timed(workers: Child[], started: number, limitMs: number): Promise<number> {
   for (const w of workers) {
+    const timer = setTimeout(() => w.child.kill('SIGKILL'), Math.max(0, started + limitMs - Date.now()));
     const result = await w.exited;
+    clearTimeout(timer);
+    expect(result.signal, `still running after ${limitMs} ms:\n${result.stderr}`).toBe(null);
     expect(result.code, result.stderr).toBe(0);
   }
   return Date.now() - started;
 }
 
-/** Resolves once `worker` (named `<host> pid <pid>` in its leases) holds a window of the copy at `table`. */
+/**
+ * Resolves once `worker` (named `<host> pid <pid>` in its leases) holds a window of the copy at
+ * `table`; fails, with what it printed, if it exits first.
+ */
 async function holdsWindow(table: string, worker: Child): Promise<void> {
   const { default: Pg } = await import('pg');
   const db = new Pg.Client({ connectionString: pg?.url });
   await db.connect();
+  let exited: { stderr: string } | undefined;
+  void worker.exited.then((result) => {
+    exited = result;
+  });
   try {
     for (;;) {
       const { rows } = await db
@@ -114,6 +127,7 @@ async function holdsWindow(table: string, worker: Child): Promise<void> {
         ])
         .catch(() => ({ rows: [] }));
       if (rows.length > 0) return;
+      if (exited) throw new Error(`the worker exited before it held a window:\n${exited.stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   } finally {
@@ -134,6 +148,7 @@ describe.skipIf(!pg)('a PostgreSQL sync worker SIGKILLed mid-page, default optio
     cleanMs = await timed(
       [startWorker(tenant, `${pg?.schema}.clean`), startWorker(tenant, `${pg?.schema}.clean`)],
       started,
+      60_000,
     );
   }, 120_000);
   afterAll(() => close());
@@ -146,15 +161,17 @@ describe.skipIf(!pg)('a PostgreSQL sync worker SIGKILLed mid-page, default optio
       await (async () => {
         const table = `${pg?.schema}.killed_${seed}`;
         const random = new SeededRandom(seed);
+        // The victim first, so that it surely holds a window when it dies (started side by side, on a
+        // busy machine the survivor could take every window before the victim began). The survivor
+        // starts while the victim works, and the victim is killed a random moment later, a page in flight.
+        const victim = startWorker(tenant, table);
+        await holdsWindow(table, victim);
         const started = Date.now();
         const survivor = startWorker(tenant, table);
-        const victim = startWorker(tenant, table);
-        // Killed while it holds a window, a page in flight: a random moment after its first claim.
-        await holdsWindow(table, victim);
         await new Promise((resolve) => setTimeout(resolve, random.next() * 400));
         victim.child.kill('SIGKILL');
         expect((await victim.exited).signal).toBe('SIGKILL');
-        const took = await timed([survivor], started);
+        const took = await timed([survivor], started, cleanMs + 30_000);
         expect(took, `seed ${seed}`).toBeLessThanOrEqual(cleanMs + 20_000);
         // Waiting is said, naming the dead worker: the log line and the progress line.
         const stderr = await stderrOf(survivor);
