@@ -7,6 +7,14 @@
  * @module @idgov/sdk/sync
  */
 export type { HookHandlers, Hooks } from '../core/hooks.ts';
+export {
+  type ChangeFeed,
+  type ChangeFeedStart,
+  ChangeKind,
+  type ChangeRecord,
+  type ChangesQuery,
+  type TaskChange,
+} from './changes.ts';
 export type { CopiedTask, CopyQuery, CopyReader, CopyRecord } from './copy-reader.ts';
 export type {
   SyncEvents,

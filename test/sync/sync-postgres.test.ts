@@ -291,7 +291,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     expect(postgresSyncSchema('reports.user')).toContain('CREATE TABLE IF NOT EXISTS "reports"."user_tasks"');
   });
 
-  it('a copy made by schema version 1 is refused until migrated, and not marked version 2; migrate() brings it there', async () => {
+  it('a copy made by schema version 1 is refused until migrated, and not marked a later version; migrate() brings it to the current one, with its change feed', async () => {
     const prefix = newPrefix();
     const first = worker(tenant, prefix);
     await first.store.migrate();
@@ -300,6 +300,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     const toVersion1 = async () => {
       await sql(`ALTER TABLE ${prefix}_sync_windows DROP COLUMN acted_after_ms`);
       await sql(`ALTER TABLE ${prefix}_sync_runs DROP COLUMN acted_after_ms`);
+      await sql(`DROP TABLE ${prefix}_changes`);
       await sql(`UPDATE ${prefix}_sync_meta SET value = '1' WHERE key = 'schema_version'`);
     };
     await toVersion1();
@@ -307,7 +308,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     const refused = await caught(old.sync.run());
     expect(refused).toBeInstanceOf(ConfigurationError);
     expect(refused.message).toMatch(
-      /an earlier release, without .*_sync_windows"?\.acted_after_ms and .*_sync_runs"?\.acted_after_ms: run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
+      /an earlier release, without .*_sync_windows"?\.acted_after_ms and .*_sync_runs"?\.acted_after_ms and the table .*_changes"?: run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
     );
     // A store used without opening the copy names the missing column's fix too.
     const run = { id: 1, kind: 'incremental', startedAt: 0, resumed: true } as const;
@@ -316,7 +317,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     expect(unopened.message).toMatch(
       /lacks a column this SDK uses .*store\.migrate\(\) adds what is missing/,
     );
-    // Tables of version 1 that never held a copy stay so: nothing claims version 2 for them.
+    // Tables of version 1 that never held a copy stay so: nothing claims a later version for them.
     await sql(`DELETE FROM ${prefix}_sync_meta`);
     expect(await caught(old.sync.run())).toBeInstanceOf(ConfigurationError);
     expect(await sql(`SELECT key FROM ${prefix}_sync_meta`)).toEqual([]);
@@ -326,7 +327,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     await sql(`INSERT INTO ${prefix}_sync_meta VALUES ('base_url', $1), ('filter', '{}')`, [tenant.baseUrl]);
     await old.store.migrate();
     expect(await sql(`SELECT value FROM ${prefix}_sync_meta WHERE key = 'schema_version'`)).toEqual([
-      { value: '2' },
+      { value: '3' },
     ]);
     tenant.commentOnTasks(5, (task) => task.state === 'TASK_STATE_CLOSED');
     expect((await old.sync.run()).kind).toBe('incremental');

@@ -370,7 +370,7 @@ describe('a copy of an older schema version', () => {
         (index) => index.name,
       );
       db.close();
-      expect(version).toEqual({ value: '3' });
+      expect(version).toEqual({ value: '4' });
       expect(columns).toEqual(expect.arrayContaining(['lease_until', 'acted_after_ms']));
       // Leases are found through their own index (not by reading every task), and the index that
       // (created_at, id) serves as well is gone: one fewer to write with every task.
@@ -394,7 +394,7 @@ describe('a copy of an older schema version', () => {
     try {
       const error = await caught(syncOf(tenant, path).run());
       expect(error).toBeInstanceOf(ConfigurationError);
-      expect(error.message).toMatch(/schema version 99, newer than this SDK's 3: upgrade @idgov\/sdk/);
+      expect(error.message).toMatch(/schema version 99, newer than this SDK's 4: upgrade @idgov\/sdk/);
     } finally {
       await close();
     }

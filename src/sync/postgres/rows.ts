@@ -75,7 +75,7 @@ export function upsertTasksSql(
     SELECT * FROM jsonb_to_recordset(${params.tasks}::jsonb)
       AS r(id text, state text, created_at timestamptz, updated_at timestamptz, deleted_at timestamptz, task jsonb)
     WHERE ${guard}),
-  old AS (SELECT o.id, o.task, o.deleted_at FROM ${t.tasks} o JOIN input i ON o.id = i.id),
+  old AS (SELECT o.id, o.state, o.task, o.deleted_at, o.vanished FROM ${t.tasks} o JOIN input i ON o.id = i.id),
   up AS (
     INSERT INTO ${t.tasks} AS t (id, state, created_at, updated_at, deleted_at, synced_at, seen_run, task)
     SELECT id, state, created_at, updated_at, deleted_at, ${params.syncedAt}, ${params.run}, task FROM input

@@ -1,11 +1,14 @@
 /**
  * The runs of a PostgreSQL task copy, and whose copy it is: opening it for a tenant and filter,
- * and beginning (or joining) the one run all workers share.
+ * beginning (or joining) the one run all workers share, and ending it.
  *
  * @module
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import type { CopyIdentity, CopyState, SyncRun, SyncWindowPlan } from '../store.ts';
+import type { CopyIdentity, CopyState, HeldLease, RunEnd, SyncRun, SyncWindowPlan } from '../store.ts';
+import { feedOnSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
+import { heldLeasesSql } from './leases.ts';
+import { OPEN_UNSEEN } from './refresh.ts';
 import type { PgQuery } from './rows.ts';
 import { addedColumns, POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './schema.ts';
 
@@ -24,6 +27,12 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
        AND NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(c.t) AND attname = c.col AND NOT attisdropped)`,
     [columns.map((c) => c.table), columns.map((c) => c.column)],
   );
+  const { rows: feed } = await query<{ here: boolean }>(
+    'opening the copy',
+    'SELECT to_regclass($1) IS NOT NULL OR to_regclass($2) IS NULL AS here',
+    [t.changes, t.tasks],
+  );
+  if (feed[0]?.here === false) missing.push({ name: `the table ${t.changes}` });
   if (missing.length > 0) {
     throw new ConfigurationError(
       `${t.tasks} is a task copy of an earlier release, without ${missing.map((m) => m.name).join(' and ')}: run store.migrate() once, or the SQL of postgresSyncSchema() (it adds what is missing), before syncing it with this SDK.`,
@@ -31,7 +40,8 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
   }
   await query(
     'opening the copy',
-    `INSERT INTO ${t.meta} (key, value) VALUES ('schema_version', $1), ('base_url', $2), ('filter', $3)
+    `INSERT INTO ${t.meta} (key, value)
+     VALUES ('schema_version', $1), ('base_url', $2), ('filter', $3), ('changes_seq', '0')
      ON CONFLICT (key) DO NOTHING`,
     [String(POSTGRES_SYNC_SCHEMA_VERSION), identity.baseUrl, identity.filter],
   );
@@ -129,4 +139,53 @@ export async function beginRun(
     if (joined) return joined;
     // The other run ended meanwhile: begin again.
   }
+}
+
+/**
+ * Ends `run` if no work of it is left, once (of the workers that try, one ends it): after a full run,
+ * the tasks it did not see are marked deleted and vanished, with their changes (`feedAll`: the feed
+ * records the first copy too). While it is not over, the live leases on its work.
+ */
+export async function finishRun(
+  query: PgQuery,
+  t: SyncTables,
+  run: SyncRun,
+  finishedAt: number,
+  feedAll: boolean,
+): Promise<RunEnd> {
+  const { rows } = await query<{
+    ended: boolean;
+    vanished: string;
+    before: boolean;
+    held: HeldLease[] | null;
+  }>(
+    'ending a run',
+    `WITH r AS (
+       UPDATE ${t.runs} SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
+         AND (kind = 'full' OR NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')}))
+       RETURNING kind, started_at),
+     -- Only what the run's range covered: a task created after its end is not its to judge.
+     v AS (
+       UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, to_timestamp($2::bigint / 1000.0)), vanished = true
+       WHERE EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND seen_run <> $1 AND NOT vanished
+         AND (created_at IS NULL OR created_at <= (SELECT to_timestamp(started_at / 1000.0) FROM r))
+       RETURNING id, state, task),
+     ${vanishedChangesSql('v', feedOnSql(t, '$3'))},
+     ${recordChangesSql(t, ['vanished'], 'to_timestamp($2::bigint / 1000.0)')},
+     d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
+     SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v) AS vanished,
+            coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before,
+            ${heldLeasesSql(t, '$1', run.kind === 'incremental')} AS held`,
+    [run.id, finishedAt, feedAll],
+  );
+  const row = rows[0];
+  const finished = Boolean(row?.ended || row?.before);
+  return {
+    finished,
+    vanished: Number(row?.vanished ?? 0),
+    ...(finished
+      ? {}
+      : { held: (row?.held ?? []).map((h) => ({ holder: h.holder, until: Number(h.until) })) }),
+  };
 }

@@ -1,13 +1,14 @@
 /**
  * The PostgreSQL tables of a task copy, named from one prefix: the documented ones (`<prefix>_tasks`,
- * `<prefix>_expanded`) and the sync's own (`<prefix>_sync_meta`, `_sync_runs`, `_sync_windows`).
+ * `<prefix>_expanded`, the change feed `<prefix>_changes`) and the sync's own (`<prefix>_sync_meta`,
+ * `_sync_runs`, `_sync_windows`).
  *
  * @module
  */
 import { checkedTable, indexName, quotedName } from '../../stores/postgres.ts';
 
 /** The schema version the SDK writes in `<prefix>_sync_meta`; a newer copy is refused. */
-export const POSTGRES_SYNC_SCHEMA_VERSION = 2;
+export const POSTGRES_SYNC_SCHEMA_VERSION = 3;
 
 /** The prefix of the tables when none is given. */
 export const DEFAULT_SYNC_PREFIX = 'idgov';
@@ -21,6 +22,7 @@ export interface SyncTables {
   readonly prefix: string;
   readonly tasks: string;
   readonly expanded: string;
+  readonly changes: string;
   readonly meta: string;
   readonly runs: string;
   readonly windows: string;
@@ -36,6 +38,7 @@ export function syncTables(prefix: string = DEFAULT_SYNC_PREFIX): SyncTables {
     prefix: checked,
     tasks: name('_tasks'),
     expanded: name('_expanded'),
+    changes: name('_changes'),
     meta: name('_sync_meta'),
     runs: name('_sync_runs'),
     windows: name('_sync_windows'),
@@ -70,6 +73,7 @@ export function syncRelations(t: SyncTables): string[] {
     t.meta,
     t.tasks,
     t.expanded,
+    t.changes,
     t.runs,
     t.windows,
     ...indexes.map((suffix) => indexName(t.prefix, suffix)),
@@ -91,7 +95,7 @@ export function postgresSyncSchema(prefix: string = DEFAULT_SYNC_PREFIX): string
   const t = syncTables(prefix);
   return `-- Task copy of @idgov/sdk (schema version ${POSTGRES_SYNC_SCHEMA_VERSION}).
 CREATE TABLE IF NOT EXISTS ${t.meta} (
-  key   text PRIMARY KEY,  -- schema_version, base_url, filter
+  key   text PRIMARY KEY,  -- schema_version, base_url, filter, changes_seq
   value text NOT NULL
 );
 -- One row a task, as the service last sent it.
@@ -123,6 +127,19 @@ CREATE TABLE IF NOT EXISTS ${t.expanded} (
   object    jsonb NOT NULL,
   PRIMARY KEY (type, id)
 );
+-- The change feed: one row a real change to the copy, written in the transaction that made it.
+-- seq increases in commit order and is never reused (see idgov changes, store.changes()).
+CREATE TABLE IF NOT EXISTS ${t.changes} (
+  seq            bigint PRIMARY KEY,
+  kind           text NOT NULL,        -- created, changed, deleted, vanished
+  task_id        text NOT NULL,
+  at             timestamptz NOT NULL, -- when the copy saw it
+  previous_state text,
+  state          text,
+  task           jsonb NOT NULL        -- the task after the change
+);
+-- The feed's counter: the last seq handed out.
+INSERT INTO ${t.meta} (key, value) VALUES ('changes_seq', '0') ON CONFLICT (key) DO NOTHING;
 CREATE TABLE IF NOT EXISTS ${t.runs} (
   id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   kind        text   NOT NULL CHECK (kind IN ('full', 'incremental')),
@@ -154,7 +171,8 @@ CREATE TABLE IF NOT EXISTS ${t.windows} (
   lease_until   bigint
 );
 CREATE INDEX IF NOT EXISTS "${t.bare}_sync_windows_run" ON ${t.windows} (run_id, state);
--- Version 2: what a copy made by version 1 gains; then workers of version 1 refuse it.
+-- Version 2: what a copy made by version 1 gains (version 3: the change feed, above); then workers
+-- of an earlier version refuse it.
 ALTER TABLE ${t.windows} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
 ALTER TABLE ${t.runs} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
 UPDATE ${t.meta} SET value = '${POSTGRES_SYNC_SCHEMA_VERSION}'

@@ -6,10 +6,21 @@
  */
 
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import { isoTime } from '../../internal/time.ts';
-import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import { type PgQueryable, PostgresConnection, type PostgresStoreOptions } from '../../stores/postgres.ts';
 import { migrateLocked } from '../../stores/postgres-migrate.ts';
+import {
+  type ChangeFeed,
+  type ChangeFeedStart,
+  type ChangeRecord,
+  type ChangesQuery,
+  changeFeedProblem,
+  changesQueryProblem,
+  type ReadChanges,
+  readChangeRecords,
+  readChanges,
+  seqProblem,
+  type TaskChange,
+} from '../changes.ts';
 import {
   type CopiedTask,
   type CopyQuery,
@@ -23,7 +34,6 @@ import type {
   CommitCounts,
   CopyIdentity,
   CopyState,
-  HeldLease,
   PageCommit,
   PageCommitResult,
   RefreshBatch,
@@ -34,10 +44,12 @@ import type {
   SyncWindow,
   SyncWindowPlan,
 } from '../store.ts';
-import { endLeasesSql, heldLeasesSql, renewLeasesSql } from './leases.ts';
+import { pruneChangeRows, readChangeBatch } from './changes.ts';
+import { endLeasesSql, renewLeasesSql } from './leases.ts';
 import { readBatch } from './read.ts';
-import { counted, NOW, type PgQuery, tasksParameter, UPSERT_COUNTS, upsertTasksSql } from './rows.ts';
-import { beginRun, openCopy, unfinishedRun } from './runs.ts';
+import { claimOpenTasks, commitRefresh } from './refresh.ts';
+import type { PgQuery } from './rows.ts';
+import { beginRun, finishRun, openCopy, unfinishedRun } from './runs.ts';
 import {
   addedColumns,
   DEFAULT_SYNC_PREFIX,
@@ -55,9 +67,16 @@ import { claimWindow, commitPage, splitLargest } from './windows.ts';
  *
  * @group Task sync
  */
-export type PostgresSyncStoreOptions = PostgresStoreOptions;
+export interface PostgresSyncStoreOptions extends PostgresStoreOptions {
+  /**
+   * Whether the change feed records the first full copy (`all`, the default) or begins once a
+   * first run completed (`after-first-copy`); see {@link ChangeFeedStart}. Give every worker of a
+   * copy the same.
+   */
+  readonly changeFeed?: ChangeFeedStart | undefined;
+}
 
-const OPEN_UNSEEN = (run: string) =>
+const _OPEN_UNSEEN = (run: string) =>
   `state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ${run}`;
 
 /**
@@ -76,19 +95,24 @@ const OPEN_UNSEEN = (run: string) =>
  *
  * @group Task sync
  */
-export class PostgresSyncStore implements SyncStore, CopyReader {
+export class PostgresSyncStore implements SyncStore, CopyReader, ChangeFeed {
   /** The prefix of the copy's tables (`idgov`: `idgov_tasks`, `idgov_expanded`, ...). */
   readonly table: string;
   readonly #t: SyncTables;
   readonly #db: PostgresConnection;
+  readonly #feedAll: boolean;
 
   constructor(options: PostgresSyncStoreOptions) {
     if (!options || typeof options !== 'object') {
       throw new ConfigurationError('Pass { connectionString } or { pool } to PostgresSyncStore.');
     }
+    const { changeFeed, ...connection } = options;
+    const feedProblem = changeFeedProblem(changeFeed);
+    if (feedProblem) throw new ConfigurationError(feedProblem);
+    this.#feedAll = changeFeed !== 'after-first-copy';
     this.#t = syncTables(options.table ?? DEFAULT_SYNC_PREFIX);
     this.table = this.#t.prefix;
-    this.#db = new PostgresConnection(options, {
+    this.#db = new PostgresConnection(connection, {
       store: 'PostgresSyncStore',
       table: `${this.table}_tasks`,
       schemaSql: 'postgresSyncSchema()',
@@ -146,82 +170,19 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
     page: PageCommit,
     lease: SyncLease,
   ): Promise<PageCommitResult> {
-    return commitPage(this.#query, this.#t, run, window, page, lease);
+    return commitPage(this.#query, this.#t, run, window, page, lease, this.#feedAll);
   }
 
   async claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]> {
-    const t = this.#t;
-    const { rows } = await this.#query<{ id: string }>(
-      'claiming open tasks',
-      `UPDATE ${t.tasks} SET lease_token = $2, leased_at = ${NOW}, lease_until = ${NOW} + $3
-       WHERE id IN (SELECT id FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')} AND ${notHeldSql(NOW)}
-                      AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
-                      AND EXISTS (SELECT 1 FROM ${t.runs} WHERE id = $1 AND finished_at IS NULL)
-                    ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
-       RETURNING id`,
-      [run.id, lease.holder, lease.ms, limit],
-    );
-    return rows.map((row) => row.id).sort();
+    return claimOpenTasks(this.#query, this.#t, run, lease, limit);
   }
 
   async commitRefresh(run: SyncRun, batch: RefreshBatch, lease: SyncLease): Promise<CommitCounts> {
-    const t = this.#t;
-    // Every claimed task is either returned (upserted, which ends its lease) or vanished (marked
-    // here): the two touch different rows, as one statement must.
-    const { rows } = await this.#query<{ new: string; changed: string; deleted: string; gone: string }>(
-      'committing a refresh',
-      `WITH ${upsertTasksSql(
-        t,
-        { tasks: '$1', syncedAt: '$2::timestamptz', run: '$3::bigint' },
-        // Only the tasks this lease still holds: a holder whose lease ran out and passed on writes nothing.
-        `r.id IN (SELECT id FROM ${t.tasks} WHERE lease_token = $5)`,
-      )},
-       gone AS (UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, $2::timestamptz), vanished = true,
-                  synced_at = $2::timestamptz, ${FREE_SQL}
-                WHERE id = ANY($4::text[]) AND deleted_at IS NULL AND lease_token = $5 RETURNING 1)
-       SELECT ${UPSERT_COUNTS}, (SELECT count(*) FROM gone) AS gone`,
-      [tasksParameter(batch.tasks), isoTime(batch.syncedAt), run.id, [...batch.vanished], lease.holder],
-    );
-    const row = rows[0] as { new: string; changed: string; deleted: string; gone: string };
-    const counts = counted(row);
-    return { ...counts, deleted: counts.deleted + Number(row.gone) };
+    return commitRefresh(this.#query, this.#t, run, batch, lease, this.#feedAll);
   }
 
   async finishRun(run: SyncRun, finishedAt: number): Promise<RunEnd> {
-    const t = this.#t;
-    const { rows } = await this.#query<{
-      ended: boolean;
-      vanished: string;
-      before: boolean;
-      held: HeldLease[] | null;
-    }>(
-      'ending a run',
-      `WITH r AS (
-         UPDATE ${t.runs} SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL
-           AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
-           AND (kind = 'full' OR NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')}))
-         RETURNING kind, started_at),
-       -- Only what the run's range covered: a task created after its end is not its to judge.
-       v AS (
-         UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, to_timestamp($2::bigint / 1000.0)), vanished = true
-         WHERE EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND seen_run <> $1 AND NOT vanished
-           AND (created_at IS NULL OR created_at <= (SELECT to_timestamp(started_at / 1000.0) FROM r))
-         RETURNING 1),
-       d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
-       SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v) AS vanished,
-              coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before,
-              ${heldLeasesSql(t, '$1', run.kind === 'incremental')} AS held`,
-      [run.id, finishedAt],
-    );
-    const row = rows[0];
-    const finished = Boolean(row?.ended || row?.before);
-    return {
-      finished,
-      vanished: Number(row?.vanished ?? 0),
-      ...(finished
-        ? {}
-        : { held: (row?.held ?? []).map((h) => ({ holder: h.holder, until: Number(h.until) })) }),
-    };
+    return finishRun(this.#query, this.#t, run, finishedAt, this.#feedAll);
   }
 
   async renewLeases(holders: readonly string[], ms: number): Promise<string[]> {
@@ -266,6 +227,37 @@ export class PostgresSyncStore implements SyncStore, CopyReader {
 
   readonly #readBatch: ReadBatch = (after, limit, query) =>
     readBatch(this.#query, this.#t, after, limit, query);
+
+  /**
+   * The change feed after `query.after`, typed, in `seq` order; with `follow`, waiting for new
+   * changes until `query.signal` aborts. A reader never passes over a change another worker has yet
+   * to commit: `seq` is handed out in commit order.
+   *
+   * @example
+   * for await (const change of store.changes({ after: saved, follow: true, signal })) await handle(change);
+   */
+  changes(query: ChangesQuery = {}): AsyncGenerator<TaskChange, void, undefined> {
+    return readChanges(this.#readChanges(query), query);
+  }
+
+  /** The change feed as stored, as {@link PostgresSyncStore.changes} reads it. */
+  changeRows(query: ChangesQuery = {}): AsyncGenerator<ChangeRecord, void, undefined> {
+    return readChangeRecords(this.#readChanges(query), query);
+  }
+
+  /** Deletes the feed's changes before `seq` (retention): how many. */
+  async pruneChanges(before: number): Promise<number> {
+    const problem = seqProblem('before', before);
+    if (problem) throw new ConfigurationError(problem);
+    return pruneChangeRows(this.#query, this.#t, before);
+  }
+
+  /** What reads the feed's batches, once `query` is checked (a bad one throws before anything is read). */
+  #readChanges(query: ChangesQuery): ReadChanges {
+    const problem = changesQueryProblem(query);
+    if (problem) throw new ConfigurationError(problem);
+    return (after, limit, kinds) => readChangeBatch(this.#query, this.#t, after, limit, kinds);
+  }
 
   /** Nothing to let go: workers share the copy, and their leases run out by themselves. */
   async release(): Promise<void> {}

@@ -9,6 +9,7 @@ import { isoTime } from '../../internal/time.ts';
 import { notHeldSql } from '../../stores/lease.ts';
 import { splitPlan } from '../split-plan.ts';
 import type { PageCommit, PageCommitResult, SyncLease, SyncRun, SyncWindow } from '../store.ts';
+import { AFTER_SEQ, feedOnSql, fetchedChangesSql, recordChangesSql } from './changes.ts';
 import {
   counted,
   expandedParameter,
@@ -120,8 +121,9 @@ export async function splitLargest(
 }
 
 /**
- * Commits a page with its window's progress in one statement, if `lease` still holds the window;
- * renews the lease, or ends it with the window.
+ * Commits a page with its window's progress and its changes in one statement, if `lease` still
+ * holds the window; renews the lease, or ends it with the window. `feedAll`: the feed records the
+ * first copy too.
  */
 export async function commitPage(
   query: PgQuery,
@@ -130,6 +132,7 @@ export async function commitPage(
   window: SyncWindow,
   page: PageCommit,
   lease: SyncLease,
+  feedAll: boolean,
 ): Promise<PageCommitResult> {
   const done = '($6::boolean OR $3::bigint > to_ms)';
   const { rows } = await query<{
@@ -151,7 +154,9 @@ export async function commitPage(
        WHERE id = $1 AND lease_token = $2
        RETURNING to_ms, state),
      ${upsertTasksSql(t, { tasks: '$12', syncedAt: '$14::timestamptz', run: '$15::bigint' }, 'EXISTS (SELECT 1 FROM w)')},
-     ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, 'EXISTS (SELECT 1 FROM w)')},
+     ${fetchedChangesSql(feedOnSql(t, '$17'))},
+     ${recordChangesSql(t, ['fetched'], '$14::timestamptz')},
+     ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, `EXISTS (SELECT 1 FROM w) AND ${AFTER_SEQ}`)},
      cut AS (UPDATE ${t.runs} SET acted_after_ms = NULL WHERE id = $15 AND $16::boolean AND EXISTS (SELECT 1 FROM w))
      SELECT (SELECT to_ms FROM w) AS to_ms, (SELECT state FROM w) AS state, ${UPSERT_COUNTS}`,
     [
@@ -171,6 +176,7 @@ export async function commitPage(
       isoTime(page.syncedAt),
       run.id,
       page.actedCut === true,
+      feedAll,
     ],
   );
   const row = rows[0];

@@ -10,6 +10,7 @@
 import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import { SqliteFile } from '../../stores/sqlite-file.ts';
+import type { ChangeKind, ChangeRecord } from '../changes.ts';
 import type { CopyKey, CopyQuery, CopyRecord } from '../copy-reader.ts';
 import type {
   CommitCounts,
@@ -25,10 +26,11 @@ import type {
   SyncWindow,
   SyncWindowPlan,
 } from '../store.ts';
+import { ChangeWriter, pruneChangeRows, readChangeBatch } from './changes.ts';
 import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './holder.ts';
 import { endLeases, heldLeases, renewLeases } from './leases.ts';
 import { checkCopy, readRows } from './read.ts';
-import { putExpanded, upsertTasks } from './rows.ts';
+import { putExpanded, upsertTasks, vanishLeased, vanishUnseen } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
 import type { SqliteSyncStoreOptions } from './store.ts';
 import { claim, commitWindow, split } from './windows.ts';
@@ -49,6 +51,7 @@ export class SqliteCopy implements SyncStore {
   readonly #clock = () => performance.timeOrigin + performance.now();
   readonly #file: SqliteFile;
   readonly #holder: string;
+  readonly #feed: ChangeWriter;
   readonly #heartbeat: ReturnType<typeof setInterval> | undefined;
 
   /** `holder`: the store object's ID, the same for every thread it starts (one may die). */
@@ -66,6 +69,7 @@ export class SqliteCopy implements SyncStore {
       pageSize: 8192,
       readOnly: options.readOnly,
     });
+    this.#feed = new ChangeWriter(this.#file, options.changeFeed ?? 'all');
     if (options.readOnly) {
       this.#heartbeat = undefined;
       checkCopy(this.#file);
@@ -177,7 +181,7 @@ export class SqliteCopy implements SyncStore {
       if (page.actedCut)
         this.#file.sql('UPDATE idgov_sync_runs SET acted_after_ms = NULL WHERE id = ?').run(run.id);
       const syncedAt = isoTime(page.syncedAt);
-      const counts = upsertTasks(this.#file, run, page.tasks, syncedAt);
+      const counts = upsertTasks(this.#file, run, page.tasks, syncedAt, this.#feed);
       putExpanded(this.#file, page.expanded, syncedAt);
       return { ...moved, counts };
     });
@@ -217,13 +221,9 @@ export class SqliteCopy implements SyncStore {
         run,
         batch.tasks.filter((task) => mine.has(task.id)),
         syncedAt,
+        this.#feed,
       );
-      const gone = this.#file.sql(
-        'UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1, synced_at = ? WHERE id = ? AND deleted_at IS NULL AND lease_token = ?',
-      );
-      for (const id of batch.vanished) {
-        counts.deleted += Number(gone.run(syncedAt, syncedAt, id, lease.holder).changes);
-      }
+      counts.deleted += vanishLeased(this.#file, batch.vanished, lease.holder, syncedAt, this.#feed);
       this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token = ?`).run(lease.holder);
       return counts;
     });
@@ -244,20 +244,8 @@ export class SqliteCopy implements SyncStore {
       if (state.windows || state.refresh) {
         return { finished: false, vanished: 0, held: heldLeases(this.#file, run, this.#clock()) };
       }
-      let vanished = 0;
-      if (run.kind === 'full') {
-        const at = isoTime(finishedAt);
-        vanished = Number(
-          this.#file
-            .sql(
-              // Only what the run's range covered: a task created after its end (by a clock its
-              // start was told wrong) is not its to judge.
-              `UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1
-               WHERE seen_run <> ? AND vanished = 0 AND (created_at IS NULL OR created_at <= ?)`,
-            )
-            .run(at, run.id, isoTime(run.startedAt)).changes,
-        );
-      }
+      const vanished =
+        run.kind === 'full' ? vanishUnseen(this.#file, run, isoTime(finishedAt), this.#feed) : 0;
       this.#file.sql('UPDATE idgov_sync_runs SET finished_at = ? WHERE id = ?').run(finishedAt, run.id);
       this.#file.sql('DELETE FROM idgov_sync_windows WHERE run_id = ?').run(run.id);
       return { finished: true, vanished };
@@ -279,6 +267,19 @@ export class SqliteCopy implements SyncStore {
     query: CopyQuery,
   ): Promise<readonly CopyRecord[]> {
     return readRows(this.#file, after, limit, query);
+  }
+
+  /** Up to `limit` changes after `after`: a batch of `SqliteSyncStore.changes()`. */
+  async readChanges(
+    after: number,
+    limit: number,
+    kinds: readonly ChangeKind[] | undefined,
+  ): Promise<ChangeRecord[]> {
+    return readChangeBatch(this.#file, after, limit, kinds);
+  }
+
+  async pruneChanges(before: number): Promise<number> {
+    return this.#file.write(() => pruneChangeRows(this.#file, before));
   }
 
   async release(): Promise<void> {

@@ -4,22 +4,31 @@
  *
  * @module
  */
+
+import { isoTime } from '../../internal/time.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
+import { ChangeKind, fetchedChangeKind } from '../changes.ts';
 import type { ExpandedRow, SyncRun, TaskRow } from '../store.ts';
+import type { ChangeWriter } from './changes.ts';
 
 /**
  * Upserts `rows`, fetched by `run`: a later fetch replaces an earlier one, whatever the service's
  * `updatedAt` says (its nodes' clocks differ), and a fetch of an earlier run than the one that last
- * wrote a task (a writer late by a whole run) changes nothing. Counts what changed.
+ * wrote a task (a writer late by a whole run) changes nothing. Counts what changed, and records
+ * each real change in the feed.
  */
 export function upsertTasks(
   file: SqliteFile,
   run: SyncRun,
   rows: readonly TaskRow[],
   syncedAt: string,
+  feed: ChangeWriter,
 ): { new: number; changed: number; deleted: number } {
   const counts = { new: 0, changed: 0, deleted: 0 };
-  const existing = file.sql('SELECT seen_run, deleted_at, task FROM idgov_tasks WHERE id = ?');
+  const recording = rows.length > 0 && feed.on();
+  const existing = file.sql(
+    'SELECT seen_run, state, deleted_at, vanished, task FROM idgov_tasks WHERE id = ?',
+  );
   const put = file.sql(
     `INSERT INTO idgov_tasks (id, state, created_at, updated_at, deleted_at, vanished, synced_at, seen_run, task)
      VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
@@ -29,7 +38,7 @@ export function upsertTasks(
   );
   for (const row of rows) {
     const before = existing.get(row.id) as
-      | { seen_run: number; deleted_at: string | null; task: string }
+      | { seen_run: number; state: string | null; deleted_at: string | null; vanished: number; task: string }
       | undefined;
     if (before && before.seen_run > run.id) continue;
     put.run(
@@ -45,6 +54,22 @@ export function upsertTasks(
     if (!before) counts.new += 1;
     else if (before.task !== row.json) counts.changed += 1;
     if (row.deletedAt && !before?.deleted_at) counts.deleted += 1;
+    if (!recording) continue;
+    const kind = fetchedChangeKind(
+      before && { deleted: before.deleted_at !== null, vanished: before.vanished === 1 },
+      row.deletedAt !== undefined,
+      before?.task === row.json,
+    );
+    if (kind) {
+      feed.record({
+        kind,
+        taskId: row.id,
+        at: syncedAt,
+        previousState: before?.state ?? null,
+        state: row.state ?? null,
+        json: row.json,
+      });
+    }
   }
   return counts;
 }
@@ -56,4 +81,57 @@ export function putExpanded(file: SqliteFile, rows: readonly ExpandedRow[], sync
      ON CONFLICT (type, id) DO UPDATE SET synced_at = excluded.synced_at, object = excluded.object`,
   );
   for (const row of rows) put.run(row.type, row.id, syncedAt, row.json);
+}
+
+/**
+ * Marks the tasks `ids` that `holder` leases, and the service no longer returns, deleted and
+ * vanished, recording each in the feed: how many.
+ */
+export function vanishLeased(
+  file: SqliteFile,
+  ids: readonly string[],
+  holder: string,
+  at: string,
+  feed: ChangeWriter,
+): number {
+  const gone = file.sql(
+    `UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1, synced_at = ?
+     WHERE id = ? AND deleted_at IS NULL AND lease_token = ? RETURNING id, state, task`,
+  );
+  const rows = ids.flatMap((id) => gone.all(at, at, id, holder) as VanishedRow[]);
+  recordVanished(rows, at, feed);
+  return rows.length;
+}
+
+/**
+ * After a full run: marks the tasks it did not see deleted and vanished, recording each in the feed.
+ * Only what the run's range covered: a task created after its end (by a clock its start was told
+ * wrong) is not its to judge. How many.
+ */
+export function vanishUnseen(file: SqliteFile, run: SyncRun, at: string, feed: ChangeWriter): number {
+  const rows = file
+    .sql(
+      `UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1
+       WHERE seen_run <> ? AND vanished = 0 AND (created_at IS NULL OR created_at <= ?)
+       RETURNING id, state, task`,
+    )
+    .all(at, run.id, isoTime(run.startedAt)) as VanishedRow[];
+  recordVanished(rows, at, feed);
+  return rows.length;
+}
+
+type VanishedRow = { id: string; state: string | null; task: string };
+
+function recordVanished(rows: readonly VanishedRow[], at: string, feed: ChangeWriter): void {
+  if (rows.length === 0 || !feed.on()) return;
+  for (const row of rows) {
+    feed.record({
+      kind: ChangeKind.VANISHED,
+      taskId: row.id,
+      at,
+      previousState: row.state,
+      state: row.state,
+      json: row.task,
+    });
+  }
 }

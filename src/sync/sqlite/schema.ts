@@ -6,12 +6,14 @@
  */
 
 /** The schema version this SDK writes; a copy of an older one is migrated when opened. */
-export const SYNC_SCHEMA_VERSION = 3;
+export const SYNC_SCHEMA_VERSION = 4;
 
 /**
  * The statements that take a copy from version `n` to `n + 1`, by `n`. Version 2: windows and
  * open tasks are held under leases (the same design as the PostgreSQL copy's workers). Version 3:
- * a window may page only the tasks acted on since a time, and a run says whether it did.
+ * a window may page only the tasks acted on since a time, and a run says whether it did. Version 4:
+ * the change feed, `idgov_changes` (created with the schema; the version keeps an older SDK, which
+ * would write changes without their rows, from syncing the copy).
  */
 export const SQLITE_SYNC_MIGRATIONS: Readonly<Record<number, string>> = {
   1: `
@@ -28,6 +30,7 @@ ALTER TABLE idgov_sync_runs DROP COLUMN refreshed_through;
 ALTER TABLE idgov_sync_windows ADD COLUMN acted_after_ms INTEGER;
 ALTER TABLE idgov_sync_runs ADD COLUMN acted_after_ms INTEGER;
 `,
+  3: '',
 };
 
 /**
@@ -69,6 +72,15 @@ CREATE TABLE IF NOT EXISTS idgov_expanded (
   synced_at TEXT NOT NULL,
   object    TEXT NOT NULL,
   PRIMARY KEY (type, id)
+);
+CREATE TABLE IF NOT EXISTS idgov_changes (
+  seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind           TEXT NOT NULL,
+  task_id        TEXT NOT NULL,
+  at             TEXT NOT NULL,
+  previous_state TEXT,
+  state          TEXT,
+  task           TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS idgov_sync_runs (
   id                INTEGER PRIMARY KEY AUTOINCREMENT,

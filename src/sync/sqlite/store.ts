@@ -12,6 +12,19 @@ import { nodeFloorProblem } from '../../internal/node-floor.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
 import { StoreError } from '../../stores/store-error.ts';
 import {
+  type ChangeFeed,
+  type ChangeFeedStart,
+  type ChangeRecord,
+  type ChangesQuery,
+  changeFeedProblem,
+  changesQueryProblem,
+  type ReadChanges,
+  readChangeRecords,
+  readChanges,
+  seqProblem,
+  type TaskChange,
+} from '../changes.ts';
+import {
   type CopiedTask,
   type CopyQuery,
   type CopyReader,
@@ -39,6 +52,11 @@ export interface SqliteSyncStoreOptions {
    * syncing through this store is refused. Default false.
    */
   readonly readOnly?: boolean | undefined;
+  /**
+   * Whether the change feed records the first full copy (`all`, the default) or begins once a
+   * first run completed (`after-first-copy`); see {@link ChangeFeedStart}.
+   */
+  readonly changeFeed?: ChangeFeedStart | undefined;
 }
 
 // The worker thread's module: beside this one, as source (tests, `--import` of the sources) or as
@@ -48,7 +66,7 @@ const THREAD = new URL(
   import.meta.url,
 );
 
-type Method = keyof SyncStore | 'readRows';
+type Method = keyof SyncStore | 'readRows' | 'readChanges' | 'pruneChanges';
 
 /**
  * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
@@ -63,7 +81,7 @@ type Method = keyof SyncStore | 'readRows';
  *
  * @group Task sync
  */
-export class SqliteSyncStore implements SyncStore, CopyReader {
+export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   /** The database file. */
   readonly path: string;
   readonly #options: SqliteSyncStoreOptions & { readonly holder: string };
@@ -82,7 +100,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader {
     const unknown = unknownOptionProblem(
       'SqliteSyncStore',
       options,
-      optionKeys<SqliteSyncStoreOptions>()(['path', 'busyTimeoutMs', 'readOnly']),
+      optionKeys<SqliteSyncStoreOptions>()(['path', 'busyTimeoutMs', 'readOnly', 'changeFeed']),
     );
     if (unknown) throw new ConfigurationError(unknown);
     if (typeof options?.path !== 'string' || options.path === '') {
@@ -92,11 +110,14 @@ export class SqliteSyncStore implements SyncStore, CopyReader {
     if (wholeNumberProblem(busy, 0)) {
       throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
     }
+    const feedProblem = changeFeedProblem(options.changeFeed);
+    if (feedProblem) throw new ConfigurationError(feedProblem);
     this.path = options.path;
     this.#options = {
       path: options.path,
       busyTimeoutMs: busy,
       readOnly: options.readOnly === true,
+      changeFeed: options.changeFeed ?? 'all',
       holder: crypto.randomUUID(),
     };
   }
@@ -134,10 +155,10 @@ export class SqliteSyncStore implements SyncStore, CopyReader {
 
   #call<T>(method: Method, ...args: unknown[]): Promise<T> {
     if (this.#closed) return Promise.reject(new ConfigurationError(`The task copy ${this.path} is closed.`));
-    if (this.#options.readOnly && method !== 'readRows' && method !== 'close') {
+    if (this.#options.readOnly && method !== 'readRows' && method !== 'readChanges' && method !== 'close') {
       return Promise.reject(
         new ConfigurationError(
-          `The task copy ${this.path} was opened with readOnly: open it without readOnly to sync it.`,
+          `The task copy ${this.path} was opened with readOnly: open it without readOnly to ${method === 'pruneChanges' ? 'prune its change feed' : 'sync it'}.`,
         ),
       );
     }
@@ -192,6 +213,37 @@ export class SqliteSyncStore implements SyncStore, CopyReader {
       includeDeleted: query.includeDeleted,
       order: query.order,
     });
+
+  /**
+   * The change feed after `query.after`, typed, in `seq` order; with `follow`, waiting for new
+   * changes until `query.signal` aborts. A store opened with `readOnly` reads it while another
+   * process syncs the copy.
+   *
+   * @example
+   * for await (const change of store.changes({ after: saved, kinds: ['deleted'] })) console.log(change.taskId);
+   */
+  changes(query: ChangesQuery = {}): AsyncGenerator<TaskChange, void, undefined> {
+    return readChanges(this.#readChanges(query), query);
+  }
+
+  /** The change feed as stored, as {@link SqliteSyncStore.changes} reads it. */
+  changeRows(query: ChangesQuery = {}): AsyncGenerator<ChangeRecord, void, undefined> {
+    return readChangeRecords(this.#readChanges(query), query);
+  }
+
+  /** Deletes the feed's changes before `seq` (retention): how many. Refused by a `readOnly` store. */
+  async pruneChanges(before: number): Promise<number> {
+    const problem = seqProblem('before', before);
+    if (problem) throw new ConfigurationError(problem);
+    return this.#call<number>('pruneChanges', before);
+  }
+
+  /** What reads the feed's batches, once `query` is checked (a bad one throws before anything is read). */
+  #readChanges(query: ChangesQuery): ReadChanges {
+    const problem = changesQueryProblem(query);
+    if (problem) throw new ConfigurationError(problem);
+    return (after, limit, kinds) => this.#call<ChangeRecord[]>('readChanges', after, limit, kinds);
+  }
 
   /** Lets the copy go and closes the database (and its thread); a second call does nothing. */
   async close(): Promise<void> {

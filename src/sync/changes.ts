@@ -1,0 +1,211 @@
+/**
+ * The change feed of a task copy: one row for each real change the sync made to the copy, written
+ * in the same transaction as the change itself, numbered in commit order (`seq`). What a row is, how
+ * a reader follows the feed from a saved position, and the one rule that says which kind a change is.
+ *
+ * @module
+ */
+import type { TaskState } from '../../schemas/enums.ts';
+import { type Task, TaskSchema } from '../../schemas/task.ts';
+import { parseResponse } from '../core/validation/validation.ts';
+import { wait } from '../internal/wait.ts';
+
+/**
+ * The kinds of change the feed records: a task new to the copy, a task whose JSON changed, one
+ * the service says was deleted, and one the copy found gone from the service.
+ *
+ * @group Task sync
+ */
+export const ChangeKind = {
+  CREATED: 'created',
+  CHANGED: 'changed',
+  DELETED: 'deleted',
+  VANISHED: 'vanished',
+} as const;
+
+/** @group Task sync */
+export type ChangeKind = (typeof ChangeKind)[keyof typeof ChangeKind];
+
+/** Every {@link ChangeKind}, for checking what a caller asks for. */
+export const CHANGE_KINDS: readonly ChangeKind[] = Object.values(ChangeKind);
+
+/**
+ * A row of the feed as stored (`<prefix>_changes`).
+ *
+ * @group Task sync
+ */
+export interface ChangeRecord {
+  /** The change's position: increasing in commit order, never reused (pruning leaves gaps). */
+  readonly seq: number;
+  readonly kind: ChangeKind;
+  readonly taskId: string;
+  /** When the copy saw the change (the page's fetch, or the end of the run that found it gone), ISO 8601 UTC. */
+  readonly at: string;
+  /** The task's state before the change; undefined for one new to the copy. */
+  readonly previousState: string | undefined;
+  /** The task's state after it. */
+  readonly state: string | undefined;
+  /** The task's JSON after the change: as sent (SQLite), or as `jsonb` gives it back (PostgreSQL). */
+  readonly json: string;
+}
+
+/**
+ * A change of the feed, typed.
+ *
+ * @group Task sync
+ */
+export interface TaskChange {
+  readonly seq: number;
+  readonly kind: ChangeKind;
+  readonly taskId: string;
+  readonly at: Date;
+  readonly previousState: TaskState | undefined;
+  readonly state: TaskState | undefined;
+  /** The task after the change, checked against the schema. */
+  readonly task: Task;
+}
+
+/**
+ * Which changes to read: `store.changes({ after: savedSeq, follow: true, signal })`.
+ *
+ * @group Task sync
+ */
+export interface ChangesQuery {
+  /** Only changes after this `seq` (the last one you handled). Default 0: from the start. */
+  readonly after?: number | undefined;
+  /** Only changes of these kinds. Default every kind. */
+  readonly kinds?: readonly ChangeKind[] | undefined;
+  /**
+   * Waits for new changes once the feed is read, instead of ending; the iteration ends when
+   * `signal` aborts (a clean stop, not an error). Default false.
+   */
+  readonly follow?: boolean | undefined;
+  /** Ends the iteration: at once while it waits, otherwise after the change in hand. */
+  readonly signal?: AbortSignal | undefined;
+  /** While following, how often to look for new changes, in ms. Default 500. */
+  readonly pollMs?: number | undefined;
+}
+
+/**
+ * The change feed of a copy: what `SqliteSyncStore` and `PostgresSyncStore` offer besides syncing.
+ *
+ * @group Task sync
+ */
+export interface ChangeFeed {
+  /** The feed's changes after `query.after`, typed, in `seq` order, read in batches (constant memory). */
+  changes(query?: ChangesQuery): AsyncGenerator<TaskChange, void, undefined>;
+  /** The same, as stored. */
+  changeRows(query?: ChangesQuery): AsyncGenerator<ChangeRecord, void, undefined>;
+  /** Deletes the changes before `seq` (retention); resolves with how many. Positions are never reused. */
+  pruneChanges(before: number): Promise<number>;
+}
+
+/**
+ * Whether a copy's feed records the first full copy (`all`, the default: folding the feed from
+ * `seq` 0 gives the copy), or begins once a first run completed (`after-first-copy`: a large first
+ * copy is not a large first feed; a reader starts from the copy as that run left it).
+ *
+ * @group Task sync
+ */
+export type ChangeFeedStart = 'all' | 'after-first-copy';
+
+/** Reads up to `limit` changes after `after`, of `kinds` (every kind when undefined), by `seq`. */
+export type ReadChanges = (
+  after: number,
+  limit: number,
+  kinds: readonly ChangeKind[] | undefined,
+) => Promise<readonly ChangeRecord[]>;
+
+// Changes a store reads at once.
+const BATCH = 500;
+
+/** A problem with `value` as the position `name` in the feed; undefined when there is none. */
+export function seqProblem(name: string, value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return undefined;
+  return `${name} must be a seq of the change feed, a whole number of 0 or more (got ${String(value)}).`;
+}
+
+/** A problem with a store's `changeFeed` option; undefined when there is none. */
+export function changeFeedProblem(start: unknown): string | undefined {
+  if (start === undefined || start === 'all' || start === 'after-first-copy') return undefined;
+  return `changeFeed must be 'all' or 'after-first-copy' (got ${JSON.stringify(start)}).`;
+}
+
+/** A problem with `query`, naming the field and the fix; undefined when there is none. */
+export function changesQueryProblem(query: ChangesQuery): string | undefined {
+  const after = seqProblem('after', query.after ?? 0);
+  if (after) return after;
+  const unknown = (query.kinds ?? []).filter((kind) => !CHANGE_KINDS.includes(kind));
+  if (unknown.length > 0) {
+    return `kinds may hold ${CHANGE_KINDS.join(', ')} (got ${unknown.map(String).join(', ')}).`;
+  }
+  const poll = query.pollMs ?? 500;
+  if (!Number.isSafeInteger(poll) || poll < 1)
+    return `pollMs must be a whole number of ms, 1 or more (got ${poll}).`;
+  return undefined;
+}
+
+/** The feed's rows, read `BATCH` at a time by `read`; with `follow`, waiting for more until `signal` aborts. */
+export async function* readChangeRecords(
+  read: ReadChanges,
+  query: ChangesQuery = {},
+): AsyncGenerator<ChangeRecord, void, undefined> {
+  let after = query.after ?? 0;
+  const kinds = query.kinds && query.kinds.length > 0 ? [...query.kinds] : undefined;
+  for (;;) {
+    if (query.signal?.aborted) return;
+    const rows = await read(after, BATCH, kinds);
+    for (const row of rows) {
+      yield row;
+      if (query.signal?.aborted) return;
+    }
+    const last = rows.at(-1);
+    if (last) after = last.seq;
+    if (rows.length === BATCH) continue;
+    if (!query.follow) return;
+    if (!(await wait(query.pollMs ?? 500, { signal: query.signal }))) return;
+  }
+}
+
+/** The feed's changes, typed: each row's JSON checked against the task schema, naming the field that fails. */
+export async function* readChanges(
+  read: ReadChanges,
+  query: ChangesQuery = {},
+): AsyncGenerator<TaskChange, void, undefined> {
+  for await (const row of readChangeRecords(read, query)) {
+    yield {
+      seq: row.seq,
+      kind: row.kind,
+      taskId: row.taskId,
+      at: new Date(row.at),
+      previousState: row.previousState as TaskState | undefined,
+      state: row.state as TaskState | undefined,
+      task: parseResponse(TaskSchema, row.json, `change ${row.seq} of task ${row.taskId}`),
+    };
+  }
+}
+
+/** What the copy held of a task before a write: whether deleted, and whether found gone (vanished). */
+export interface CopiedBefore {
+  readonly deleted: boolean;
+  readonly vanished: boolean;
+}
+
+/**
+ * The kind of change a fetch of a task makes to the copy, or undefined when it changes nothing (the
+ * feed is exact: a fetch that finds the task as the copy holds it writes no row). A task new to the
+ * copy is `created` (`deleted` when it arrives deleted); one the service now says is deleted, and
+ * the copy held as not, is `deleted`; any other difference (its JSON, a vanished task found again)
+ * is `changed`. `sameJson` compares the task's JSON as the store keeps it. The PostgreSQL store
+ * says the same in SQL (`FETCHED_KIND_SQL`).
+ */
+export function fetchedChangeKind(
+  before: CopiedBefore | undefined,
+  deletedNow: boolean,
+  sameJson: boolean,
+): ChangeKind | undefined {
+  if (!before) return deletedNow ? ChangeKind.DELETED : ChangeKind.CREATED;
+  if (deletedNow && !before.deleted) return ChangeKind.DELETED;
+  if (!sameJson || before.vanished || before.deleted !== deletedNow) return ChangeKind.CHANGED;
+  return undefined;
+}

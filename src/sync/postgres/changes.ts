@@ -1,0 +1,114 @@
+/**
+ * The change feed of a PostgreSQL task copy (`<prefix>_changes`), written by the statement that
+ * changes the copy. Many workers commit at once, so a `seq` taken from a sequence could commit
+ * after a greater one a reader has passed. Here `seq` comes from a counter row (`changes_seq` in
+ * `<prefix>_sync_meta`) that a statement locks once it holds its tasks, and keeps until it commits:
+ * numbers are handed out in commit order, and a reader that saw `seq` n never finds a smaller one
+ * later. A statement with no change leaves the counter alone, so it waits for no other.
+ *
+ * @module
+ */
+import type { ChangeKind, ChangeRecord } from '../changes.ts';
+import type { PgQuery } from './rows.ts';
+import type { SyncTables } from './schema.ts';
+
+/**
+ * Whether changes are recorded by a statement: always (`$param` true, the feed records the first
+ * copy), or once a first run completed.
+ */
+export const feedOnSql = (t: SyncTables, param: string) =>
+  `(${param}::boolean OR EXISTS (SELECT 1 FROM ${t.runs} WHERE finished_at IS NOT NULL))`;
+
+/**
+ * The kind of change a fetch makes, from `input` row `i` and `old` row `o` (NULL when new): the rule
+ * of `fetchedChangeKind`, in SQL; NULL when the fetch changes nothing.
+ */
+export const FETCHED_KIND_SQL = `CASE
+    WHEN o.id IS NULL THEN CASE WHEN i.deleted_at IS NOT NULL THEN 'deleted' ELSE 'created' END
+    WHEN i.deleted_at IS NOT NULL AND o.deleted_at IS NULL THEN 'deleted'
+    WHEN o.task IS DISTINCT FROM i.task OR o.vanished OR (o.deleted_at IS NOT NULL AND i.deleted_at IS NULL)
+      THEN 'changed'
+  END`;
+
+/**
+ * The common table expression `fetched`: the changes the upsert of `upsertTasksSql` made (its
+ * `input`, `old` and `up`), as the columns {@link recordChangesSql} reads, when `feedOn` holds.
+ */
+export const fetchedChangesSql = (feedOn: string) => `fetched AS (
+    SELECT * FROM (
+      SELECT ${FETCHED_KIND_SQL} AS kind, u.id AS task_id, o.state AS previous_state, i.state, i.task
+      FROM up u JOIN input i ON i.id = u.id LEFT JOIN old o ON o.id = u.id
+      WHERE ${feedOn}) c
+    WHERE kind IS NOT NULL)`;
+
+/** The common table expression `vanished`: the tasks `source` (`RETURNING id, state, task`) marked vanished, when `feedOn` holds. */
+export const vanishedChangesSql = (source: string, feedOn: string) => `vanished AS (
+    SELECT 'vanished' AS kind, id AS task_id, state AS previous_state, state, task FROM ${source} WHERE ${feedOn})`;
+
+/**
+ * The common table expressions that record the changes of `sources` (CTEs of `kind, task_id,
+ * previous_state, state, task`) at `at` (timestamptz): `seq` takes their numbers from the counter,
+ * which its reading of the sources orders after every task the statement writes; `feed` inserts
+ * them, by task ID within the statement. {@link AFTER_SEQ} orders other writes after the counter.
+ */
+export function recordChangesSql(t: SyncTables, sources: readonly string[], at: string): string {
+  const all = sources.map((source) => `SELECT kind, task_id, previous_state, state, task FROM ${source}`);
+  return `changed AS (${all.join(' UNION ALL ')}),
+  seq AS (
+    UPDATE ${t.meta} SET value = (value::bigint + (SELECT count(*) FROM changed))::text
+    WHERE key = 'changes_seq' AND EXISTS (SELECT 1 FROM changed)
+    RETURNING value::bigint AS last),
+  feed AS (
+    INSERT INTO ${t.changes} (seq, kind, task_id, at, previous_state, state, task)
+    SELECT (SELECT last FROM seq) - (SELECT count(*) FROM changed) + row_number() OVER (ORDER BY task_id),
+      kind, task_id, ${at}, previous_state, state, task
+    FROM changed)`;
+}
+
+/**
+ * A condition, always true, that makes a write wait for the counter: rows another statement may
+ * lock after its counter (expanded objects) are locked here after the counter too, so that no two
+ * statements wait for each other.
+ */
+export const AFTER_SEQ = '(SELECT count(*) FROM seq) >= 0';
+
+/** Up to `limit` changes after `after`, of `kinds` (any when undefined), by `seq`. */
+export async function readChangeBatch(
+  query: PgQuery,
+  t: SyncTables,
+  after: number,
+  limit: number,
+  kinds: readonly ChangeKind[] | undefined,
+): Promise<ChangeRecord[]> {
+  const { rows } = await query<{
+    seq: string;
+    kind: ChangeKind;
+    task_id: string;
+    at: Date;
+    previous_state: string | null;
+    state: string | null;
+    task: string;
+  }>(
+    'reading the change feed',
+    `SELECT seq, kind, task_id, at, previous_state, state, task::text AS task FROM ${t.changes}
+     WHERE seq > $1 AND ($3::text[] IS NULL OR kind = ANY($3)) ORDER BY seq LIMIT $2`,
+    [after, limit, kinds ? [...kinds] : null],
+  );
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    kind: row.kind,
+    taskId: row.task_id,
+    at: row.at.toISOString(),
+    previousState: row.previous_state ?? undefined,
+    state: row.state ?? undefined,
+    json: row.task,
+  }));
+}
+
+/** Deletes the changes before `before`: how many. */
+export async function pruneChangeRows(query: PgQuery, t: SyncTables, before: number): Promise<number> {
+  const { rowCount } = await query('pruning the change feed', `DELETE FROM ${t.changes} WHERE seq < $1`, [
+    before,
+  ]);
+  return rowCount;
+}

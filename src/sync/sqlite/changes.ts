@@ -1,0 +1,93 @@
+/**
+ * The change feed of a SQLite task copy (`idgov_changes`): rows written inside the store's write
+ * transactions, which SQLite runs one at a time, so `seq` (AUTOINCREMENT: never reused, even once
+ * pruned) increases in commit order. Reading it back in batches, and pruning it.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../../core/errors/errors.ts';
+import type { SqliteFile } from '../../stores/sqlite-file.ts';
+import type { ChangeFeedStart, ChangeKind, ChangeRecord } from '../changes.ts';
+
+/** A change to record: the task after it, and its state before. */
+export interface NewChange {
+  readonly kind: ChangeKind;
+  readonly taskId: string;
+  readonly at: string;
+  readonly previousState: string | null;
+  readonly state: string | null;
+  readonly json: string;
+}
+
+/** Records the changes of the transaction under way, or none while `start` says the feed has not begun. */
+export class ChangeWriter {
+  readonly #file: SqliteFile;
+  readonly #start: ChangeFeedStart;
+
+  constructor(file: SqliteFile, start: ChangeFeedStart) {
+    this.#file = file;
+    this.#start = start;
+  }
+
+  /** Whether changes are recorded now: always, or once a first run completed. Asked once a transaction. */
+  on(): boolean {
+    if (this.#start === 'all') return true;
+    return (
+      this.#file.sql('SELECT 1 FROM idgov_sync_runs WHERE finished_at IS NOT NULL LIMIT 1').get() !==
+      undefined
+    );
+  }
+
+  record(change: NewChange): void {
+    this.#file
+      .sql(
+        'INSERT INTO idgov_changes (kind, task_id, at, previous_state, state, task) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(change.kind, change.taskId, change.at, change.previousState, change.state, change.json);
+  }
+}
+
+/** Up to `limit` changes after `after`, of `kinds` (any when undefined), by `seq`. */
+export function readChangeBatch(
+  file: SqliteFile,
+  after: number,
+  limit: number,
+  kinds: readonly ChangeKind[] | undefined,
+): ChangeRecord[] {
+  const only = kinds ? `AND kind IN (${kinds.map(() => '?').join(', ')})` : '';
+  const rows = file.read(() => {
+    try {
+      return file
+        .sql(
+          `SELECT seq, kind, task_id, at, previous_state, state, task FROM idgov_changes
+           WHERE seq > ? ${only} ORDER BY seq LIMIT ?`,
+        )
+        .all(after, ...(kinds ?? []), limit);
+    } catch (error) {
+      throw noFeed(file, error);
+    }
+  }) as Array<Record<string, string | number | null>>;
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    kind: row.kind as ChangeKind,
+    taskId: String(row.task_id),
+    at: String(row.at),
+    previousState: (row.previous_state as string | null) ?? undefined,
+    state: (row.state as string | null) ?? undefined,
+    json: String(row.task),
+  }));
+}
+
+/** Deletes the changes before `before`: how many. */
+export function pruneChangeRows(file: SqliteFile, before: number): number {
+  return Number(file.sql('DELETE FROM idgov_changes WHERE seq < ?').run(before).changes);
+}
+
+/** A copy made before the feed existed has no table for it until a sync of this SDK opens it. */
+function noFeed(file: SqliteFile, error: unknown): unknown {
+  if (!/no such table: idgov_changes/.test(String((error as Error)?.message))) return error;
+  return new ConfigurationError(
+    `${file.path} is a task copy without a change feed (made by an older @idgov/sdk): run \`idgov sync --db ${file.path}\` once with this version to add it.`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,74 @@
+import type { ChangeRecord, CopyRecord } from '../../src/sync/index.ts';
+
+/** What the copy holds of a task, as the feed can rebuild it. */
+export interface Folded {
+  readonly task: unknown;
+  readonly deleted: boolean;
+  readonly vanished: boolean;
+}
+
+/** The copy a feed describes: each change applied in `seq` order, from nothing. */
+export function fold(changes: Iterable<ChangeRecord>): Map<string, Folded> {
+  const out = new Map<string, Folded>();
+  for (const change of changes) {
+    const task = JSON.parse(change.json) as { deletedAt?: string | null };
+    out.set(
+      change.taskId,
+      change.kind === 'vanished'
+        ? { task, deleted: true, vanished: true }
+        : { task, deleted: task.deletedAt != null, vanished: false },
+    );
+  }
+  return out;
+}
+
+/** The copy's rows (deleted ones too) in the shape of {@link fold}. */
+export function asFolded(rows: Iterable<CopyRecord>): Map<string, Folded> {
+  const out = new Map<string, Folded>();
+  for (const row of rows) {
+    out.set(row.id, {
+      task: JSON.parse(row.json),
+      deleted: row.deletedAt !== undefined,
+      vanished: row.vanished,
+    });
+  }
+  return out;
+}
+
+/** Every item of an async iterable. */
+export async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/**
+ * The changes between two states of a copy, one a task whose JSON, deletion or vanishing differs,
+ * with the kind the feed must give it: what a feed written between them must hold, exactly.
+ */
+export function expectedChanges(
+  before: Map<string, Folded>,
+  after: Map<string, Folded>,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [id, now] of after) {
+    const was = before.get(id);
+    if (was && JSON.stringify(was) === JSON.stringify(now)) continue;
+    if (now.vanished) out.set(id, 'vanished');
+    else if (!was) out.set(id, now.deleted ? 'deleted' : 'created');
+    else if (now.deleted && !was.deleted) out.set(id, 'deleted');
+    else out.set(id, 'changed');
+  }
+  return out;
+}
+
+/** The changes as a map of task ID to kind; throws on a task changed twice (the feed would not be exact). */
+export function byTask(changes: readonly ChangeRecord[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const change of changes) {
+    if (out.has(change.taskId))
+      throw new Error(`task ${change.taskId} changed twice: ${out.get(change.taskId)}, ${change.kind}`);
+    out.set(change.taskId, change.kind);
+  }
+  return out;
+}

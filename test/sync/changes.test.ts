@@ -1,0 +1,321 @@
+/**
+ * The change feed, on every store: one row per real change to the copy, of the right kind, none for
+ * a fetch that changes nothing; read from a saved position, by kind, followed live, pruned; and the
+ * whole feed folded from `seq` 0 is the copy. On PostgreSQL, a reader following the feed while four
+ * workers commit sees every change once, in order.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigurationError, IdGovClient } from '../../src/index.ts';
+import { type ChangeRecord, TaskSync } from '../../src/sync/index.ts';
+import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
+import { FakeTenant } from '../../src/testing/index.ts';
+import { all, asFolded, byTask, expectedChanges, fold } from '../helpers/change-feed.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-changes-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const pg = await postgresForTests();
+if (!pg) console.warn(`skipping the PostgreSQL change feed tests: ${NO_POSTGRES}`);
+afterAll(() => pg?.stop());
+
+type Store = SqliteSyncStore | PostgresSyncStore;
+type FeedStart = 'all' | 'after-first-copy';
+
+let n = 0;
+const kinds: Array<{ name: string; skip: boolean; make(changeFeed?: FeedStart): Promise<Store> }> = [
+  {
+    name: 'SQLite',
+    skip: false,
+    make: async (changeFeed) => new SqliteSyncStore({ path: join(dir, `feed-${++n}.db`), changeFeed }),
+  },
+  {
+    name: 'PostgreSQL',
+    skip: !pg,
+    make: async (changeFeed) => {
+      const store = new PostgresSyncStore({
+        connectionString: pg?.url,
+        table: `${pg?.schema}.feed_${++n}`,
+        logLevel: 'error',
+        changeFeed,
+      });
+      await store.migrate();
+      return store;
+    },
+  },
+];
+
+/** Resolves once `done()` holds, or after 5 s (the assertions that follow then say what is missing). */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done() && waited < 5_000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const copyOf = async (store: Store) => asFolded(await all(store.rows({ includeDeleted: true })));
+
+for (const kind of kinds) {
+  describe.skipIf(kind.skip)(`the change feed on ${kind.name}`, () => {
+    const tenant = new FakeTenant({ tasks: 600, seed: 41 });
+    let close: () => Promise<void>;
+    let client: IdGovClient;
+    beforeAll(async () => {
+      ({ close } = await tenant.listen());
+      client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'off' });
+    });
+    afterAll(() => close());
+
+    /** Runs `store`'s sync once, and returns the feed's rows it wrote, and the copy before and after. */
+    async function runAndRead(store: Store, sync: TaskSync, options: { full?: boolean } = {}) {
+      const before = await copyOf(store);
+      const last = (await all(store.changeRows())).at(-1)?.seq ?? 0;
+      const summary = await sync.run(options);
+      expect(summary.complete).toBe(true);
+      const written = await all(store.changeRows({ after: last }));
+      return { written, expected: expectedChanges(before, await copyOf(store)) };
+    }
+
+    it('writes one row per real change, of its kind, and none for a fetch that finds the task as it was', async () => {
+      const store = await kind.make();
+      const sync = new TaskSync({ client, store, concurrency: 3 });
+      try {
+        const first = await runAndRead(store, sync);
+        expect(first.written).toHaveLength(tenant.tasks.length);
+        expect(byTask(first.written)).toEqual(first.expected);
+        expect(first.written.every((c) => c.kind === 'created')).toBe(true);
+
+        // Every kind of change the service makes between runs, and tasks the service forgets.
+        tenant.closeTasks(6);
+        tenant.createTasks(5);
+        tenant.deleteTasks(4, (task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt);
+        tenant.commentOnTasks(3, (task) => !task.deletedAt);
+        tenant.purgeTasks(2, (task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt);
+        const second = await runAndRead(store, sync);
+        expect(byTask(second.written)).toEqual(second.expected);
+        expect(new Set(second.written.map((c) => c.kind))).toEqual(
+          new Set(['created', 'changed', 'deleted', 'vanished']),
+        );
+        // A change says the state before and after, and carries the task after it.
+        for (const change of second.written) {
+          const now = (await copyOf(store)).get(change.taskId);
+          expect(JSON.parse(change.json)).toEqual(now?.task);
+          if (change.kind === 'created') expect(change.previousState).toBeUndefined();
+          else expect(change.previousState).toMatch(/^TASK_STATE_/);
+        }
+
+        // Nothing changed: an incremental run and a full one write nothing.
+        expect((await runAndRead(store, sync)).written).toEqual([]);
+        expect((await runAndRead(store, sync, { full: true })).written).toEqual([]);
+
+        // A full run marks the tasks the service forgot vanished, once.
+        tenant.purgeTasks(3, (task) => task.state !== 'TASK_STATE_OPEN');
+        const full = await runAndRead(store, sync, { full: true });
+        expect(byTask(full.written)).toEqual(full.expected);
+        expect(full.written.map((c) => c.kind)).toEqual(['vanished', 'vanished', 'vanished']);
+
+        // Folding the whole feed from seq 0 gives the copy, and seq only grows.
+        const feed = await all(store.changeRows());
+        expect(fold(feed)).toEqual(await copyOf(store));
+        expect(feed.map((c) => c.seq)).toEqual(feed.map((_, i) => i + 1));
+      } finally {
+        await sync.close();
+      }
+    }, 60_000);
+
+    it("with changeFeed 'after-first-copy', the first copy writes no row and later changes are written", async () => {
+      const store = await kind.make('after-first-copy');
+      const sync = new TaskSync({ client, store, concurrency: 2 });
+      try {
+        expect((await runAndRead(store, sync)).written).toEqual([]);
+        const copied = await copyOf(store);
+        tenant.closeTasks(3);
+        const next = await runAndRead(store, sync);
+        expect(next.written.length).toBeGreaterThan(0);
+        expect(byTask(next.written)).toEqual(next.expected);
+        // The copy as the first run left it, with the feed applied on top, is the copy now.
+        const rebuilt = new Map([...copied, ...fold(await all(store.changeRows()))]);
+        expect(rebuilt).toEqual(await copyOf(store));
+      } finally {
+        await sync.close();
+      }
+    }, 60_000);
+
+    it('reads from a saved position and by kind, typed; follows new changes until its signal aborts', async () => {
+      const store = await kind.make();
+      const sync = new TaskSync({ client, store, concurrency: 2 });
+      try {
+        await sync.run();
+        const feed = await all(store.changeRows());
+        const middle = feed[Math.floor(feed.length / 2)] as ChangeRecord;
+        expect((await all(store.changeRows({ after: middle.seq }))).map((c) => c.seq)).toEqual(
+          feed.filter((c) => c.seq > middle.seq).map((c) => c.seq),
+        );
+        const deleted = await all(store.changes({ kinds: ['deleted'] }));
+        expect(deleted.length).toBe(feed.filter((c) => c.kind === 'deleted').length);
+        for (const change of deleted) {
+          expect(change.task.id).toBe(change.taskId);
+          expect(change.at).toBeInstanceOf(Date);
+          expect(change.task.deletedAt).toBeDefined();
+        }
+
+        // A follower that has read everything waits, and sees the next run's changes as they commit.
+        const abort = new AbortController();
+        const seen: ChangeRecord[] = [];
+        const last = feed.at(-1)?.seq ?? 0;
+        const following = (async () => {
+          for await (const change of store.changeRows({
+            after: last,
+            follow: true,
+            pollMs: 20,
+            signal: abort.signal,
+          })) {
+            seen.push(change);
+          }
+        })();
+        const closed = tenant.closeTasks(4);
+        await sync.run();
+        const written = await all(store.changeRows({ after: last }));
+        await until(() => seen.length >= written.length);
+        abort.abort();
+        await following; // ends quietly on abort
+        expect(seen).toEqual(written);
+        expect(new Set(seen.map((c) => c.taskId))).toEqual(new Set(closed.map((t) => t.id)));
+      } finally {
+        await sync.close();
+      }
+    }, 60_000);
+
+    it('prunes changes before a seq, and never hands a pruned seq out again', async () => {
+      const store = await kind.make();
+      const sync = new TaskSync({ client, store, concurrency: 2 });
+      try {
+        await sync.run();
+        const last = (await all(store.changeRows())).at(-1)?.seq ?? 0;
+        expect(await store.pruneChanges(11)).toBe(10);
+        expect((await all(store.changeRows())).at(0)?.seq).toBe(11);
+        expect(await store.pruneChanges(last + 1)).toBe(last - 10);
+        expect(await all(store.changeRows())).toEqual([]);
+        tenant.closeTasks(2);
+        await sync.run();
+        const after = await all(store.changeRows());
+        expect(after.length).toBeGreaterThan(0);
+        expect(after.every((c) => c.seq > last)).toBe(true);
+      } finally {
+        await sync.close();
+      }
+    }, 60_000);
+
+    it('refuses a bad position, kind or interval, naming the field, before reading anything', async () => {
+      const store = await kind.make();
+      try {
+        const bad = [
+          () => store.changes({ after: -1 }),
+          () => store.changes({ after: 1.5 }),
+          () => store.changeRows({ kinds: ['closed' as 'created'] }),
+          () => store.changes({ follow: true, pollMs: 0 }),
+        ];
+        const messages = bad.map((call) => {
+          try {
+            call();
+          } catch (error) {
+            expect(error).toBeInstanceOf(ConfigurationError);
+            return (error as Error).message;
+          }
+          return 'no error';
+        });
+        expect(messages[0]).toMatch(/after must be a seq .* \(got -1\)/);
+        expect(messages[1]).toMatch(/after must be .* \(got 1\.5\)/);
+        expect(messages[2]).toMatch(/kinds may hold created, changed, deleted, vanished \(got closed\)/);
+        expect(messages[3]).toMatch(/pollMs must be/);
+        await expect(store.pruneChanges(Number.NaN)).rejects.toThrow(/before must be a seq/);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+describe('a SQLite copy read while another process may sync it', () => {
+  it('opened readOnly, reads the feed but refuses to prune it; a copy without a feed says how to add one', async () => {
+    const tenant = new FakeTenant({ tasks: 50, seed: 43 });
+    const { close } = await tenant.listen();
+    const path = join(dir, 'read-only.db');
+    const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'off' });
+    const sync = new TaskSync({ client, store: new SqliteSyncStore({ path }) });
+    await sync.run();
+    await sync.close();
+    await close();
+    const reader = new SqliteSyncStore({ path, readOnly: true });
+    try {
+      expect(await all(reader.changeRows())).toHaveLength(50);
+      await expect(reader.pruneChanges(10)).rejects.toThrow(
+        /opened with readOnly: open it without readOnly to prune/,
+      );
+    } finally {
+      await reader.close();
+    }
+    // As a copy made by an earlier release has it: no feed table.
+    const db = new DatabaseSync(path);
+    db.exec('DROP TABLE idgov_changes');
+    db.close();
+    const old = new SqliteSyncStore({ path, readOnly: true });
+    try {
+      await expect(all(old.changeRows())).rejects.toThrow(
+        /without a change feed \(made by an older @idgov\/sdk\): run `idgov sync --db .*read-only\.db` once/,
+      );
+    } finally {
+      await old.close();
+    }
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL: four workers commit while a reader follows the feed', () => {
+  it('the reader sees every change once, in seq order, none passed over by a slower commit', async () => {
+    // Small pages and many cursors: commits overlap all the time; the follower looks every 5 ms.
+    const tenant = new FakeTenant({ history: 3_000, seed: 44 });
+    const { close } = await tenant.listen();
+    const table = `${pg?.schema}.feed_workers`;
+    const store = () => new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'error' });
+    const reader = store();
+    await reader.migrate();
+    const abort = new AbortController();
+    const seen: ChangeRecord[] = [];
+    const following = (async () => {
+      for await (const change of reader.changeRows({ follow: true, pollMs: 5, signal: abort.signal }))
+        seen.push(change);
+    })();
+    try {
+      const workers = Array.from({ length: 4 }, () => {
+        const client = new IdGovClient({
+          baseUrl: tenant.baseUrl,
+          credentials: tenant.client,
+          logLevel: 'off',
+        });
+        return new TaskSync({ client, store: store(), concurrency: 4, pageSize: 20 });
+      });
+      const summaries = await Promise.all(workers.map((w) => w.run()));
+      expect(summaries.every((s) => s.complete)).toBe(true);
+      tenant.closeTasks(40);
+      tenant.createTasks(60);
+      tenant.deleteTasks(20, (task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt);
+      await Promise.all(workers.map((w) => w.run()));
+      for (const w of workers) await w.close();
+      const feed = await all(reader.changeRows());
+      await until(() => seen.length >= feed.length);
+      abort.abort();
+      await following;
+      expect(seen.map((c) => c.seq)).toEqual(feed.map((c) => c.seq));
+      expect(feed.map((c) => c.seq)).toEqual(feed.map((_, i) => i + 1));
+      expect(fold(feed)).toEqual(asFolded(await all(reader.rows({ includeDeleted: true }))));
+    } finally {
+      abort.abort();
+      await following;
+      await reader.close();
+      await close();
+    }
+  }, 120_000);
+});
