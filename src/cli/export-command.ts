@@ -1,14 +1,9 @@
-import { existsSync } from 'node:fs';
 import type { TaskState } from '../../schemas/enums.ts';
-import { ConfigurationError } from '../core/errors/errors.ts';
-import type { CopyReader, CopyRecord } from '../sync/copy-reader.ts';
-import { SqliteSyncStore } from '../sync/sqlite/store.ts';
+import type { CopyRecord } from '../sync/copy-reader.ts';
+import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
 
 /** What `idgov export` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix), and which tasks. */
-export interface ExportCommandOptions {
-  readonly db?: string | undefined;
-  readonly postgres?: string | undefined;
-  readonly table?: string | undefined;
+export interface ExportCommandOptions extends CopyTarget {
   readonly format: 'ndjson' | 'csv';
   /** Only tasks in this state (`TASK_STATE_OPEN`...). */
   readonly state?: TaskState | undefined;
@@ -53,62 +48,6 @@ function ndjsonLine(row: CopyRecord): string {
   return `{"task":${row.json},"deleted":${row.deletedAt !== undefined},"vanished":${row.vanished},"syncedAt":${JSON.stringify(row.syncedAt)}}`;
 }
 
-/** The copy the options name, opened to read. */
-async function readerOf(options: ExportCommandOptions): Promise<CopyReader & { close(): Promise<void> }> {
-  if (options.postgres !== undefined) {
-    const { PostgresSyncStore } = await import('../sync/postgres/store.ts');
-    return new PostgresSyncStore({
-      connectionString: options.postgres,
-      table: options.table,
-      maxConnections: 1,
-    });
-  }
-  const path = options.db ?? '';
-  if (!existsSync(path)) {
-    throw new ConfigurationError(
-      `${path} does not exist: run \`idgov sync --db ${path}\` first, or check the path.`,
-    );
-  }
-  return new SqliteSyncStore({ path, readOnly: true });
-}
-
-/** Writes lines to `out`, waiting when it is full; a reader gone (EPIPE, `| head`) ends the writing quietly. */
-function lineWriter(out: NodeJS.WritableStream): { write(line: string): Promise<boolean> } {
-  let failed: (Error & { code?: string }) | undefined;
-  const onError = (error: Error) => {
-    failed = error;
-  };
-  // Kept after the export too: an EPIPE reported late must not end the process as an unhandled 'error'.
-  out.on('error', onError);
-  const check = () => {
-    if (failed && failed.code !== 'EPIPE') {
-      throw new Error(
-        `writing the export failed (${failed.code ?? failed.message}): check where it goes (a full disk?).`,
-      );
-    }
-    return failed === undefined;
-  };
-  return {
-    async write(line) {
-      if (!check()) return false;
-      if (!out.write(`${line}\n`)) {
-        await new Promise<void>((resolve) => {
-          const go = () => {
-            out.off('drain', go);
-            out.off('error', go);
-            out.off('close', go);
-            resolve();
-          };
-          out.on('drain', go);
-          out.on('error', go);
-          out.on('close', go);
-        });
-      }
-      return check();
-    },
-  };
-}
-
 /**
  * `idgov export`: the copy's tasks to stdout, oldest first, through the store's reader: NDJSON (each
  * task with the copy's facts beside it, one a line) or CSV (the documented columns, or those asked
@@ -118,7 +57,7 @@ export async function exportCommand(
   options: ExportCommandOptions,
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
-  const store = await readerOf(options);
+  const store = await openToRead(options);
   const lines = lineWriter(out);
   const columns = options.columns ?? DEFAULT_COLUMNS;
   const raw = options.csvRaw === true;

@@ -1,13 +1,15 @@
 /**
  * `idgov`: the SDK's command-line tool. `idgov sync` keeps a copy of the tenant's tasks current,
- * in SQLite or PostgreSQL; `idgov export` writes a SQLite copy out as NDJSON or CSV. Credentials come from the environment,
- * as for the client: IDGOV_BASE_URL, and IDGOV_CLIENT_ID with IDGOV_CLIENT_SECRET, or IDGOV_TOKEN.
+ * in SQLite or PostgreSQL; `idgov export` writes a copy out as NDJSON or CSV, `idgov changes` its
+ * change feed. Credentials come from the environment, as for the client: IDGOV_BASE_URL, and
+ * IDGOV_CLIENT_ID with IDGOV_CLIENT_SECRET, or IDGOV_TOKEN.
  *
  * @module
  */
 import { Command } from 'commander';
 import type { TaskExpandPath } from '../../schemas/enums.ts';
 import { KNOWN_TASK_TYPE_KINDS } from '../../schemas/request-values.ts';
+import { addChangesCommands } from './changes-program.ts';
 import { CSV_COLUMNS, exportCommand } from './export-command.ts';
 import { ruleGetCommand, tasksSearchCommand } from './lookup-command.ts';
 import { checkCopy, date, taskState, taskTypeFilter } from './options.ts';
@@ -16,6 +18,9 @@ import { syncCommand } from './sync-command.ts';
 import { runProgram, UsageError, wholeNumber } from './usage.ts';
 
 const program = new Command('idgov')
+  // A command's options go after its name: `changes prune --db x` gives --db to prune, not to
+  // `changes` (which has one too).
+  .enablePositionalOptions()
   .description(
     "Command-line tool of @idgov/sdk: a copy of your tenant's tasks (SQLite or PostgreSQL), kept current.",
   )
@@ -26,7 +31,8 @@ Environment: IDGOV_BASE_URL (the tenant, e.g. https://acme.example.com), and IDG
 IDGOV_CLIENT_SECRET, or IDGOV_TOKEN. IDGOV_LOG sets what is logged (off, error, warn, info, debug).
 
 Exit codes: 0 done; 1 failed (the message says why); 2 bad usage or setup; 130 stopped by SIGINT
-or SIGTERM (everything committed is kept: run the same command again to resume).`,
+or SIGTERM (everything committed is kept: run the same command again to resume), except for
+sync --watch and changes --follow, which SIGINT and SIGTERM end with 0.`,
   );
 
 program
@@ -75,6 +81,16 @@ program
     '\nExamples:\n  idgov sync --db tasks.db\n  idgov sync --postgres postgres://sync@db/reports --concurrency 16   # on each machine',
   )
   .option(
+    '--change-feed <start>',
+    'all: the change feed (idgov changes) records the first copy too; after-first-copy: it begins once a first run completed',
+    'all',
+  )
+  .option(
+    '--watch <seconds>',
+    'run again and again, this many seconds apart (start to start), each summary on stderr, until SIGINT or SIGTERM (exit 0)',
+    wholeNumber(1, 86_400),
+  )
+  .option(
     '--lease <seconds>',
     "how long after a worker's last heartbeat (every sixth of it) its work passes on: a dead worker's window waits this long",
     wholeNumber(1, 3_600),
@@ -93,8 +109,13 @@ program
       taskType?: string[];
       app?: string[];
       expand?: string[];
+      changeFeed: string;
+      watch?: number;
     }) => {
       checkCopy(options);
+      if (options.changeFeed !== 'all' && options.changeFeed !== 'after-first-copy') {
+        throw new UsageError(`--change-feed must be all or after-first-copy (got "${options.changeFeed}").`);
+      }
       const filter = {
         ...(options.taskType ? { taskTypes: options.taskType.map(taskTypeFilter) } : {}),
         ...(options.app ? { applicationIds: options.app } : {}),
@@ -103,6 +124,7 @@ program
         ...options,
         filter,
         expand: options.expand as TaskExpandPath[] | undefined,
+        changeFeed: options.changeFeed,
       });
     },
   );
@@ -171,6 +193,7 @@ program
     },
   );
 
+addChangesCommands(program);
 addOutboxCommands(program);
 
 const tasks = program.command('tasks').description("A quick look at the tenant's tasks.");

@@ -2,15 +2,15 @@ import { hostname } from 'node:os';
 import { SingleBar } from 'cli-progress';
 import type { TaskExpandPath } from '../../schemas/enums.ts';
 import { IdGovClient } from '../client.ts';
+import { wait } from '../internal/wait.ts';
+import type { ChangeFeedStart } from '../sync/changes.ts';
 import type { SyncProgress, SyncWaitingEvent } from '../sync/run/events.ts';
 import type { SyncFilter } from '../sync/run/options.ts';
 import { TaskSync } from '../sync/run/task-sync.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { startTelemetry } from './telemetry.ts';
-
-/** Exit codes of `idgov`, as its `--help` documents them. */
-export const EXIT = { done: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+import { EXIT } from './usage.ts';
 
 /** What `idgov sync` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix). */
 export interface SyncCommandOptions {
@@ -29,6 +29,10 @@ export interface SyncCommandOptions {
   readonly filter?: SyncFilter | undefined;
   /** Expand paths whose objects go into the copy's expanded table (`--expand`). */
   readonly expand?: readonly TaskExpandPath[] | undefined;
+  /** Whether the change feed records the first copy (`--change-feed`). */
+  readonly changeFeed?: ChangeFeedStart | undefined;
+  /** Runs again and again, this many seconds apart (start to start), until SIGINT or SIGTERM (`--watch`). */
+  readonly watch?: number | undefined;
 }
 
 /** The store the options name; a PostgreSQL copy's tables are created first if missing. */
@@ -39,6 +43,7 @@ async function storeOf(options: SyncCommandOptions): Promise<{ store: SyncStore;
       connectionString: options.postgres,
       table: options.table,
       maxConnections: options.concurrency + 2,
+      changeFeed: options.changeFeed,
     });
     try {
       await store.migrate();
@@ -48,7 +53,8 @@ async function storeOf(options: SyncCommandOptions): Promise<{ store: SyncStore;
     }
     return { store, where: `the PostgreSQL copy ${store.table}_tasks` };
   }
-  return { store: new SqliteSyncStore({ path: options.db ?? '' }), where: options.db ?? '' };
+  const store = new SqliteSyncStore({ path: options.db ?? '', changeFeed: options.changeFeed });
+  return { store, where: options.db ?? '' };
 }
 
 const minutes = (ms: number | undefined) =>
@@ -116,8 +122,10 @@ function waitingFor({ holder, until }: SyncWaitingEvent): string {
 
 /**
  * `idgov sync`: one run of the task sync into a SQLite or PostgreSQL copy, with progress on stderr.
- * SIGINT and SIGTERM stop it with every committed page kept; running the same command again
- * resumes. On PostgreSQL, the same command on several machines shares the run.
+ * SIGINT and SIGTERM stop it with every committed page kept (exit 130); running the same command
+ * again resumes. On PostgreSQL, the same command on several machines shares the run. With `watch`,
+ * runs follow one another that many seconds apart, each saying its summary, until SIGINT or
+ * SIGTERM end it with exit 0 (what a long-running container is stopped with); a failed run ends it.
  */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   // IDGOV_BASE_URL and the credentials, from the environment; a batch job rides out more refusals.
@@ -150,21 +158,33 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const progress = progressReporter(process.stderr);
+  let progress = progressReporter(process.stderr);
   sync.hooks.on('progress', (p) => progress.update(p));
   sync.hooks.on('waiting', (w) => progress.waiting(w));
   try {
-    const summary = await sync.run({ signal: stop.signal, full: options.full });
-    progress.stop();
-    const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
-    if (!summary.complete) {
-      process.stderr.write(
-        `Stopped by ${signalled ?? 'a signal'}; ${what}, all committed to ${where}. Run the same command again to resume.\n`,
-      );
-      return EXIT.interrupted;
+    for (let full = options.full; ; full = false) {
+      const started = Date.now();
+      const summary = await sync.run({ signal: stop.signal, full });
+      progress.stop();
+      const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
+      if (!summary.complete) {
+        process.stderr.write(
+          `Stopped by ${signalled ?? 'a signal'}; ${what}, all committed to ${where}. Run the same command again to resume.\n`,
+        );
+        return options.watch === undefined ? EXIT.interrupted : EXIT.done;
+      }
+      process.stderr.write(`Done: ${what}, in ${(summary.durationMs / 1000).toFixed(1)} s.\n`);
+      if (options.watch === undefined) return EXIT.done;
+      const next = started + options.watch * 1000;
+      process.stderr.write(`Next run at ${new Date(Math.max(next, Date.now())).toISOString()}.\n`);
+      if (!(await wait(next - Date.now(), { signal: stop.signal }))) {
+        process.stderr.write(
+          `Stopped by ${signalled ?? 'a signal'} between runs; the copy is as the last run left it.\n`,
+        );
+        return EXIT.done;
+      }
+      progress = progressReporter(process.stderr);
     }
-    process.stderr.write(`Done: ${what}, in ${(summary.durationMs / 1000).toFixed(1)} s.\n`);
-    return EXIT.done;
   } finally {
     progress.stop();
     process.off('SIGINT', onSignal);

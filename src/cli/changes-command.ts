@@ -1,0 +1,83 @@
+/**
+ * `idgov changes`: a copy's change feed on stdout as NDJSON, from a saved position, optionally
+ * followed live; and `idgov changes prune`, its retention.
+ *
+ * @module
+ */
+import type { ChangeKind, ChangeRecord } from '../sync/changes.ts';
+import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
+
+/** What `idgov changes` takes. */
+export interface ChangesCommandOptions extends CopyTarget {
+  /** Changes after this `seq`. */
+  readonly since: number;
+  readonly kinds?: readonly ChangeKind[] | undefined;
+  /** Waits for new changes until SIGINT or SIGTERM. */
+  readonly follow: boolean;
+}
+
+/** A change as a line: its fields, and the task as stored. */
+function changeLine(change: ChangeRecord): string {
+  return `{"seq":${change.seq},"kind":${JSON.stringify(change.kind)},"taskId":${JSON.stringify(change.taskId)},"at":${JSON.stringify(change.at)},"previousState":${JSON.stringify(change.previousState ?? null)},"state":${JSON.stringify(change.state ?? null)},"task":${change.json}}`;
+}
+
+/**
+ * `idgov changes`: the feed after `since`, one change a line, in `seq` order; with `follow`, new
+ * changes as they commit until SIGINT or SIGTERM, which end it with exit 0 (the last line printed is
+ * where to go on from). A reader that stops early (`| head`) ends it quietly.
+ */
+export async function changesCommand(
+  options: ChangesCommandOptions,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<void> {
+  const store = await openToRead(options);
+  const lines = lineWriter(out);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const changes = store.changeRows({
+      after: options.since,
+      kinds: options.kinds,
+      follow: options.follow,
+      signal: stop.signal,
+    });
+    for await (const change of changes) {
+      if (!(await lines.write(changeLine(change)))) return;
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await store.close();
+  }
+}
+
+/**
+ * `idgov changes prune`: deletes the changes before `before`, saying how many on stderr. The copy
+ * must exist and have a feed: a mistyped path is refused, not made into an empty copy.
+ */
+export async function pruneChangesCommand(options: CopyTarget & { readonly before: number }): Promise<void> {
+  const reader = await openToRead(options);
+  try {
+    // Reads nothing, but says what is wrong with the copy or its feed, before anything is written.
+    await reader.changeRows({ after: Number.MAX_SAFE_INTEGER }).next();
+    if (options.postgres !== undefined) {
+      report(await reader.pruneChanges(options.before), options.before);
+      return;
+    }
+  } finally {
+    await reader.close();
+  }
+  const { SqliteSyncStore } = await import('../sync/sqlite/store.ts');
+  const writer = new SqliteSyncStore({ path: options.db ?? '' });
+  try {
+    report(await writer.pruneChanges(options.before), options.before);
+  } finally {
+    await writer.close();
+  }
+}
+
+function report(pruned: number, before: number): void {
+  process.stderr.write(`Pruned ${pruned} change${pruned === 1 ? '' : 's'} before seq ${before}.\n`);
+}

@@ -1,0 +1,135 @@
+/**
+ * `idgov changes`, `idgov changes prune` and `idgov sync --watch`, run as a user runs them (child
+ * processes) against the fake tenant on loopback: a long-running sync that SIGTERM ends with exit 0,
+ * a follower that prints each change once as the syncs commit it, and retention.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
+import { FakeTenant } from '../../src/testing/index.ts';
+import { all } from '../helpers/change-feed.ts';
+import { startChild } from '../helpers/child.ts';
+import { idgov } from '../helpers/idgov.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-changes-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Resolves once `done()` holds; rejects after `ms`, saying what it waited for. */
+async function until(what: string, done: () => boolean, ms = 30_000): Promise<void> {
+  for (const end = Date.now() + ms; !done(); ) {
+    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('idgov changes and idgov sync --watch', () => {
+  const tenant = new FakeTenant({ history: 1_500, seed: 51, latencyMs: 5 });
+  let close: () => Promise<void>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+    env = {
+      IDGOV_BASE_URL: tenant.baseUrl,
+      IDGOV_CLIENT_ID: tenant.client.clientId,
+      IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
+      IDGOV_LOG: 'warn',
+    };
+  });
+  afterAll(() => close());
+
+  it('sync --watch runs again at its interval, each summary said; a follower prints each change once; SIGTERM and SIGINT end both with 0', async () => {
+    const db = join(dir, 'watched.db');
+    const watcher = startChild('src/cli/idgov.ts', ['sync', '--db', db, '--watch', '1'], env);
+    let err = '';
+    watcher.child.stderr?.on('data', (chunk) => {
+      err += chunk;
+    });
+    await until('the first run', () => /Done: full run/.test(err));
+    const follower = startChild('src/cli/idgov.ts', ['changes', '--db', db, '--since', '0', '--follow'], env);
+    const closed = tenant.closeTasks(5);
+    const created = tenant.createTasks(3);
+    await until(
+      'a run after the changes',
+      () => (err.match(/Done: incremental run: \d+ pages, 3 new/g) ?? []).length > 0,
+    );
+    expect(err).toMatch(/Next run at \d{4}-\d{2}-\d{2}T/);
+    const reader = new SqliteSyncStore({ path: db, readOnly: true });
+    const feed = await all(reader.changeRows());
+    await reader.close();
+    await until('the follower to print the feed', () => lines(follower.stdout()).length >= feed.length);
+    watcher.child.kill('SIGTERM');
+    follower.child.kill('SIGINT');
+    const [watched, followed] = [await watcher.exited, await follower.exited];
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stderr).toMatch(/Stopped by SIGTERM/);
+    expect(followed.code, followed.stderr).toBe(0);
+    const printed = lines(followed.stdout);
+    // Each change once, in seq order, with the documented fields.
+    expect(printed.map((c) => c.seq)).toEqual(feed.map((c) => c.seq));
+    expect(Object.keys(printed[0] ?? {})).toEqual([
+      'seq',
+      'kind',
+      'taskId',
+      'at',
+      'previousState',
+      'state',
+      'task',
+    ]);
+    const later = printed.filter((c) => (c.seq as number) > 1_500);
+    expect(new Set(later.map((c) => c.taskId))).toEqual(new Set([...closed, ...created].map((t) => t.id)));
+    for (const change of later) {
+      const want = created.some((t) => t.id === change.taskId) ? 'created' : 'changed';
+      expect(change.kind).toBe(want);
+      expect((change.task as { id: string }).id).toBe(change.taskId);
+    }
+  }, 90_000);
+
+  it('reads from --since by --kind; prune deletes before a seq; bad input is refused with exit 2, nothing made', async () => {
+    const db = join(dir, 'read.db');
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const everything = lines((await idgov(['changes', '--db', db, '--since', '0'], env)).stdout);
+    expect(everything.length).toBeGreaterThan(1_000);
+    const after = everything[99]?.seq as number;
+    const rest = lines((await idgov(['changes', '--db', db, '--since', String(after)], env)).stdout);
+    expect(rest.map((c) => c.seq)).toEqual(everything.slice(100).map((c) => c.seq));
+    const deleted = lines(
+      (await idgov(['changes', '--db', db, '--since', '0', '--kind', 'DELETED'], env)).stdout,
+    );
+    expect(deleted.length).toBe(everything.filter((c) => c.kind === 'deleted').length);
+
+    const pruned = await idgov(['changes', 'prune', '--db', db, '--before', '101'], env);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stderr).toBe('Pruned 100 changes before seq 101.\n');
+    const left = lines((await idgov(['changes', '--db', db, '--since', '0'], env)).stdout);
+    expect(left.map((c) => c.seq)).toEqual(everything.slice(100).map((c) => c.seq));
+
+    const missing = join(dir, 'typo.db');
+    const refused = [
+      [['changes', '--db', db], /give --since <seq>: the last seq you handled/],
+      [['changes', '--db', db, '--since', '-1'], /--since.*a whole number/],
+      [
+        ['changes', '--db', db, '--since', '0', '--kind', 'closed'],
+        /--kind: no kind "closed"; the kinds are created, changed, deleted, vanished/,
+      ],
+      [['changes', 'prune', '--db', db], /--before/],
+      [['changes', 'prune', '--db', missing, '--before', '5'], /typo\.db does not exist/],
+      [['changes', '--db', missing, '--since', '0'], /typo\.db does not exist/],
+      [['sync', '--db', db, '--change-feed', 'some'], /--change-feed must be all or after-first-copy/],
+      [['sync', '--db', db, '--watch', '0'], /--watch.*a whole number from 1/],
+    ] as const;
+    for (const [args, message] of refused) {
+      const ran = await idgov(args, env);
+      expect(ran.code, args.join(' ')).toBe(2);
+      expect(ran.stderr).toMatch(message);
+    }
+    expect(existsSync(missing)).toBe(false);
+  }, 60_000);
+});
