@@ -3,11 +3,14 @@
  * share a run of 20,000 tasks with bursts, faults on (5xx, 429, dropped connections), and one of
  * them is SIGKILLed twice and restarted. Its windows pass on once their leases run out; the copy
  * must then equal the tenant, with the pages fetched under 1.2x a clean run of four workers. Then
- * two workers' incremental run makes it equal again after the tenant changed.
+ * two workers' incremental run makes it equal again after the tenant changed. Through both, the change
+ * feed holds each change to the copy once, and folds to the copy.
  * SYNC_CRASH_TASKS sets the size (default 20,000).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
+import { all, asFolded, byTask, expectedChanges, fold } from '../helpers/change-feed.ts';
 import { type Child, startChild } from '../helpers/child.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';
@@ -30,6 +33,19 @@ function startWorker(tenant: FakeTenant, prefix: string): Child {
       IDGOV_LOG: 'error',
     },
   );
+}
+
+/** The copy at `prefix` and its change feed, as a reader sees them. */
+async function readCopy(prefix: string) {
+  const store = new PostgresSyncStore({ connectionString: pg?.url, table: prefix, logLevel: 'error' });
+  try {
+    return {
+      copy: asFolded(await all(store.rows({ includeDeleted: true }))),
+      feed: await all(store.changeRows()),
+    };
+  } finally {
+    await store.close();
+  }
 }
 
 /** Resolves once the tenant served `pages` more search pages than `from`, or `child` exited. */
@@ -77,12 +93,17 @@ describe.skipIf(!pg)(`four workers on one PostgreSQL copy, ${TASKS} tasks with b
     for (const worker of [...others, victim]) await expectDone(worker, 'full');
     expect(differences(await copiedTasksPg(pg?.url ?? '', copy), expectedTasks(tenant.tasks))).toEqual([]);
     expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(Math.ceil(cleanPages * 1.2));
+    // Each task created once in the feed, whatever pages were fetched twice.
+    const { copy: copied, feed } = await readCopy(copy);
+    expect(byTask(feed)).toEqual(expectedChanges(new Map(), copied));
+    expect(fold(feed)).toEqual(copied);
   }, 300_000);
 
   it('then two workers make it equal again after the tenant changes, in one incremental run within its page budget', async () => {
     const openInCopy = [...(await copiedTasksPg(pg?.url ?? '', copy)).values()].filter(
       (t) => t.state === 'TASK_STATE_OPEN' && !t.deleted,
     ).length;
+    const start = await readCopy(copy);
     tenant.closeTasks(Math.floor(TASKS / 50));
     const created = tenant.createTasks(Math.floor(TASKS / 40));
     tenant.deleteTasks(Math.floor(TASKS / 200), (task) => task.state === 'TASK_STATE_OPEN');
@@ -90,6 +111,10 @@ describe.skipIf(!pg)(`four workers on one PostgreSQL copy, ${TASKS} tasks with b
     const workers = [startWorker(tenant, copy), startWorker(tenant, copy)];
     for (const worker of workers) await expectDone(worker, 'incremental');
     expect(differences(await copiedTasksPg(pg?.url ?? '', copy), expectedTasks(tenant.tasks))).toEqual([]);
+    const end = await readCopy(copy);
+    const last = start.feed.at(-1)?.seq ?? 0;
+    expect(byTask(end.feed.filter((c) => c.seq > last))).toEqual(expectedChanges(start.copy, end.copy));
+    expect(fold(end.feed)).toEqual(end.copy);
     const { default: Pg } = await import('pg');
     const client = new Pg.Client({ connectionString: pg?.url });
     await client.connect();

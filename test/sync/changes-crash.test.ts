@@ -1,0 +1,124 @@
+/**
+ * The change feed survives crashes exactly: between runs the tenant closes, creates, deletes,
+ * comments on and forgets tasks; each incremental run (`idgov sync --db` in a child process) is
+ * SIGKILLed at random pages and resumed until it completes. The feed rows each run wrote must be
+ * exactly the changes between the copy before and after it (one per changed task, of its kind: none
+ * twice, none missing), and the whole feed folded from seq 0 must be the copy. Faults are on
+ * throughout. CHANGES_CRASH_SEEDS sets the seeds (default 3).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
+import { FakeTenant } from '../../src/testing/index.ts';
+import { SeededRandom } from '../../src/testing/random.ts';
+import { all, asFolded, byTask, expectedChanges, fold } from '../helpers/change-feed.ts';
+import { startChild } from '../helpers/child.ts';
+import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
+
+const SEEDS = Number(process.env.CHANGES_CRASH_SEEDS ?? 3);
+const dir = mkdtempSync(join(tmpdir(), 'idgov-changes-crash-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs `idgov sync --db` in a child to its end, SIGKILLed once the tenant served `killAt` more pages, if given. */
+async function runUntil(tenant: FakeTenant, db: string, killAt?: number) {
+  const start = tenant.stats.searchPages;
+  const run = startChild('src/cli/idgov.ts', ['sync', '--db', db, '--concurrency', '4'], {
+    IDGOV_BASE_URL: tenant.baseUrl,
+    IDGOV_CLIENT_ID: tenant.client.clientId,
+    IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
+    IDGOV_LOG: 'error',
+  });
+  const timer =
+    killAt === undefined
+      ? undefined
+      : setInterval(() => {
+          if (tenant.stats.searchPages - start >= killAt) run.child.kill('SIGKILL');
+        }, 2);
+  const result = await run.exited;
+  clearInterval(timer);
+  return result;
+}
+
+/** The copy's rows and its feed, read as a reader would (the copy is closed between runs). */
+async function read(db: string) {
+  const store = new SqliteSyncStore({ path: db, readOnly: true });
+  try {
+    return {
+      copy: asFolded(await all(store.rows({ includeDeleted: true }))),
+      feed: await all(store.changeRows()),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+describe('the change feed of a sync SIGKILLed at random pages, faults on', () => {
+  const tenant = new FakeTenant({
+    history: 4_000,
+    seed: 61,
+    faults: { serverError: 0.03, rateLimit: 0.01, drop: 0.01, retryAfterSeconds: 0, seed: 7 },
+  });
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ close } = await tenant.listen());
+  });
+  afterAll(() => close());
+
+  for (let seed = 1; seed <= SEEDS; seed++) {
+    it(`seed ${seed}: each run's rows are exactly the changes it made, and the feed folds to the copy`, async () => {
+      const random = new SeededRandom(seed * 104_729);
+      const db = join(dir, `feed-${seed}.db`);
+      const first = await runUntil(tenant, db, 3 + random.int(10));
+      if (first.signal !== 'SIGKILL') expect(first.code, first.stderr).toBe(0);
+      let kills = first.signal === 'SIGKILL' ? 1 : 0;
+      const purged = new Set<string>();
+      for (let round = 0; round < 3; round++) {
+        const before = await read(db);
+        if (round > 0 || first.signal !== 'SIGKILL') {
+          // Every kind of change between runs. The first round finishes a first copy that was killed
+          // instead: a resumed run does not see what changed after it began (the next run does).
+          tenant.closeTasks(5 + random.int(30));
+          tenant.createTasks(5 + random.int(200));
+          tenant.deleteTasks(
+            3 + random.int(10),
+            (task) => task.state === 'TASK_STATE_OPEN' && !task.deletedAt,
+          );
+          tenant.commentOnTasks(3 + random.int(20), (task) => !task.deletedAt);
+          for (const task of tenant.purgeTasks(
+            1 + random.int(4),
+            (t) => t.state === 'TASK_STATE_OPEN' && !t.deletedAt,
+          )) {
+            purged.add(task.id as string);
+          }
+        }
+        for (let attempt = 0; ; attempt++) {
+          const killAt = attempt < 2 ? 1 + random.int(12) : undefined;
+          const result = await runUntil(tenant, db, killAt);
+          if (result.signal === 'SIGKILL') {
+            kills += 1;
+            continue;
+          }
+          expect(result.code, result.stderr).toBe(0);
+          break;
+        }
+        const after = await read(db);
+        const last = before.feed.at(-1)?.seq ?? 0;
+        const written = after.feed.filter((change) => change.seq > last);
+        expect(byTask(written), `round ${round}`).toEqual(expectedChanges(before.copy, after.copy));
+        // The copy equals the tenant, but for the tasks the tenant forgot: it keeps them, vanished.
+        const copied = copiedTasks(db);
+        for (const id of purged) {
+          expect(after.copy.get(id)?.vanished, id).toBe(true);
+          copied.delete(id);
+        }
+        expect(differences(copied, expectedTasks(tenant.tasks)), `round ${round}`).toEqual([]);
+      }
+      expect(kills).toBeGreaterThan(1);
+      const { copy, feed } = await read(db);
+      expect(fold(feed)).toEqual(copy);
+      expect(feed.map((change) => change.seq)).toEqual(feed.map((_, i) => i + 1));
+    }, 240_000);
+  }
+});
