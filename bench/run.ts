@@ -4,6 +4,7 @@
  * timing gate.
  */
 import { writeFileSync } from 'node:fs';
+import { changeFeedBenchmarks } from './change-feed.ts';
 import { outboxBenchmarks } from './outbox.ts';
 import { pagingBenchmarks } from './paging.ts';
 import { parsingBenchmarks } from './parsing.ts';
@@ -20,6 +21,7 @@ for (const group of [
   signingBenchmarks,
   outboxBenchmarks,
   serviceBoundSyncBenchmarks,
+  changeFeedBenchmarks,
   syncBenchmarks,
   takeoverBenchmarks,
   sizeBenchmarks,

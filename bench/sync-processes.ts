@@ -51,30 +51,45 @@ export function runProcess(served: Served, script: string, args: readonly string
   });
 }
 
-/** `idgov sync --db` into a new SQLite file in `dir`, with `concurrency` cursors; its pages from its summary. */
+/**
+ * `idgov sync --db` into a new SQLite file in `dir`, with `concurrency` cursors and `extra` options;
+ * its pages from its summary.
+ */
 export async function sqliteSync(
   served: Served,
   dir: string,
   concurrency: number,
+  extra: readonly string[] = [],
 ): Promise<ProcessRun & { readonly pages: number }> {
   const file = join(dir, `${crypto.randomUUID()}.db`);
-  const run = await runProcess(served, CLI, ['sync', '--db', file, '--concurrency', String(concurrency)]);
+  const run = await runProcess(served, CLI, [
+    'sync',
+    '--db',
+    file,
+    '--concurrency',
+    String(concurrency),
+    ...extra,
+  ]);
   const pages = Number(/full run: (\d+) pages/.exec(run.stderr)?.[1]);
   if (!Number.isFinite(pages)) throw new Error(`idgov sync said no page count: ${run.stderr}`);
   return { ...run, pages };
 }
 
-/** `workers` processes of `idgov sync --postgres` on one new copy, 4 cursors each: the seconds until all are done. */
+/**
+ * `workers` processes of `idgov sync --postgres` on one new copy, 4 cursors each, with `extra`
+ * options: the seconds until all are done.
+ */
 export async function postgresSync(
   served: Served,
   url: string,
   prefix: string,
   workers: number,
+  extra: readonly string[] = [],
 ): Promise<number> {
   const started = performance.now();
   await Promise.all(
     Array.from({ length: workers }, () =>
-      runProcess(served, CLI, ['sync', '--postgres', url, '--table', prefix, '--concurrency', '4']),
+      runProcess(served, CLI, ['sync', '--postgres', url, '--table', prefix, '--concurrency', '4', ...extra]),
     ),
   );
   return (performance.now() - started) / 1000;
