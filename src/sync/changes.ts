@@ -7,6 +7,7 @@
  */
 import type { TaskState } from '../../schemas/enums.ts';
 import { type Task, TaskSchema } from '../../schemas/task.ts';
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { parseResponse } from '../core/validation/validation.ts';
 import { wait } from '../internal/wait.ts';
 
@@ -143,6 +144,41 @@ export function changesQueryProblem(query: ChangesQuery): string | undefined {
   if (!Number.isSafeInteger(poll) || poll < 1)
     return `pollMs must be a whole number of ms, 1 or more (got ${poll}).`;
   return undefined;
+}
+
+/**
+ * A store's feed, read and pruned: `read` reads a batch and `prune` deletes, as the store does; the
+ * queries are checked here (a bad one throws a `ConfigurationError` naming the field, before
+ * anything is read). Both stores' feed methods are this.
+ */
+export class FeedAccess implements ChangeFeed {
+  readonly #read: ReadChanges;
+  readonly #prune: (before: number) => Promise<number>;
+
+  constructor(read: ReadChanges, prune: (before: number) => Promise<number>) {
+    this.#read = read;
+    this.#prune = prune;
+  }
+
+  changes(query: ChangesQuery = {}): AsyncGenerator<TaskChange, void, undefined> {
+    return readChanges(this.#checked(query), query);
+  }
+
+  changeRows(query: ChangesQuery = {}): AsyncGenerator<ChangeRecord, void, undefined> {
+    return readChangeRecords(this.#checked(query), query);
+  }
+
+  async pruneChanges(before: number): Promise<number> {
+    const problem = seqProblem('before', before);
+    if (problem) throw new ConfigurationError(problem);
+    return this.#prune(before);
+  }
+
+  #checked(query: ChangesQuery): ReadChanges {
+    const problem = changesQueryProblem(query);
+    if (problem) throw new ConfigurationError(problem);
+    return this.#read;
+  }
 }
 
 /** The feed's rows, read `BATCH` at a time by `read`; with `follow`, waiting for more until `signal` aborts. */

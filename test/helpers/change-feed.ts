@@ -1,4 +1,4 @@
-import type { ChangeRecord, CopyRecord } from '../../src/sync/index.ts';
+import type { ChangeFeed, ChangeRecord, CopyReader, CopyRecord } from '../../src/sync/index.ts';
 
 /** What the copy holds of a task, as the feed can rebuild it. */
 export interface Folded {
@@ -71,4 +71,16 @@ export function byTask(changes: readonly ChangeRecord[]): Map<string, string> {
     out.set(change.taskId, change.kind);
   }
   return out;
+}
+
+/** A copy's rows (in the shape of {@link fold}) and its whole feed, read through `store`, which is then closed. */
+export async function copyAndFeed(store: CopyReader & ChangeFeed & { close(): Promise<void> }) {
+  try {
+    return {
+      copy: asFolded(await all(store.rows({ includeDeleted: true }))),
+      feed: await all(store.changeRows()),
+    };
+  } finally {
+    await store.close();
+  }
 }

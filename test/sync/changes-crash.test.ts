@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
-import { all, asFolded, byTask, expectedChanges, fold } from '../helpers/change-feed.ts';
+import { byTask, copyAndFeed, expectedChanges, fold } from '../helpers/change-feed.ts';
 import { startChild } from '../helpers/child.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 

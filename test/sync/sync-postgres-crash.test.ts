@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
-import { all, asFolded, byTask, expectedChanges, fold } from '../helpers/change-feed.ts';
+import { byTask, copyAndFeed, expectedChanges, fold } from '../helpers/change-feed.ts';
 import { type Child, startChild } from '../helpers/child.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';

@@ -14,11 +14,7 @@ import {
   type ChangeRecord,
   type ChangesQuery,
   changeFeedProblem,
-  changesQueryProblem,
-  type ReadChanges,
-  readChangeRecords,
-  readChanges,
-  seqProblem,
+  FeedAccess,
   type TaskChange,
 } from '../changes.ts';
 import {
@@ -237,27 +233,23 @@ export class PostgresSyncStore implements SyncStore, CopyReader, ChangeFeed {
    * for await (const change of store.changes({ after: saved, follow: true, signal })) await handle(change);
    */
   changes(query: ChangesQuery = {}): AsyncGenerator<TaskChange, void, undefined> {
-    return readChanges(this.#readChanges(query), query);
+    return this.#feed.changes(query);
   }
 
   /** The change feed as stored, as {@link PostgresSyncStore.changes} reads it. */
   changeRows(query: ChangesQuery = {}): AsyncGenerator<ChangeRecord, void, undefined> {
-    return readChangeRecords(this.#readChanges(query), query);
+    return this.#feed.changeRows(query);
   }
 
   /** Deletes the feed's changes before `seq` (retention): how many. */
   async pruneChanges(before: number): Promise<number> {
-    const problem = seqProblem('before', before);
-    if (problem) throw new ConfigurationError(problem);
-    return pruneChangeRows(this.#query, this.#t, before);
+    return this.#feed.pruneChanges(before);
   }
 
-  /** What reads the feed's batches, once `query` is checked (a bad one throws before anything is read). */
-  #readChanges(query: ChangesQuery): ReadChanges {
-    const problem = changesQueryProblem(query);
-    if (problem) throw new ConfigurationError(problem);
-    return (after, limit, kinds) => readChangeBatch(this.#query, this.#t, after, limit, kinds);
-  }
+  readonly #feed = new FeedAccess(
+    (after, limit, kinds) => readChangeBatch(this.#query, this.#t, after, limit, kinds),
+    (before) => pruneChangeRows(this.#query, this.#t, before),
+  );
 
   /** Nothing to let go: workers share the copy, and their leases run out by themselves. */
   async release(): Promise<void> {}

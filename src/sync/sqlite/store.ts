@@ -17,11 +17,7 @@ import {
   type ChangeRecord,
   type ChangesQuery,
   changeFeedProblem,
-  changesQueryProblem,
-  type ReadChanges,
-  readChangeRecords,
-  readChanges,
-  seqProblem,
+  FeedAccess,
   type TaskChange,
 } from '../changes.ts';
 import {
@@ -223,27 +219,23 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
    * for await (const change of store.changes({ after: saved, kinds: ['deleted'] })) console.log(change.taskId);
    */
   changes(query: ChangesQuery = {}): AsyncGenerator<TaskChange, void, undefined> {
-    return readChanges(this.#readChanges(query), query);
+    return this.#feed.changes(query);
   }
 
   /** The change feed as stored, as {@link SqliteSyncStore.changes} reads it. */
   changeRows(query: ChangesQuery = {}): AsyncGenerator<ChangeRecord, void, undefined> {
-    return readChangeRecords(this.#readChanges(query), query);
+    return this.#feed.changeRows(query);
   }
 
   /** Deletes the feed's changes before `seq` (retention): how many. Refused by a `readOnly` store. */
   async pruneChanges(before: number): Promise<number> {
-    const problem = seqProblem('before', before);
-    if (problem) throw new ConfigurationError(problem);
-    return this.#call<number>('pruneChanges', before);
+    return this.#feed.pruneChanges(before);
   }
 
-  /** What reads the feed's batches, once `query` is checked (a bad one throws before anything is read). */
-  #readChanges(query: ChangesQuery): ReadChanges {
-    const problem = changesQueryProblem(query);
-    if (problem) throw new ConfigurationError(problem);
-    return (after, limit, kinds) => this.#call<ChangeRecord[]>('readChanges', after, limit, kinds);
-  }
+  readonly #feed = new FeedAccess(
+    (after, limit, kinds) => this.#call<ChangeRecord[]>('readChanges', after, limit, kinds),
+    (before) => this.#call<number>('pruneChanges', before),
+  );
 
   /** Lets the copy go and closes the database (and its thread); a second call does nothing. */
   async close(): Promise<void> {
