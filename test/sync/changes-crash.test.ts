@@ -42,17 +42,7 @@ async function runUntil(tenant: FakeTenant, db: string, killAt?: number) {
 }
 
 /** The copy's rows and its feed, read as a reader would (the copy is closed between runs). */
-async function read(db: string) {
-  const store = new SqliteSyncStore({ path: db, readOnly: true });
-  try {
-    return {
-      copy: asFolded(await all(store.rows({ includeDeleted: true }))),
-      feed: await all(store.changeRows()),
-    };
-  } finally {
-    await store.close();
-  }
-}
+const read = (db: string) => copyAndFeed(new SqliteSyncStore({ path: db, readOnly: true }));
 
 describe('the change feed of a sync SIGKILLed at random pages, faults on', () => {
   const tenant = new FakeTenant({

@@ -36,17 +36,8 @@ function startWorker(tenant: FakeTenant, prefix: string): Child {
 }
 
 /** The copy at `prefix` and its change feed, as a reader sees them. */
-async function readCopy(prefix: string) {
-  const store = new PostgresSyncStore({ connectionString: pg?.url, table: prefix, logLevel: 'error' });
-  try {
-    return {
-      copy: asFolded(await all(store.rows({ includeDeleted: true }))),
-      feed: await all(store.changeRows()),
-    };
-  } finally {
-    await store.close();
-  }
-}
+const readCopy = (prefix: string) =>
+  copyAndFeed(new PostgresSyncStore({ connectionString: pg?.url, table: prefix, logLevel: 'error' }));
 
 /** Resolves once the tenant served `pages` more search pages than `from`, or `child` exited. */
 async function pagesServed(tenant: FakeTenant, from: number, pages: number, child: Child): Promise<void> {
