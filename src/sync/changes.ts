@@ -10,6 +10,7 @@ import { type Task, TaskSchema } from '../../schemas/task.ts';
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { parseResponse } from '../core/validation/validation.ts';
 import { wait } from '../internal/wait.ts';
+import { StoreError } from '../stores/store-error.ts';
 
 /**
  * The kinds of change the feed records: a task new to the copy, a task whose JSON changed, one
@@ -120,6 +121,9 @@ export type ReadChanges = (
 // Changes a store reads at once.
 const BATCH = 500;
 
+// How long a follower waits out a store's transient failures before it gives up.
+const FOLLOW_PATIENCE_MS = 30_000;
+
 /** A problem with `value` as the position `name` in the feed; undefined when there is none. */
 export function seqProblem(name: string, value: unknown): string | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return undefined;
@@ -188,9 +192,22 @@ export async function* readChangeRecords(
 ): AsyncGenerator<ChangeRecord, void, undefined> {
   let after = query.after ?? 0;
   const kinds = query.kinds && query.kinds.length > 0 ? [...query.kinds] : undefined;
+  let failingSince: number | undefined;
   for (;;) {
     if (query.signal?.aborted) return;
-    const rows = await read(after, BATCH, kinds);
+    let rows: readonly ChangeRecord[];
+    try {
+      rows = await read(after, BATCH, kinds);
+      failingSince = undefined;
+    } catch (error) {
+      // A follower runs for days: a failure that passes (a database restarting) is waited out, as
+      // a sync waits out its store's, for a while; any other ends the iteration at once.
+      if (!query.follow || !(error instanceof StoreError && error.transient)) throw error;
+      failingSince ??= Date.now();
+      if (Date.now() - failingSince > FOLLOW_PATIENCE_MS) throw error;
+      if (!(await wait(query.pollMs ?? 500, { signal: query.signal }))) return;
+      continue;
+    }
     for (const row of rows) {
       yield row;
       if (query.signal?.aborted) return;

@@ -12,9 +12,13 @@ import { FakeTenant } from '../../src/testing/index.ts';
 import { all } from '../helpers/change-feed.ts';
 import { startChild } from '../helpers/child.ts';
 import { idgov } from '../helpers/idgov.ts';
+import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-changes-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const pg = await postgresForTests();
+if (!pg) console.warn(`skipping idgov changes --postgres: ${NO_POSTGRES}`);
+afterAll(() => pg?.stop());
 
 /** Resolves once `done()` holds; rejects after `ms`, saying what it waited for. */
 async function until(what: string, done: () => boolean, ms = 30_000): Promise<void> {
@@ -132,4 +136,30 @@ describe('idgov changes and idgov sync --watch', () => {
     }
     expect(existsSync(missing)).toBe(false);
   }, 60_000);
+
+  it.skipIf(!pg)(
+    '--postgres: the same feed from a PostgreSQL copy, and prune',
+    async () => {
+      const target = ['--postgres', pg?.url ?? '', '--table', `${pg?.schema}.cli_feed`];
+      expect((await idgov(['sync', ...target], env)).code).toBe(0);
+      tenant.closeTasks(2);
+      expect((await idgov(['sync', ...target], env)).code).toBe(0);
+      const feed = lines((await idgov(['changes', ...target, '--since', '0'], env)).stdout);
+      expect(feed.length).toBeGreaterThan(1_000);
+      expect(feed.filter((c) => c.kind === 'changed')).toHaveLength(2);
+      const last = feed.at(-1)?.seq as number;
+      const pruned = await idgov(['changes', 'prune', ...target, '--before', String(last)], env);
+      expect(pruned.stderr).toBe(`Pruned ${feed.length - 1} changes before seq ${last}.\n`);
+      const left = lines((await idgov(['changes', ...target, '--since', '0'], env)).stdout);
+      expect(left.map((c) => c.seq)).toEqual([last]);
+      // The connection string is never printed, even when the copy is not there.
+      const missing = await idgov(
+        ['changes', '--postgres', pg?.url ?? '', '--table', 'nowhere', '--since', '0'],
+        env,
+      );
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).not.toContain(pg?.url ?? '');
+    },
+    60_000,
+  );
 });

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
+import { StoreError } from '../../src/stores/store-error.ts';
+import { readChangeRecords } from '../../src/sync/changes.ts';
 import { type ChangeRecord, TaskSync } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
@@ -318,4 +320,45 @@ describe.skipIf(!pg)('PostgreSQL: four workers commit while a reader follows the
       await close();
     }
   }, 120_000);
+});
+
+describe('a follower of the feed', () => {
+  const change = (seq: number): ChangeRecord => ({
+    seq,
+    kind: 'created',
+    taskId: `task-${seq}`,
+    at: new Date(0).toISOString(),
+    previousState: undefined,
+    state: 'TASK_STATE_OPEN',
+    json: '{}',
+  });
+
+  it('waits out a store failure that passes (a database restarting), and ends at once on any other', async () => {
+    let calls = 0;
+    const flaky = async (after: number) => {
+      calls += 1;
+      if (calls === 2 || calls === 3) throw new StoreError('restarting', { transient: true });
+      return after < 2 ? [change(after + 1)] : [];
+    };
+    const abort = new AbortController();
+    const seen: number[] = [];
+    for await (const c of readChangeRecords(flaky, { follow: true, pollMs: 5, signal: abort.signal })) {
+      seen.push(c.seq);
+      if (c.seq === 2) abort.abort();
+    }
+    expect(seen).toEqual([1, 2]);
+    expect(calls).toBeGreaterThanOrEqual(4);
+
+    const broken = async () => {
+      throw new StoreError('no such table', { transient: false });
+    };
+    await expect(all(readChangeRecords(broken, { follow: true, pollMs: 5 }))).rejects.toThrow(
+      'no such table',
+    );
+    // Without follow, a reader is told of any failure at once.
+    const once = async () => {
+      throw new StoreError('restarting', { transient: true });
+    };
+    await expect(all(readChangeRecords(once, {}))).rejects.toThrow('restarting');
+  });
 });
