@@ -30,12 +30,16 @@ export async function changesCommand(
   options: ChangesCommandOptions,
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
-  const store = await openToRead(options);
-  const lines = lineWriter(out);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const store = await openToRead(options).catch((error: unknown) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    throw error;
+  });
+  const lines = lineWriter(out, stop.signal);
   try {
     const changes = store.changeRows({
       after: options.since,

@@ -42,8 +42,14 @@ export async function openToRead(options: CopyTarget): Promise<OpenCopy> {
   return new SqliteSyncStore({ path, readOnly: true });
 }
 
-/** Writes lines to `out`, waiting when it is full; a reader gone (EPIPE, `| head`) ends the writing quietly. */
-export function lineWriter(out: NodeJS.WritableStream): { write(line: string): Promise<boolean> } {
+/**
+ * Writes lines to `out`, waiting when it is full; a reader gone (EPIPE, `| head`) ends the writing
+ * quietly, as does `signal` (a follower stopped while its reader does not read: false, at once).
+ */
+export function lineWriter(
+  out: NodeJS.WritableStream,
+  signal?: AbortSignal,
+): { write(line: string): Promise<boolean> } {
   let failed: (Error & { code?: string }) | undefined;
   const onError = (error: Error) => {
     failed = error;
@@ -53,28 +59,30 @@ export function lineWriter(out: NodeJS.WritableStream): { write(line: string): P
   const check = () => {
     if (failed && failed.code !== 'EPIPE') {
       throw new Error(
-        `writing the export failed (${failed.code ?? failed.message}): check where it goes (a full disk?).`,
+        `writing the output failed (${failed.code ?? failed.message}): check where it goes (a full disk?).`,
       );
     }
     return failed === undefined;
   };
   return {
     async write(line) {
-      if (!check()) return false;
+      if (!check() || signal?.aborted) return false;
       if (!out.write(`${line}\n`)) {
         await new Promise<void>((resolve) => {
           const go = () => {
             out.off('drain', go);
             out.off('error', go);
             out.off('close', go);
+            signal?.removeEventListener('abort', go);
             resolve();
           };
           out.on('drain', go);
           out.on('error', go);
           out.on('close', go);
+          signal?.addEventListener('abort', go);
         });
       }
-      return check();
+      return check() && !signal?.aborted;
     },
   };
 }

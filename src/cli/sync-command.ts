@@ -128,6 +128,29 @@ function waitingFor({ holder, until }: SyncWaitingEvent): string {
  * SIGTERM end it with exit 0 (what a long-running container is stopped with); a failed run ends it.
  */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
+  // Heard from the start: a container stopped while the copy's tables are made must not die of it.
+  const stop = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+    stop.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await runs(options, stop.signal, () => signalled);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** The runs of `idgov sync` until done, failed or `signal` aborts; `signalled` says by which signal. */
+async function runs(
+  options: SyncCommandOptions,
+  signal: AbortSignal,
+  signalled: () => NodeJS.Signals | undefined,
+): Promise<number> {
   // IDGOV_BASE_URL and the credentials, from the environment; a batch job rides out more refusals.
   const client = new IdGovClient({ maxRetries: options.retries });
   const { store, where } = await storeOf(options);
@@ -150,26 +173,18 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
         telemetry.otel.instrumentSync(sync, telemetry.options),
       ]
     : [];
-  const stop = new AbortController();
-  let signalled: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signalled = signal;
-    stop.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   let progress = progressReporter(process.stderr);
   sync.hooks.on('progress', (p) => progress.update(p));
   sync.hooks.on('waiting', (w) => progress.waiting(w));
   try {
     for (let full = options.full; ; full = false) {
       const started = Date.now();
-      const summary = await sync.run({ signal: stop.signal, full });
+      const summary = await sync.run({ signal, full });
       progress.stop();
       const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
       if (!summary.complete) {
         process.stderr.write(
-          `Stopped by ${signalled ?? 'a signal'}; ${what}, all committed to ${where}. Run the same command again to resume.\n`,
+          `Stopped by ${signalled() ?? 'a signal'}; ${what}, all committed to ${where}. Run the same command again to resume.\n`,
         );
         return options.watch === undefined ? EXIT.interrupted : EXIT.done;
       }
@@ -177,9 +192,9 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
       if (options.watch === undefined) return EXIT.done;
       const next = started + options.watch * 1000;
       process.stderr.write(`Next run at ${new Date(Math.max(next, Date.now())).toISOString()}.\n`);
-      if (!(await wait(next - Date.now(), { signal: stop.signal }))) {
+      if (!(await wait(next - Date.now(), { signal }))) {
         process.stderr.write(
-          `Stopped by ${signalled ?? 'a signal'} between runs; the copy is as the last run left it.\n`,
+          `Stopped by ${signalled() ?? 'a signal'} between runs; the copy is as the last run left it.\n`,
         );
         return EXIT.done;
       }
@@ -187,8 +202,6 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
     }
   } finally {
     progress.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     await sync.close();
     for (const stopOne of stopTelemetry) stopOne();
     await telemetry?.shutdown();

@@ -250,7 +250,7 @@ export interface CopiedBefore {
  * copy is `created` (`deleted` when it arrives deleted); one the service now says is deleted, and
  * the copy held as not, is `deleted`; any other difference (its JSON, a vanished task found again)
  * is `changed`. `sameJson` compares the task's JSON as the store keeps it. The PostgreSQL store
- * says the same in SQL (`FETCHED_KIND_SQL`).
+ * says the same in SQL, in its upsert (`upsertTasksSql`).
  */
 export function fetchedChangeKind(
   before: CopiedBefore | undefined,

@@ -28,10 +28,11 @@ async function until(what: string, done: () => boolean, ms = 30_000): Promise<vo
   }
 }
 
+/** The complete lines of NDJSON in `text`, parsed (a line still being written is left for later). */
 const lines = (text: string) =>
   text
     .split('\n')
-    .filter((line) => line !== '')
+    .slice(0, -1)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('idgov changes and idgov sync --watch', () => {

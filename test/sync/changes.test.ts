@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
 import { StoreError } from '../../src/stores/store-error.ts';
 import { readChangeRecords } from '../../src/sync/changes.ts';
-import { type ChangeRecord, TaskSync } from '../../src/sync/index.ts';
+import { type ChangeRecord, type SyncWindow, TaskSync } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
-import { all, asFolded, byTask, expectedChanges, fold } from '../helpers/change-feed.ts';
+import { all, asFolded, byTask, copyAndFeed, expectedChanges, fold } from '../helpers/change-feed.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-changes-'));
@@ -360,5 +360,104 @@ describe('a follower of the feed', () => {
       throw new StoreError('restarting', { transient: true });
     };
     await expect(all(readChangeRecords(once, {}))).rejects.toThrow('restarting');
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL: two workers commit the same task at once', () => {
+  // A task on a window's edge, or paged by a window and by the part split off it while a page was in
+  // flight, reaches two commits. The second one's upsert waits for the first's lock on the task:
+  // its change is judged against the row the first committed, not the one it saw when it began.
+  async function race(first: string | undefined, a: string, b: string) {
+    const { default: Pg } = await import('pg');
+    const pool = new Pg.Pool({ connectionString: pg?.url, max: 4 });
+    const table = `${pg?.schema}.race_${++n}`;
+    const store = new PostgresSyncStore({ pool, table });
+    await store.migrate();
+    await store.open({ baseUrl: 'https://acme.example.com', filter: '{}' });
+    const run = await store.beginRun('full', Date.now(), [
+      { from: 0, to: 1_000 },
+      { from: 1_001, to: 2_000 },
+    ]);
+    const leases = [
+      { holder: 'A', ms: 60_000 },
+      { holder: 'B', ms: 60_000 },
+    ] as const;
+    const windows = [await store.claimWindow(run, leases[0]), await store.claimWindow(run, leases[1])];
+    const page = (i: 0 | 1, v: string) => ({
+      tasks: [
+        {
+          id: 'X',
+          state: 'TASK_STATE_OPEN',
+          createdAt: '1970-01-01T00:00:01.000Z',
+          updatedAt: undefined,
+          deletedAt: undefined,
+          json: JSON.stringify({ id: 'X', state: 'TASK_STATE_OPEN', v }),
+        },
+      ],
+      expanded: [],
+      cursor: (windows[i]?.from ?? 0) + 1,
+      moved: true,
+      queryFrom: windows[i]?.from ?? 0,
+      queryTo: windows[i]?.to ?? 0,
+      token: 'next',
+      exhausted: false,
+      syncedAt: Date.now(),
+    });
+    const commit = (i: 0 | 1, v: string) =>
+      store.commitPage(run, windows[i] as SyncWindow, page(i, v), leases[i]);
+    if (first !== undefined) await commit(0, first);
+    // The counter held: A's statement waits there holding X; B's begins meanwhile, and waits for X.
+    const blocker = await pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query(`SELECT 1 FROM ${table}_sync_meta WHERE key = 'changes_seq' FOR UPDATE`);
+    const committedA = commit(0, a);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const committedB = commit(1, b);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await blocker.query('COMMIT');
+    blocker.release();
+    await Promise.all([committedA, committedB]);
+    const result = await copyAndFeed(store);
+    await pool.end();
+    return result;
+  }
+
+  it('a new task committed by both is created once', async () => {
+    const { copy, feed } = await race(undefined, 'same', 'same');
+    expect(feed.map((c) => c.kind)).toEqual(['created']);
+    expect(fold(feed)).toEqual(copy);
+  });
+
+  it('a change undone by the slower commit is in the feed, which still folds to the copy', async () => {
+    const { copy, feed } = await race('v1', 'v2', 'v1');
+    expect(feed.map((c) => [c.kind, JSON.parse(c.json).v])).toEqual([
+      ['created', 'v1'],
+      ['changed', 'v2'],
+      ['changed', 'v1'],
+    ]);
+    expect(fold(feed)).toEqual(copy);
+  });
+});
+
+describe.skipIf(!pg)('a PostgreSQL copy made before the feed', () => {
+  it('is read with a ConfigurationError that names the missing feed table and the fix', async () => {
+    const table = `${pg?.schema}.before_feed`;
+    const store = new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'error' });
+    try {
+      await store.migrate();
+      const { default: Pg } = await import('pg');
+      const db = new Pg.Client({ connectionString: pg?.url });
+      await db.connect();
+      await db.query(`DROP TABLE ${table}_changes`);
+      await db.end();
+      const refused = all(store.changeRows());
+      await expect(refused).rejects.toBeInstanceOf(ConfigurationError);
+      await expect(all(store.changeRows())).rejects.toThrow(
+        /before_feed_changes"? does not exist: the copy was made by an earlier release\. Run store\.migrate\(\) once/,
+      );
+      await expect(store.pruneChanges(5)).rejects.toThrow(/before_feed_changes"? does not exist/);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { ConfigurationError } from '../../core/errors/errors.ts';
 import type { ChangeKind, ChangeRecord } from '../changes.ts';
 import type { PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
@@ -20,26 +21,13 @@ export const feedOnSql = (t: SyncTables, param: string) =>
   `(${param}::boolean OR EXISTS (SELECT 1 FROM ${t.runs} WHERE finished_at IS NOT NULL))`;
 
 /**
- * The kind of change a fetch makes, from `input` row `i` and `old` row `o` (NULL when new): the rule
- * of `fetchedChangeKind`, in SQL; NULL when the fetch changes nothing.
- */
-export const FETCHED_KIND_SQL = `CASE
-    WHEN o.id IS NULL THEN CASE WHEN i.deleted_at IS NOT NULL THEN 'deleted' ELSE 'created' END
-    WHEN i.deleted_at IS NOT NULL AND o.deleted_at IS NULL THEN 'deleted'
-    WHEN o.task IS DISTINCT FROM i.task OR o.vanished OR (o.deleted_at IS NOT NULL AND i.deleted_at IS NULL)
-      THEN 'changed'
-  END`;
-
-/**
- * The common table expression `fetched`: the changes the upsert of `upsertTasksSql` made (its
- * `input`, `old` and `up`), as the columns {@link recordChangesSql} reads, when `feedOn` holds.
+ * The common table expression `fetched`: the changes the upsert of `upsertTasksSql` made (its `up`,
+ * which judged each against the row it replaced), as the columns {@link recordChangesSql} reads,
+ * when `feedOn` holds.
  */
 export const fetchedChangesSql = (feedOn: string) => `fetched AS (
-    SELECT * FROM (
-      SELECT ${FETCHED_KIND_SQL} AS kind, u.id AS task_id, o.state AS previous_state, i.state, i.task
-      FROM up u JOIN input i ON i.id = u.id LEFT JOIN old o ON o.id = u.id
-      WHERE ${feedOn}) c
-    WHERE kind IS NOT NULL)`;
+    SELECT change_kind AS kind, id AS task_id, change_previous_state AS previous_state, state, task
+    FROM up WHERE change_kind IS NOT NULL AND ${feedOn})`;
 
 /** The common table expression `vanished`: the tasks `source` (`RETURNING id, state, task`) marked vanished, when `feedOn` holds. */
 export const vanishedChangesSql = (source: string, feedOn: string) => `vanished AS (
@@ -93,7 +81,9 @@ export async function readChangeBatch(
     `SELECT seq, kind, task_id, at, previous_state, state, task::text AS task FROM ${t.changes}
      WHERE seq > $1 AND ($3::text[] IS NULL OR kind = ANY($3)) ORDER BY seq LIMIT $2`,
     [after, limit, kinds ? [...kinds] : null],
-  );
+  ).catch((error: unknown) => {
+    throw noFeed(t, error);
+  });
   return rows.map((row) => ({
     seq: Number(row.seq),
     kind: row.kind,
@@ -109,6 +99,21 @@ export async function readChangeBatch(
 export async function pruneChangeRows(query: PgQuery, t: SyncTables, before: number): Promise<number> {
   const { rowCount } = await query('pruning the change feed', `DELETE FROM ${t.changes} WHERE seq < $1`, [
     before,
-  ]);
+  ]).catch((error: unknown) => {
+    throw noFeed(t, error);
+  });
   return rowCount;
+}
+
+/**
+ * A copy made before the feed existed has no table for it: said naming that table (the store's
+ * errors name its tasks table, which is there), with the fix.
+ */
+function noFeed(t: SyncTables, error: unknown): unknown {
+  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
+  if (cause?.code !== '42P01') return error;
+  return new ConfigurationError(
+    `${t.changes} does not exist: the copy was made by an earlier release. Run store.migrate() once (or the SQL of postgresSyncSchema(), or idgov sync --postgres, which migrates) to add the change feed.`,
+    { cause: error },
+  );
 }

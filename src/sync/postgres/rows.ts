@@ -61,10 +61,15 @@ export function expandedParameter(rows: readonly ExpandedRow[]): string {
 /**
  * The common table expressions that upsert the tasks of parameter `$tasks` (see
  * {@link tasksParameter}) when `guard` holds, stamped `$syncedAt` (timestamptz) and `$run`: `input`,
- * `old` (the rows before), `up` (what was written; `inserted` for new ones). A later fetch replaces
+ * and `up` (what was written: `inserted` for new ones, and the change it made). A later fetch replaces
  * an earlier one whatever the service's `updated_at` says (its nodes' clocks differ); a fetch of an
  * earlier run than the one that last wrote the task changes nothing, checked on the locked row.
  * Leases on the rows end: a task fetched is refreshed.
+ *
+ * The kind of change (the rule of `fetchedChangeKind`) and the state before are judged against the
+ * row the upsert replaces, locked, and kept in `change_kind` and `change_previous_state` for
+ * `RETURNING`: a row read before the upsert could be stale by then (another worker committing the
+ * same task, or inserting it first), and would give a change twice, or none.
  */
 export function upsertTasksSql(
   t: SyncTables,
@@ -75,24 +80,29 @@ export function upsertTasksSql(
     SELECT * FROM jsonb_to_recordset(${params.tasks}::jsonb)
       AS r(id text, state text, created_at timestamptz, updated_at timestamptz, deleted_at timestamptz, task jsonb)
     WHERE ${guard}),
-  old AS (SELECT o.id, o.state, o.task, o.deleted_at, o.vanished FROM ${t.tasks} o JOIN input i ON o.id = i.id),
   up AS (
-    INSERT INTO ${t.tasks} AS t (id, state, created_at, updated_at, deleted_at, synced_at, seen_run, task)
-    SELECT id, state, created_at, updated_at, deleted_at, ${params.syncedAt}, ${params.run}, task FROM input
+    INSERT INTO ${t.tasks} AS t (id, state, created_at, updated_at, deleted_at, synced_at, seen_run, task, change_kind)
+    SELECT id, state, created_at, updated_at, deleted_at, ${params.syncedAt}, ${params.run}, task,
+      CASE WHEN deleted_at IS NOT NULL THEN 'deleted' ELSE 'created' END
+    FROM input
     ON CONFLICT (id) DO UPDATE SET state = excluded.state, created_at = excluded.created_at,
       updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, task = excluded.task,
       vanished = false, synced_at = excluded.synced_at, seen_run = excluded.seen_run,
-      lease_token = NULL, leased_at = NULL, lease_until = NULL
+      lease_token = NULL, leased_at = NULL, lease_until = NULL,
+      change_kind = CASE
+        WHEN excluded.deleted_at IS NOT NULL AND t.deleted_at IS NULL THEN 'deleted'
+        WHEN t.task IS DISTINCT FROM excluded.task OR t.vanished
+          OR (t.deleted_at IS NOT NULL AND excluded.deleted_at IS NULL) THEN 'changed'
+      END,
+      change_previous_state = t.state
     WHERE excluded.seen_run >= t.seen_run
-    RETURNING t.id, (xmax = 0) AS inserted)`;
+    RETURNING t.id, (xmax = 0) AS inserted, t.change_kind, t.change_previous_state, t.state, t.task)`;
 }
 
 /** The select list of what {@link upsertTasksSql} wrote: `new`, `changed` and `deleted` counts. */
 export const UPSERT_COUNTS = `(SELECT count(*) FROM up WHERE inserted) AS new,
-  (SELECT count(*) FROM up u JOIN input i ON i.id = u.id JOIN old o ON o.id = u.id
-     WHERE o.task IS DISTINCT FROM i.task) AS changed,
-  (SELECT count(*) FROM up u JOIN input i ON i.id = u.id LEFT JOIN old o ON o.id = u.id
-     WHERE i.deleted_at IS NOT NULL AND o.deleted_at IS NULL) AS deleted`;
+  (SELECT count(*) FROM up WHERE NOT inserted AND change_kind IS NOT NULL) AS changed,
+  (SELECT count(*) FROM up WHERE change_kind = 'deleted') AS deleted`;
 
 /** The common table expression that upserts the expanded objects of parameter `$expanded` when `guard` holds. */
 export function upsertExpandedSql(

@@ -40,8 +40,10 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
   }
   await query(
     'opening the copy',
+    // The feed's counter, should it be missing, goes on from the feed's last seq: one is never reused.
     `INSERT INTO ${t.meta} (key, value)
-     VALUES ('schema_version', $1), ('base_url', $2), ('filter', $3), ('changes_seq', '0')
+     VALUES ('schema_version', $1), ('base_url', $2), ('filter', $3),
+            ('changes_seq', (SELECT coalesce(max(seq), 0)::text FROM ${t.changes}))
      ON CONFLICT (key) DO NOTHING`,
     [String(POSTGRES_SYNC_SCHEMA_VERSION), identity.baseUrl, identity.filter],
   );

@@ -48,7 +48,8 @@ export function syncTables(prefix: string = DEFAULT_SYNC_PREFIX): SyncTables {
 
 /**
  * Columns added after a table was first created (version 2: the `acted_after_ms` of windows and
- * runs): a copy whose tables lack one is migrated.
+ * runs; version 3: the tasks' `change_kind` and `change_previous_state`): a copy whose tables lack
+ * one is migrated.
  */
 export function addedColumns(
   t: SyncTables,
@@ -56,6 +57,8 @@ export function addedColumns(
   return [
     { table: t.windows, column: 'acted_after_ms' },
     { table: t.runs, column: 'acted_after_ms' },
+    { table: t.tasks, column: 'change_kind' },
+    { table: t.tasks, column: 'change_previous_state' },
   ];
 }
 
@@ -111,7 +114,9 @@ CREATE TABLE IF NOT EXISTS ${t.tasks} (
   task        jsonb NOT NULL,          -- the task's JSON as received
   lease_token text,                    -- the sync's: the worker refreshing it, until lease_until
   leased_at   bigint,
-  lease_until bigint
+  lease_until bigint,
+  change_kind text,                    -- the sync's: the change its last write made, for the feed
+  change_previous_state text
 );
 CREATE INDEX IF NOT EXISTS "${t.bare}_tasks_state" ON ${t.tasks} (state);
 -- Reading the copy in creation order (idgov export), a batch at a time by (created_at, id).
@@ -145,7 +150,7 @@ DO $$ BEGIN
 EXCEPTION WHEN OTHERS THEN NULL;
 END $$;
 -- The feed's counter: the last seq handed out.
-INSERT INTO ${t.meta} (key, value) VALUES ('changes_seq', '0') ON CONFLICT (key) DO NOTHING;
+INSERT INTO ${t.meta} (key, value) SELECT 'changes_seq', coalesce(max(seq), 0)::text FROM ${t.changes} ON CONFLICT (key) DO NOTHING;
 CREATE TABLE IF NOT EXISTS ${t.runs} (
   id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   kind        text   NOT NULL CHECK (kind IN ('full', 'incremental')),
@@ -181,6 +186,8 @@ CREATE INDEX IF NOT EXISTS "${t.bare}_sync_windows_run" ON ${t.windows} (run_id,
 -- of an earlier version refuse it.
 ALTER TABLE ${t.windows} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
 ALTER TABLE ${t.runs} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
+ALTER TABLE ${t.tasks} ADD COLUMN IF NOT EXISTS change_kind text;
+ALTER TABLE ${t.tasks} ADD COLUMN IF NOT EXISTS change_previous_state text;
 UPDATE ${t.meta} SET value = '${POSTGRES_SYNC_SCHEMA_VERSION}'
   WHERE key = 'schema_version' AND CASE WHEN value ~ '^[0-9]+$' THEN value::int END < ${POSTGRES_SYNC_SCHEMA_VERSION};
 `;

@@ -51,16 +51,15 @@ export function upsertTasks(
       run.id,
       row.json,
     );
-    if (!before) counts.new += 1;
-    else if (before.task !== row.json) counts.changed += 1;
-    if (row.deletedAt && !before?.deleted_at) counts.deleted += 1;
-    if (!recording) continue;
     const kind = fetchedChangeKind(
       before && { deleted: before.deleted_at !== null, vanished: before.vanished === 1 },
       row.deletedAt !== undefined,
       before?.task === row.json,
     );
-    if (kind) {
+    if (!before) counts.new += 1;
+    else if (kind) counts.changed += 1;
+    if (kind === ChangeKind.DELETED) counts.deleted += 1;
+    if (recording && kind) {
       feed.record({
         kind,
         taskId: row.id,
