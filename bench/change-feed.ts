@@ -3,13 +3,14 @@
  * with the feed on (`--change-feed all`) beside off (`after-first-copy`, which writes no row then),
  * `idgov sync` processes in interleaved pairs. Served at once (the CPU-bound case: time and CPU of
  * every thread), and at 200 ms a page (where the service is the limit). On PostgreSQL the feed's
- * work is the server's, so the figure there is the time.
+ * work is the server's: its time, and the server's CPU (read from /proc: a local server).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NO_POSTGRES, postgresForTests } from '../test/helpers/postgres.ts';
 import { start } from './paging.ts';
+import { postmasterOf, serverCpuSeconds } from './server-cpu.ts';
 import { compared, median, type Result, SMALL } from './support.ts';
 import { postgresSync, sqliteSync } from './sync-processes.ts';
 
@@ -66,14 +67,24 @@ export async function changeFeedBenchmarks(): Promise<Result[]> {
       else {
         try {
           let n = 0;
-          const postgres = await pairs(async (extra) => ({
-            seconds: await postgresSync(quick, pg.url, `${pg.schema}.feed_${++n}`, 1, extra),
-          }));
+          const postmaster = await postmasterOf(pg.url);
+          const postgres = await pairs(async (extra) => {
+            const before = serverCpuSeconds(postmaster);
+            const seconds = await postgresSync(quick, pg.url, `${pg.schema}.feed_${++n}`, 1, extra);
+            return { seconds, server: serverCpuSeconds(postmaster) - before };
+          });
           results.push(
             compared(
               `feed: first PostgreSQL copy (1 worker, 4 cursors) with the feed on beside off, time, ${size} served at once`,
               postgres.seconds,
               's',
+              '<= 1.10x',
+              atMost(0.1),
+            ),
+            compared(
+              'feed: the same, CPU of the PostgreSQL server',
+              postgres.server,
+              'CPU s',
               '<= 1.10x',
               atMost(0.1),
             ),

@@ -23,11 +23,11 @@ export const feedOnSql = (t: SyncTables, param: string) =>
 /**
  * The common table expression `fetched`: the changes the upsert of `upsertTasksSql` made (its `up`,
  * which judged each against the row it replaced), as the columns {@link recordChangesSql} reads,
- * when `feedOn` holds.
+ * when `feedOn` holds. The task comes from `input`, as parsed: the row written holds it compressed.
  */
 export const fetchedChangesSql = (feedOn: string) => `fetched AS (
-    SELECT change_kind AS kind, id AS task_id, change_previous_state AS previous_state, state, task
-    FROM up WHERE change_kind IS NOT NULL AND ${feedOn})`;
+    SELECT u.change_kind AS kind, u.id AS task_id, u.change_previous_state AS previous_state, i.state, i.task
+    FROM up u JOIN input i ON i.id = u.id WHERE u.change_kind IS NOT NULL AND ${feedOn})`;
 
 /** The common table expression `vanished`: the tasks `source` (`RETURNING id, state, task`) marked vanished, when `feedOn` holds. */
 export const vanishedChangesSql = (source: string, feedOn: string) => `vanished AS (

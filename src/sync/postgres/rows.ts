@@ -96,7 +96,7 @@ export function upsertTasksSql(
       END,
       change_previous_state = t.state
     WHERE excluded.seen_run >= t.seen_run
-    RETURNING t.id, (xmax = 0) AS inserted, t.change_kind, t.change_previous_state, t.state, t.task)`;
+    RETURNING t.id, (xmax = 0) AS inserted, t.change_kind, t.change_previous_state)`;
 }
 
 /** The select list of what {@link upsertTasksSql} wrote: `new`, `changed` and `deleted` counts. */
