@@ -6,6 +6,7 @@
  */
 import type { ChangeKind, ChangeRecord } from '../sync/changes.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
+import { EXIT } from './usage.ts';
 
 /** What `idgov changes` takes. */
 export interface ChangesCommandOptions extends CopyTarget {
@@ -24,7 +25,7 @@ function changeLine(change: ChangeRecord): string {
 /**
  * `idgov changes`: the feed after `since`, one change a line, in `seq` order; with `follow`, new
  * changes as they commit until SIGINT or SIGTERM, which end it with exit 0 (the last line printed is
- * where to go on from). A reader that stops early (`| head`) ends it quietly.
+ * where to go on from). A reader that stops early (`| head`) ends it quietly, at the next line.
  */
 export async function changesCommand(
   options: ChangesCommandOptions,
@@ -54,6 +55,12 @@ export async function changesCommand(
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await store.close();
+    // Stopped while its reader does not read: the lines it has not taken are dropped, and the
+    // process ends now rather than when the reader reads (it goes on from the last line it got).
+    // Only exiting drops them: stdout cannot be closed.
+    if (stop.signal.aborted && out === process.stdout && process.stdout.writableLength > 0) {
+      process.exit(EXIT.done);
+    }
   }
 }
 

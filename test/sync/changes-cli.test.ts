@@ -3,22 +3,40 @@
  * processes) against the fake tenant on loopback: a long-running sync that SIGTERM ends with exit 0,
  * a follower that prints each change once as the syncs commit it, and retention.
  */
+
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { all } from '../helpers/change-feed.ts';
-import { startChild } from '../helpers/child.ts';
+import { type Child, startChild } from '../helpers/child.ts';
 import { idgov } from '../helpers/idgov.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
+const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
+const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'idgov-changes-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const pg = await postgresForTests();
 if (!pg) console.warn(`skipping idgov changes --postgres: ${NO_POSTGRES}`);
 afterAll(() => pg?.stop());
+
+// Children of a test, killed after it whatever happened: a failed wait must not leave a follower running.
+const children: Child[] = [];
+afterEach(() => {
+  for (const { child } of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+/** `idgov args` in a child process, killed after the test. */
+function started(args: readonly string[], env: Record<string, string>): Child {
+  const child = startChild('src/cli/idgov.ts', args, env);
+  children.push(child);
+  return child;
+}
 
 /** Resolves once `done()` holds; rejects after `ms`, saying what it waited for. */
 async function until(what: string, done: () => boolean, ms = 30_000): Promise<void> {
@@ -52,13 +70,13 @@ describe('idgov changes and idgov sync --watch', () => {
 
   it('sync --watch runs again at its interval, each summary said; a follower prints each change once; SIGTERM and SIGINT end both with 0', async () => {
     const db = join(dir, 'watched.db');
-    const watcher = startChild('src/cli/idgov.ts', ['sync', '--db', db, '--watch', '1'], env);
+    const watcher = started(['sync', '--db', db, '--watch', '1'], env);
     let err = '';
     watcher.child.stderr?.on('data', (chunk) => {
       err += chunk;
     });
     await until('the first run', () => /Done: full run/.test(err));
-    const follower = startChild('src/cli/idgov.ts', ['changes', '--db', db, '--since', '0', '--follow'], env);
+    const follower = started(['changes', '--db', db, '--since', '0', '--follow'], env);
     const closed = tenant.closeTasks(5);
     const created = tenant.createTasks(3);
     await until(
@@ -116,6 +134,24 @@ describe('idgov changes and idgov sync --watch', () => {
     const left = lines((await idgov(['changes', '--db', db, '--since', '0'], env)).stdout);
     expect(left.map((c) => c.seq)).toEqual(everything.slice(100).map((c) => c.seq));
 
+    // A follower whose reader does not read (its pipe full) still ends at once on SIGINT.
+    const blocked = spawn(
+      process.execPath,
+      ['--import', fromSource, cli, 'changes', '--db', db, '--since', '0', '--follow'],
+      { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    const ended = new Promise<number | null>((resolve) => blocked.on('exit', (code) => resolve(code)));
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // its first lines fill the pipe
+    blocked.kill('SIGINT');
+    const stoppedAt = Date.now();
+    const code = await Promise.race([
+      ended,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 5_000)),
+    ]);
+    if (code === 'still running') blocked.kill('SIGKILL');
+    expect(code).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+
     const missing = join(dir, 'typo.db');
     const refused = [
       [['changes', '--db', db], /give --since <seq>: the last seq you handled/],
@@ -158,7 +194,8 @@ describe('idgov changes and idgov sync --watch', () => {
         ['changes', '--postgres', pg?.url ?? '', '--table', 'nowhere', '--since', '0'],
         env,
       );
-      expect(missing.code).not.toBe(0);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/no task copy under the prefix nowhere .*check the prefix/);
       expect(missing.stderr).not.toContain(pg?.url ?? '');
     },
     60_000,

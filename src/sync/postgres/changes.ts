@@ -81,8 +81,8 @@ export async function readChangeBatch(
     `SELECT seq, kind, task_id, at, previous_state, state, task::text AS task FROM ${t.changes}
      WHERE seq > $1 AND ($3::text[] IS NULL OR kind = ANY($3)) ORDER BY seq LIMIT $2`,
     [after, limit, kinds ? [...kinds] : null],
-  ).catch((error: unknown) => {
-    throw noFeed(t, error);
+  ).catch(async (error: unknown) => {
+    throw await noFeed(query, t, error);
   });
   return rows.map((row) => ({
     seq: Number(row.seq),
@@ -99,19 +99,30 @@ export async function readChangeBatch(
 export async function pruneChangeRows(query: PgQuery, t: SyncTables, before: number): Promise<number> {
   const { rowCount } = await query('pruning the change feed', `DELETE FROM ${t.changes} WHERE seq < $1`, [
     before,
-  ]).catch((error: unknown) => {
-    throw noFeed(t, error);
+  ]).catch(async (error: unknown) => {
+    throw await noFeed(query, t, error);
   });
   return rowCount;
 }
 
 /**
- * A copy made before the feed existed has no table for it: said naming that table (the store's
- * errors name its tasks table, which is there), with the fix.
+ * A feed table missing, said naming it (the store's errors name its tasks table): a copy made by an
+ * earlier release, to migrate; or no copy at all under this prefix (a mistyped one), to check.
  */
-function noFeed(t: SyncTables, error: unknown): unknown {
+async function noFeed(query: PgQuery, t: SyncTables, error: unknown): Promise<unknown> {
   const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
   if (cause?.code !== '42P01') return error;
+  const { rows } = await query<{ copy: boolean }>(
+    'looking for the copy',
+    'SELECT to_regclass($1) IS NOT NULL AS copy',
+    [t.tasks],
+  ).catch(() => ({ rows: [] as Array<{ copy: boolean }> }));
+  if (rows[0]?.copy === false) {
+    return new ConfigurationError(
+      `There is no task copy under the prefix ${t.prefix} (no table ${t.tasks}): check the prefix (the store's table option, idgov's --table).`,
+      { cause: error },
+    );
+  }
   return new ConfigurationError(
     `${t.changes} does not exist: the copy was made by an earlier release. Run store.migrate() once (or the SQL of postgresSyncSchema(), or idgov sync --postgres, which migrates) to add the change feed.`,
     { cause: error },

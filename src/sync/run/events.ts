@@ -23,7 +23,7 @@ export interface SyncSummary {
   readonly pages: number;
   /** Tasks the copy did not hold before. */
   readonly tasksNew: number;
-  /** Tasks whose JSON changed. */
+  /** Tasks the copy held whose JSON changed, or that came back after they vanished. */
   readonly tasksChanged: number;
   /** Tasks newly marked deleted (by the service, or vanished from it). */
   readonly tasksDeleted: number;
