@@ -43,3 +43,42 @@ export function startChild(script: string, args: readonly string[], env: Record<
   }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
   return { child, stdout: () => stdout, exited };
 }
+
+/** What an `idgov` child needs to reach `tenant` (a fake tenant on loopback), logging at `log`. */
+export function tenantEnv(
+  tenant: { readonly baseUrl: string; readonly client: { clientId: string; clientSecret: string } },
+  log?: string,
+): Record<string, string> {
+  return {
+    IDGOV_BASE_URL: tenant.baseUrl,
+    IDGOV_CLIENT_ID: tenant.client.clientId,
+    IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
+    ...(log === undefined ? {} : { IDGOV_LOG: log }),
+  };
+}
+
+/**
+ * `idgov sync --db <db> --concurrency 4` in a child, run to its end; SIGKILLed once `tenant` has
+ * served `killAt` more search pages, if given. What the crash tests restart until a run completes.
+ */
+export async function syncUntil(
+  tenant: Parameters<typeof tenantEnv>[0] & { readonly stats: { readonly searchPages: number } },
+  db: string,
+  killAt?: number,
+) {
+  const start = tenant.stats.searchPages;
+  const run = startChild(
+    'src/cli/idgov.ts',
+    ['sync', '--db', db, '--concurrency', '4'],
+    tenantEnv(tenant, 'error'),
+  );
+  const timer =
+    killAt === undefined
+      ? undefined
+      : setInterval(() => {
+          if (tenant.stats.searchPages - start >= killAt) run.child.kill('SIGKILL');
+        }, 2);
+  const result = await run.exited;
+  clearInterval(timer);
+  return result;
+}

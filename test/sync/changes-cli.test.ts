@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { all } from '../helpers/change-feed.ts';
-import { type Child, startChild } from '../helpers/child.ts';
+import { type Child, startChild, tenantEnv } from '../helpers/child.ts';
 import { idgov } from '../helpers/idgov.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
@@ -59,12 +59,7 @@ describe('idgov changes and idgov sync --watch', () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     ({ close } = await tenant.listen());
-    env = {
-      IDGOV_BASE_URL: tenant.baseUrl,
-      IDGOV_CLIENT_ID: tenant.client.clientId,
-      IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
-      IDGOV_LOG: 'warn',
-    };
+    env = tenantEnv(tenant, 'warn');
   });
   afterAll(() => close());
 

@@ -14,32 +14,12 @@ import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
 import { byTask, copyAndFeed, expectedChanges, fold } from '../helpers/change-feed.ts';
-import { startChild } from '../helpers/child.ts';
+import { syncUntil } from '../helpers/child.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
 const SEEDS = Number(process.env.CHANGES_CRASH_SEEDS ?? 3);
 const dir = mkdtempSync(join(tmpdir(), 'idgov-changes-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Runs `idgov sync --db` in a child to its end, SIGKILLed once the tenant served `killAt` more pages, if given. */
-async function runUntil(tenant: FakeTenant, db: string, killAt?: number) {
-  const start = tenant.stats.searchPages;
-  const run = startChild('src/cli/idgov.ts', ['sync', '--db', db, '--concurrency', '4'], {
-    IDGOV_BASE_URL: tenant.baseUrl,
-    IDGOV_CLIENT_ID: tenant.client.clientId,
-    IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
-    IDGOV_LOG: 'error',
-  });
-  const timer =
-    killAt === undefined
-      ? undefined
-      : setInterval(() => {
-          if (tenant.stats.searchPages - start >= killAt) run.child.kill('SIGKILL');
-        }, 2);
-  const result = await run.exited;
-  clearInterval(timer);
-  return result;
-}
 
 /** The copy's rows and its feed, read as a reader would (the copy is closed between runs). */
 const read = (db: string) => copyAndFeed(new SqliteSyncStore({ path: db, readOnly: true }));
@@ -60,7 +40,7 @@ describe('the change feed of a sync SIGKILLed at random pages, faults on', () =>
     it(`seed ${seed}: each run's rows are exactly the changes it made, and the feed folds to the copy`, async () => {
       const random = new SeededRandom(seed * 104_729);
       const db = join(dir, `feed-${seed}.db`);
-      const first = await runUntil(tenant, db, 3 + random.int(10));
+      const first = await syncUntil(tenant, db, 3 + random.int(10));
       if (first.signal !== 'SIGKILL') expect(first.code, first.stderr).toBe(0);
       let kills = first.signal === 'SIGKILL' ? 1 : 0;
       const purged = new Set<string>();
@@ -85,7 +65,7 @@ describe('the change feed of a sync SIGKILLed at random pages, faults on', () =>
         }
         for (let attempt = 0; ; attempt++) {
           const killAt = attempt < 2 ? 1 + random.int(12) : undefined;
-          const result = await runUntil(tenant, db, killAt);
+          const result = await syncUntil(tenant, db, killAt);
           if (result.signal === 'SIGKILL') {
             kills += 1;
             continue;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
+import { tenantEnv } from '../helpers/child.ts';
 import { idgov } from '../helpers/idgov.ts';
 import { otlpCollector } from '../helpers/otlp-collector.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
@@ -27,11 +28,7 @@ describe('idgov', () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     ({ close } = await tenant.listen());
-    env = {
-      IDGOV_BASE_URL: tenant.baseUrl,
-      IDGOV_CLIENT_ID: tenant.client.clientId,
-      IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
-    };
+    env = tenantEnv(tenant);
   });
   afterAll(() => close());
 
@@ -127,9 +124,7 @@ describe('idgov', () => {
     try {
       const smallEnv = {
         ...env,
-        IDGOV_BASE_URL: small.baseUrl,
-        IDGOV_CLIENT_ID: small.client.clientId,
-        IDGOV_CLIENT_SECRET: small.client.clientSecret,
+        ...tenantEnv(small),
       };
       const db = join(dir, 'filters.db');
       expect((await idgov(['sync', '--db', db], smallEnv)).code).toBe(0);
@@ -182,9 +177,7 @@ describe('idgov', () => {
     try {
       const smallEnv = {
         ...env,
-        IDGOV_BASE_URL: small.baseUrl,
-        IDGOV_CLIENT_ID: small.client.clientId,
-        IDGOV_CLIENT_SECRET: small.client.clientSecret,
+        ...tenantEnv(small),
       };
       const db = join(dir, 'filtered.db');
       const app = small.tasks.map(appOf).find((id) => id !== undefined) as string;
@@ -368,11 +361,7 @@ describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     ({ close } = await tenant.listen());
-    env = {
-      IDGOV_BASE_URL: tenant.baseUrl,
-      IDGOV_CLIENT_ID: tenant.client.clientId,
-      IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
-    };
+    env = tenantEnv(tenant);
   });
   afterAll(() => close());
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
-import { startChild } from '../helpers/child.ts';
+import { syncUntil } from '../helpers/child.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
 const TASKS = Number(process.env.SYNC_CRASH_TASKS ?? 20_000);
@@ -19,31 +19,6 @@ const SEEDS = Number(process.env.SYNC_CRASH_SEEDS ?? 3);
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** `idgov sync --db <db>` in a child process, as a user runs it. */
-function startSync(tenant: FakeTenant, db: string) {
-  return startChild('src/cli/idgov.ts', ['sync', '--db', db, '--concurrency', '4'], {
-    IDGOV_BASE_URL: tenant.baseUrl,
-    IDGOV_CLIENT_ID: tenant.client.clientId,
-    IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
-    IDGOV_LOG: 'error',
-  });
-}
-
-/** Runs the sync to its end in a child, SIGKILLing it once the tenant has served `killAt` more pages, if given. */
-async function runUntil(tenant: FakeTenant, db: string, killAt?: number) {
-  const start = tenant.stats.searchPages;
-  const run = startSync(tenant, db);
-  let timer: ReturnType<typeof setInterval> | undefined;
-  if (killAt !== undefined) {
-    timer = setInterval(() => {
-      if (tenant.stats.searchPages - start >= killAt) run.child.kill('SIGKILL');
-    }, 2);
-  }
-  const result = await run.exited;
-  clearInterval(timer);
-  return result;
-}
 
 describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults on`, () => {
   const tenant = new FakeTenant({
@@ -56,7 +31,7 @@ describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults o
   beforeAll(async () => {
     ({ close } = await tenant.listen());
     const before = tenant.stats.searchPages;
-    const clean = await runUntil(tenant, join(dir, 'clean.db'));
+    const clean = await syncUntil(tenant, join(dir, 'clean.db'));
     expect(clean.code, clean.stderr).toBe(0);
     cleanPages = tenant.stats.searchPages - before;
     expect(differences(copiedTasks(join(dir, 'clean.db')), expectedTasks(tenant.tasks))).toEqual([]);
@@ -71,7 +46,7 @@ describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults o
       let kills = 0;
       for (;;) {
         const killAt = kills < 3 ? 5 + random.int(Math.max(1, Math.floor(cleanPages / 3))) : undefined;
-        const result = await runUntil(tenant, db, killAt);
+        const result = await syncUntil(tenant, db, killAt);
         if (result.signal === 'SIGKILL') {
           kills += 1;
           continue;
@@ -95,7 +70,7 @@ describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults o
     const created = tenant.createTasks(Math.floor(TASKS / 40));
     tenant.deleteTasks(Math.floor(TASKS / 200), (task) => task.state === 'TASK_STATE_OPEN');
     const before = tenant.stats.searchPages;
-    const result = await runUntil(tenant, db);
+    const result = await syncUntil(tenant, db);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/^Done: incremental run:/m);
     expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);

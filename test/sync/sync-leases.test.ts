@@ -13,7 +13,7 @@ import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
-import { type Child, startChild } from '../helpers/child.ts';
+import { type Child, startChild, tenantEnv } from '../helpers/child.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasks, copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';
 
@@ -84,12 +84,11 @@ describe('a service slower than the lease (pages of 1.5 s, a lease of 1 s)', () 
 
 /** `idgov sync --postgres` with the default options, in a child process. */
 function startWorker(tenant: FakeTenant, table: string): Child {
-  return startChild('src/cli/idgov.ts', ['sync', '--postgres', pg?.url ?? '', '--table', table], {
-    IDGOV_BASE_URL: tenant.baseUrl,
-    IDGOV_CLIENT_ID: tenant.client.clientId,
-    IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
-    IDGOV_LOG: 'warn',
-  });
+  return startChild(
+    'src/cli/idgov.ts',
+    ['sync', '--postgres', pg?.url ?? '', '--table', table],
+    tenantEnv(tenant, 'warn'),
+  );
 }
 
 /**

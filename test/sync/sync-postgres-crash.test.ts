@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { byTask, copyAndFeed, expectedChanges, fold } from '../helpers/change-feed.ts';
-import { type Child, startChild } from '../helpers/child.ts';
+import { type Child, startChild, tenantEnv } from '../helpers/child.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';
 
@@ -26,12 +26,7 @@ function startWorker(tenant: FakeTenant, prefix: string): Child {
   return startChild(
     'src/cli/idgov.ts',
     ['sync', '--postgres', pg?.url ?? '', '--table', prefix, '--concurrency', '4', '--lease', '5'],
-    {
-      IDGOV_BASE_URL: tenant.baseUrl,
-      IDGOV_CLIENT_ID: tenant.client.clientId,
-      IDGOV_CLIENT_SECRET: tenant.client.clientSecret,
-      IDGOV_LOG: 'error',
-    },
+    tenantEnv(tenant, 'error'),
   );
 }
 
