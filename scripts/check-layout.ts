@@ -1,6 +1,7 @@
 /**
  * Checks the layout a newcomer relies on: no file under src/ longer than 300 lines (generated
- * ones aside), no import across the walls below (type-only imports included), and no circle in
+ * ones aside), no import across the walls below (type-only imports included), no lean entry point
+ * that loads a heavy folder at run time, and no circle in
  * the import graph of src/ and schemas/. An edge is any
  * import that runs code: a static import or re-export, or a dynamic `import()`; with
  * `--with-types` (as CI runs it), type-only imports too, since a circle of types is still a
@@ -100,6 +101,27 @@ for (const file of files) {
       const wall = forbidden.find((other) => target.startsWith(other));
       if (wall) breaches.push(`${file} imports ${target}: ${folder} may not import ${wall}`);
     }
+  }
+}
+
+// Entry points that must stay lean at run time, whatever they import for types: the SQLite store's
+// thread starts a second runtime, which would build every schema again if it reached the wire model.
+const LEAN: readonly (readonly [string, readonly string[]])[] = [
+  ['src/sync/sqlite/thread.ts', ['schemas/', 'src/core/validation/']],
+];
+for (const [entry, forbidden] of LEAN) {
+  const reached = new Map<string, string>([[entry, entry]]);
+  const queue = [entry];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const next of runtimeImports(file, false)) {
+      if (reached.has(next)) continue;
+      reached.set(next, file);
+      queue.push(next);
+    }
+  }
+  for (const [file, from] of reached) {
+    const heavy = forbidden.find((folder) => file.startsWith(folder));
+    if (heavy) breaches.push(`${entry} loads ${file} at run time (through ${from}): it may not load ${heavy}`);
   }
 }
 for (const breach of breaches) console.error(breach);

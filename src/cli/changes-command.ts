@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { ChangeKind, ChangeRecord } from '../sync/changes.ts';
+import type { ChangeKind } from '../sync/change-kinds.ts';
+import type { ChangeRecord } from '../sync/changes.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
 import { EXIT } from './usage.ts';
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { CHANGE_KINDS, type ChangeKind } from '../sync/changes.ts';
+import { CHANGE_KINDS, type ChangeKind } from '../sync/change-kinds.ts';
 import { changesCommand, pruneChangesCommand } from './changes-command.ts';
 import type { CopyTarget } from './copy-access.ts';
 import { checkCopy } from './options.ts';

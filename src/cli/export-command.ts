@@ -1,5 +1,5 @@
 import type { TaskState } from '../../schemas/enums.ts';
-import type { CopyRecord } from '../sync/copy-reader.ts';
+import type { CopyRecord } from '../sync/copy-rows.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
 
 /** What `idgov export` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix), and which tasks. */

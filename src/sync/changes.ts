@@ -1,7 +1,7 @@
 /**
  * The change feed of a task copy: one row for each real change the sync made to the copy, written
  * in the same transaction as the change itself, numbered in commit order (`seq`). What a row is, how
- * a reader follows the feed from a saved position, and the one rule that says which kind a change is.
+ * a reader follows the feed from a saved position. The kinds of change are in `change-kinds.ts`.
  *
  * @module
  */
@@ -11,25 +11,7 @@ import { ConfigurationError } from '../core/errors/errors.ts';
 import { parseResponse } from '../core/validation/validation.ts';
 import { wait } from '../internal/wait.ts';
 import { StoreError } from '../stores/store-error.ts';
-
-/**
- * The kinds of change the feed records: a task new to the copy, a task whose JSON changed, one
- * the service says was deleted, and one the copy found gone from the service.
- *
- * @group Task sync
- */
-export const ChangeKind = {
-  CREATED: 'created',
-  CHANGED: 'changed',
-  DELETED: 'deleted',
-  VANISHED: 'vanished',
-} as const;
-
-/** @group Task sync */
-export type ChangeKind = (typeof ChangeKind)[keyof typeof ChangeKind];
-
-/** Every {@link ChangeKind}, for checking what a caller asks for. */
-export const CHANGE_KINDS: readonly ChangeKind[] = Object.values(ChangeKind);
+import { CHANGE_KINDS, type ChangeKind } from './change-kinds.ts';
 
 /**
  * A row of the feed as stored (`<prefix>_changes`).
@@ -236,29 +218,4 @@ export async function* readChanges(
       task: parseResponse(TaskSchema, row.json, `change ${row.seq} of task ${row.taskId}`),
     };
   }
-}
-
-/** What the copy held of a task before a write: whether deleted, and whether found gone (vanished). */
-export interface CopiedBefore {
-  readonly deleted: boolean;
-  readonly vanished: boolean;
-}
-
-/**
- * The kind of change a fetch of a task makes to the copy, or undefined when it changes nothing (the
- * feed is exact: a fetch that finds the task as the copy holds it writes no row). A task new to the
- * copy is `created` (`deleted` when it arrives deleted); one the service now says is deleted, and
- * the copy held as not, is `deleted`; any other difference (its JSON, a vanished task found again)
- * is `changed`. `sameJson` compares the task's JSON as the store keeps it. The PostgreSQL store
- * says the same in SQL, in its upsert (`upsertTasksSql`).
- */
-export function fetchedChangeKind(
-  before: CopiedBefore | undefined,
-  deletedNow: boolean,
-  sameJson: boolean,
-): ChangeKind | undefined {
-  if (!before) return deletedNow ? ChangeKind.DELETED : ChangeKind.CREATED;
-  if (deletedNow && !before.deleted) return ChangeKind.DELETED;
-  if (!sameJson || before.vanished || before.deleted !== deletedNow) return ChangeKind.CHANGED;
-  return undefined;
 }

@@ -7,15 +7,16 @@
  * @module @idgov/sdk/sync
  */
 export type { HookHandlers, Hooks } from '../core/hooks.ts';
-export {
-  type ChangeFeed,
-  type ChangeFeedStart,
-  ChangeKind,
-  type ChangeRecord,
-  type ChangesQuery,
-  type TaskChange,
+export { ChangeKind } from './change-kinds.ts';
+export type {
+  ChangeFeed,
+  ChangeFeedStart,
+  ChangeRecord,
+  ChangesQuery,
+  TaskChange,
 } from './changes.ts';
-export type { CopiedTask, CopyQuery, CopyReader, CopyRecord } from './copy-reader.ts';
+export type { CopiedTask, CopyReader } from './copy-reader.ts';
+export type { CopyQuery, CopyRecord } from './copy-rows.ts';
 export type {
   SyncEvents,
   SyncProgress,

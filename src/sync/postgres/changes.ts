@@ -9,7 +9,8 @@
  * @module
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import type { ChangeKind, ChangeRecord } from '../changes.ts';
+import type { ChangeKind } from '../change-kinds.ts';
+import type { ChangeRecord } from '../changes.ts';
 import type { PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
 

@@ -7,7 +7,8 @@
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
-import type { ChangeFeedStart, ChangeKind, ChangeRecord } from '../changes.ts';
+import type { ChangeKind } from '../change-kinds.ts';
+import type { ChangeFeedStart, ChangeRecord } from '../changes.ts';
 
 /** A change to record: the task after it, and its state before. */
 export interface NewChange {

@@ -10,8 +10,9 @@
 import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import { SqliteFile } from '../../stores/sqlite-file.ts';
-import type { ChangeKind, ChangeRecord } from '../changes.ts';
-import type { CopyKey, CopyQuery, CopyRecord } from '../copy-reader.ts';
+import type { ChangeKind } from '../change-kinds.ts';
+import type { ChangeRecord } from '../changes.ts';
+import type { CopyKey, CopyQuery, CopyRecord } from '../copy-rows.ts';
 import type {
   CommitCounts,
   CopyIdentity,

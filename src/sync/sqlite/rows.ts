@@ -7,7 +7,7 @@
 
 import { isoTime } from '../../internal/time.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
-import { ChangeKind, fetchedChangeKind } from '../changes.ts';
+import { ChangeKind, fetchedChangeKind } from '../change-kinds.ts';
 import type { ExpandedRow, SyncRun, TaskRow } from '../store.ts';
 import type { ChangeWriter } from './changes.ts';
 

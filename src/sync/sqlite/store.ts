@@ -20,15 +20,8 @@ import {
   FeedAccess,
   type TaskChange,
 } from '../changes.ts';
-import {
-  type CopiedTask,
-  type CopyQuery,
-  type CopyReader,
-  type CopyRecord,
-  type ReadBatch,
-  readRecords,
-  readTasks,
-} from '../copy-reader.ts';
+import { type CopiedTask, type CopyReader, readTasks } from '../copy-reader.ts';
+import { type CopyQuery, type CopyRecord, type ReadBatch, readRecords } from '../copy-rows.ts';
 import type { SyncStore } from '../store.ts';
 import { fromWire, type ThreadAnswer } from './thread-messages.ts';
 
