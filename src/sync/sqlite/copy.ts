@@ -63,9 +63,9 @@ export class SqliteCopy implements SyncStore {
       busyTimeoutMs: options?.busyTimeoutMs,
       holds: 'task copy',
       schema: SQLITE_SYNC_SCHEMA,
-      // A page and its checkpoint commit together, so power loss can only undo both, and the pages
-      // undone are fetched again: waiting for the disk at every page would buy nothing.
-      synchronous: 'NORMAL',
+      // Each commit reaches the disk before readers see it: a commit that power loss undid would give
+      // its feed's seq numbers to the next changes, and a reader past them would never see those.
+      synchronous: 'FULL',
       // A task's JSON is a couple of KiB: 8 KiB pages hold three or four.
       pageSize: 8192,
       readOnly: options.readOnly,

@@ -60,10 +60,9 @@ type Method = keyof SyncStore | 'readRows' | 'readChanges' | 'pruneChanges';
 /**
  * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
  * `idgov_expanded` that you query, and the sync's checkpoints beside them, committed together. A
- * commit survives the process being killed at any instant (WAL, `synchronous = NORMAL`); power loss
- * may undo the last commits, each whole (a page with its checkpoint), and those pages are fetched
- * again. The database works in a thread of its own, so that its writes never hold up the pages
- * being fetched.
+ * commit is on the disk before anyone reads it (WAL, `synchronous = FULL`), so neither a killed
+ * process nor power loss undoes what a reader of the copy or its change feed saw. The database
+ * works in a thread of its own, so that its writes never hold up the pages being fetched.
  *
  * @example
  * const store = new SqliteSyncStore({ path: 'tasks.db' });
