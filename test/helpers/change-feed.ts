@@ -35,6 +35,32 @@ export function asFolded(rows: Iterable<CopyRecord>): Map<string, Folded> {
   return out;
 }
 
+/**
+ * What is wrong with a feed read from `seq` 0 beside the copy it was written with: `seq` not
+ * increasing, a change that leaves a task as its change before left it (the feed logged a fetch, not
+ * a change), and any task whose folded state differs from the copy's (a change missing or extra).
+ */
+export function feedProblems(copy: Map<string, Folded>, feed: readonly ChangeRecord[]): string[] {
+  const out: string[] = [];
+  const last = new Map<string, string>();
+  let seq = 0;
+  for (const change of feed) {
+    if (change.seq <= seq) out.push(`feed: seq ${change.seq} after ${seq}`);
+    seq = change.seq;
+    const state = JSON.stringify(fold([change]).get(change.taskId));
+    if (last.get(change.taskId) === state)
+      out.push(`feed: ${change.taskId} ${change.kind} at seq ${change.seq} changes nothing`);
+    last.set(change.taskId, state);
+  }
+  const folded = fold(feed);
+  for (const id of new Set([...copy.keys(), ...folded.keys()])) {
+    const want = JSON.stringify(copy.get(id));
+    if (JSON.stringify(folded.get(id)) !== want)
+      out.push(`feed: ${id} folds to another state than the copy's`);
+  }
+  return out;
+}
+
 /** Every item of an async iterable. */
 export async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

@@ -10,10 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IdGovClient, type Logger } from '../../src/index.ts';
-import { type SyncStore, TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
+import {
+  type ChangeFeed,
+  type CopyReader,
+  type SyncStore,
+  TaskSync,
+  type TaskSyncOptions,
+} from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
+import { copyAndFeed, feedProblems } from '../helpers/change-feed.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-ops-'));
@@ -22,7 +29,7 @@ const pg = await postgresForTests();
 if (!pg) console.warn(`skipping the PostgreSQL runs of the real-operations tests: ${NO_POSTGRES}`);
 afterAll(() => pg?.stop());
 
-type Store = SyncStore & Pick<SqliteSyncStore, 'rows'>;
+type Store = SyncStore & CopyReader & ChangeFeed;
 let n = 0;
 const kinds: Array<{ name: string; skip: boolean; store(): Promise<() => Store> }> = [
   {
@@ -112,18 +119,18 @@ async function runSync(
   }
 }
 
-/** The differences between the copy and the tenant: tasks missing, extra, or in another state. */
+/**
+ * The differences between the copy and the tenant (tasks missing, extra, or in another state), and
+ * what is wrong with the copy's change feed beside the copy (see `feedProblems`).
+ */
 async function differences(open: () => Store, tenant: FakeTenant): Promise<string[]> {
-  const store = open();
+  const { copy: rows, feed } = await copyAndFeed(open());
   const copy = new Map<string, string>();
-  try {
-    for await (const row of store.rows({ includeDeleted: true })) {
-      copy.set(row.id, `${row.state}${row.deletedAt ? ' deleted' : ''}`);
-    }
-  } finally {
-    await store.close();
+  for (const [id, row] of rows) {
+    const task = row.task as WireTask;
+    copy.set(id, `${task.state}${row.deleted ? ' deleted' : ''}`);
   }
-  const out: string[] = [];
+  const out: string[] = feedProblems(rows, feed);
   for (const task of tenant.tasks) {
     const want = `${task.state}${task.deletedAt ? ' deleted' : ''}`;
     const got = copy.get(task.id as string);

@@ -2,6 +2,7 @@
  * Leases with heartbeats, for the task sync: a service slower than the lease makes no two holders
  * (on SQLite, and with two workers on PostgreSQL), and a worker SIGKILLed mid-page with the default
  * options holds the survivor back by at most a lease (15 s): it ends within 20 s of a clean run.
+ * Each copy's change feed holds each change once, and folds to the copy.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
+import { copyAndFeed, feedProblems } from '../helpers/change-feed.ts';
 import { type Child, startChild, tenantEnv } from '../helpers/child.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasks, copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';
@@ -22,6 +24,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const pg = await postgresForTests();
 if (!pg) console.warn(`skipping the PostgreSQL lease tests: ${NO_POSTGRES}`);
 afterAll(() => pg?.stop());
+
+/** What is wrong with the change feed of the copy `store` reads, beside the copy (the store is closed). */
+async function feedOf(store: Parameters<typeof copyAndFeed>[0]): Promise<string[]> {
+  const { copy, feed } = await copyAndFeed(store);
+  return feedProblems(copy, feed);
+}
 
 /** A worker of `tenant` into `store`, keeping its warnings and the windows it lost. */
 function worker(tenant: FakeTenant, store: SyncStore, leaseMs: number) {
@@ -57,6 +65,7 @@ describe('a service slower than the lease (pages of 1.5 s, a lease of 1 s)', () 
     // Every page fetched was committed once: the run's pages, and its search for the first task.
     expect(tenant.stats.searchPages - before).toBe(summary.pages + 1);
     expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    expect(await feedOf(new SqliteSyncStore({ path, readOnly: true }))).toEqual([]);
   }, 60_000);
 
   it.skipIf(!pg)(
@@ -77,6 +86,7 @@ describe('a service slower than the lease (pages of 1.5 s, a lease of 1 s)', () 
       const pages = summaries.reduce((sum, s) => sum + s.pages, 0);
       expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(pages + 2);
       expect(differences(await copiedTasksPg(pg?.url ?? '', table), expectedTasks(tenant.tasks))).toEqual([]);
+      expect(await feedOf(store())).toEqual([]);
     },
     60_000,
   );
@@ -181,6 +191,9 @@ describe.skipIf(!pg)('a PostgreSQL sync worker SIGKILLed mid-page, default optio
         expect(differences(await copiedTasksPg(pg?.url ?? '', table), expectedTasks(tenant.tasks))).toEqual(
           [],
         );
+        expect(
+          await feedOf(new PostgresSyncStore({ connectionString: pg?.url, table, logLevel: 'off' })),
+        ).toEqual([]);
       })();
     }
     // A victim killed holding a window leaves it to the survivor, which waits for its lease.
