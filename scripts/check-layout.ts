@@ -121,7 +121,8 @@ for (const [entry, forbidden] of LEAN) {
   }
   for (const [file, from] of reached) {
     const heavy = forbidden.find((folder) => file.startsWith(folder));
-    if (heavy) breaches.push(`${entry} loads ${file} at run time (through ${from}): it may not load ${heavy}`);
+    if (heavy)
+      breaches.push(`${entry} loads ${file} at run time (through ${from}): it may not load ${heavy}`);
   }
 }
 for (const breach of breaches) console.error(breach);

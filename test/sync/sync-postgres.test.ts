@@ -268,6 +268,32 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     await pool.end();
   });
 
+  it("compresses the JSON columns with lz4 where the server has it (pglz was a commit's largest cost)", async () => {
+    const { default: Pg } = await import('pg');
+    const client = new Pg.Client({ connectionString: pg?.url });
+    await client.connect();
+    try {
+      const lz4 = await client.query("SET default_toast_compression = 'lz4'").then(
+        () => true,
+        () => false,
+      );
+      const prefix = newPrefix();
+      const store = new PostgresSyncStore({ connectionString: pg?.url, table: prefix });
+      await store.migrate();
+      await store.close();
+      const { rows } = await client.query<{ name: string; compression: string }>(
+        `SELECT attrelid::regclass::text || '.' || attname AS name, attcompression AS compression
+         FROM pg_attribute WHERE (attrelid, attname) IN
+           (($1::regclass, 'task'), ($2::regclass, 'object'), ($3::regclass, 'task')) ORDER BY 1`,
+        [`${prefix}_tasks`, `${prefix}_expanded`, `${prefix}_changes`],
+      );
+      expect(rows).toHaveLength(3);
+      expect(rows.map((row) => row.compression)).toEqual(Array(3).fill(lz4 ? 'l' : ''));
+    } finally {
+      await client.end();
+    }
+  });
+
   it('refuses a copy of another filter naming both; a missing table says to migrate; a bad prefix says what a name may hold', async () => {
     const prefix = newPrefix();
     const first = worker(tenant, prefix, { filter: { applicationIds: ['app-1'] } });

@@ -96,6 +96,8 @@ export function syncRelations(t: SyncTables): string[] {
  */
 export function postgresSyncSchema(prefix: string = DEFAULT_SYNC_PREFIX): string {
   const t = syncTables(prefix);
+  // A table's quoted name inside an SQL string literal.
+  const q = (name: string) => name.replaceAll("'", "''");
   return `-- Task copy of @idgov/sdk (schema version ${POSTGRES_SYNC_SCHEMA_VERSION}).
 CREATE TABLE IF NOT EXISTS ${t.meta} (
   key   text PRIMARY KEY,  -- schema_version, base_url, filter, changes_seq
@@ -143,10 +145,20 @@ CREATE TABLE IF NOT EXISTS ${t.changes} (
   state          text,
   task           jsonb NOT NULL        -- the task after the change
 );
--- lz4 where the server has it (PostgreSQL 14+ built with it): the feed's copy of each task then costs
--- a commit a fraction of pglz's compression. Left as it is where it has not.
-DO $$ BEGIN
-  EXECUTE 'ALTER TABLE ${t.changes.replaceAll("'", "''")} ALTER COLUMN task SET COMPRESSION lz4';
+-- lz4 where the server has it (PostgreSQL 14+ built with it) for the JSON columns: a task of a couple
+-- of KiB is compressed at each write, and pglz's compression was the server's largest cost in a
+-- commit. Only where not set yet, since ALTER TABLE waits for every worker writing the table; left as
+-- it is where the server has no lz4. Values already written keep their compression.
+DO $$
+DECLARE col record;
+BEGIN
+  FOR col IN SELECT a.attrelid::regclass AS tbl, a.attname FROM pg_attribute a
+    WHERE (a.attrelid, a.attname) IN ((to_regclass('${q(t.tasks)}'), 'task'),
+      (to_regclass('${q(t.expanded)}'), 'object'), (to_regclass('${q(t.changes)}'), 'task'))
+      AND a.attcompression IS DISTINCT FROM 'l'
+  LOOP
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET COMPRESSION lz4', col.tbl, col.attname);
+  END LOOP;
 EXCEPTION WHEN OTHERS THEN NULL;
 END $$;
 -- The feed's counter: the last seq handed out.
