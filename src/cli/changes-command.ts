@@ -4,10 +4,15 @@
  *
  * @module
  */
+
+import { wait } from '../internal/wait.ts';
 import type { ChangeKind } from '../sync/change-kinds.ts';
 import type { ChangeRecord } from '../sync/changes.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
 import { EXIT } from './usage.ts';
+
+// How long a stopped reader waits for its store to close.
+const CLOSE_PATIENCE_MS = 2_000;
 
 /** What `idgov changes` takes. */
 export interface ChangesCommandOptions extends CopyTarget {
@@ -55,11 +60,18 @@ export async function changesCommand(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await store.close();
+    // A reader has nothing to commit: stopped, it waits for its store to close only so long, since a
+    // read in flight on a connection gone half-open would hold the close for ever.
+    const closed = stop.signal.aborted
+      ? await Promise.race([
+          store.close().then(() => true),
+          wait(CLOSE_PATIENCE_MS, { keepAlive: false }).then(() => false),
+        ])
+      : await store.close().then(() => true);
     // Stopped while its reader does not read: the lines it has not taken are dropped, and the
     // process ends now rather than when the reader reads (it goes on from the last line it got).
     // Only exiting drops them: stdout cannot be closed.
-    if (stop.signal.aborted && out === process.stdout && process.stdout.writableLength > 0) {
+    if (stop.signal.aborted && out === process.stdout && (!closed || process.stdout.writableLength > 0)) {
       process.exit(EXIT.done);
     }
   }

@@ -9,7 +9,7 @@ import type { TaskState } from '../../schemas/enums.ts';
 import { type Task, TaskSchema } from '../../schemas/task.ts';
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { parseResponse } from '../core/validation/validation.ts';
-import { wait } from '../internal/wait.ts';
+import { abortable, wait } from '../internal/wait.ts';
 import { StoreError } from '../stores/store-error.ts';
 import { CHANGE_KINDS, type ChangeKind } from './change-kinds.ts';
 
@@ -93,15 +93,32 @@ export interface ChangeFeed {
  */
 export type ChangeFeedStart = 'all' | 'after-first-copy';
 
-/** Reads up to `limit` changes after `after`, of `kinds` (every kind when undefined), by `seq`. */
+/**
+ * A batch of the feed as a store read it: the changes of the kinds asked for among the next `limit`
+ * rows by `seq`. A reader of some kinds moves past the rows of others by `through`, so each poll
+ * reads a bounded stretch, however many changes of other kinds there are.
+ */
+export interface ChangeBatch {
+  /** The changes of the kinds asked for, by `seq`. */
+  readonly records: readonly ChangeRecord[];
+  /** The greatest `seq` looked at, a change of another kind included; undefined when there was none. */
+  readonly through: number | undefined;
+  /** Whether `limit` rows were looked at: more may follow at once. */
+  readonly full: boolean;
+}
+
+/** Reads the rows after `after`, up to `limit` of them, keeping the changes of `kinds` (every kind when undefined). */
 export type ReadChanges = (
   after: number,
   limit: number,
   kinds: readonly ChangeKind[] | undefined,
-) => Promise<readonly ChangeRecord[]>;
+) => Promise<ChangeBatch>;
 
 // Changes a store reads at once.
 const BATCH = 500;
+
+// The longest pause a timer can hold.
+const MAX_POLL_MS = 2 ** 31 - 1;
 
 // How long a follower waits out a store's transient failures before it gives up.
 const FOLLOW_PATIENCE_MS = 30_000;
@@ -122,13 +139,17 @@ export function changeFeedProblem(start: unknown): string | undefined {
 export function changesQueryProblem(query: ChangesQuery): string | undefined {
   const after = seqProblem('after', query.after ?? 0);
   if (after) return after;
+  if (query.kinds !== undefined && !Array.isArray(query.kinds)) {
+    return `kinds must be an array of change kinds, such as ['deleted', 'vanished'] (got ${typeof query.kinds === 'string' ? JSON.stringify(query.kinds) : String(query.kinds)}).`;
+  }
   const unknown = (query.kinds ?? []).filter((kind) => !CHANGE_KINDS.includes(kind));
   if (unknown.length > 0) {
     return `kinds may hold ${CHANGE_KINDS.join(', ')} (got ${unknown.map(String).join(', ')}).`;
   }
   const poll = query.pollMs ?? 500;
-  if (!Number.isSafeInteger(poll) || poll < 1)
-    return `pollMs must be a whole number of ms, 1 or more (got ${poll}).`;
+  // setTimeout takes at most 2^31 - 1 ms, and fires at once past it.
+  if (!Number.isSafeInteger(poll) || poll < 1 || poll > MAX_POLL_MS)
+    return `pollMs must be a whole number of ms from 1 to ${MAX_POLL_MS} (got ${poll}).`;
   return undefined;
 }
 
@@ -177,11 +198,13 @@ export async function* readChangeRecords(
   let failingSince: number | undefined;
   for (;;) {
     if (query.signal?.aborted) return;
-    let rows: readonly ChangeRecord[];
+    let batch: ChangeBatch;
     try {
-      rows = await read(after, BATCH, kinds);
+      // An abort ends the wait for a read that may never answer (a connection gone half-open).
+      batch = await abortable(read(after, BATCH, kinds), query.signal);
       failingSince = undefined;
     } catch (error) {
+      if (query.signal?.aborted) return;
       // A follower runs for days: a failure that passes (a database restarting) is waited out, as
       // a sync waits out its store's, for a while; any other ends the iteration at once.
       if (!query.follow || !(error instanceof StoreError && error.transient)) throw error;
@@ -190,13 +213,12 @@ export async function* readChangeRecords(
       if (!(await wait(query.pollMs ?? 500, { signal: query.signal }))) return;
       continue;
     }
-    for (const row of rows) {
+    for (const row of batch.records) {
       yield row;
       if (query.signal?.aborted) return;
     }
-    const last = rows.at(-1);
-    if (last) after = last.seq;
-    if (rows.length === BATCH) continue;
+    after = batch.through ?? after;
+    if (batch.full) continue;
     if (!query.follow) return;
     if (!(await wait(query.pollMs ?? 500, { signal: query.signal }))) return;
   }

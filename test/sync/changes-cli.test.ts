@@ -6,6 +6,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -195,4 +196,59 @@ describe('idgov changes and idgov sync --watch', () => {
     },
     60_000,
   );
+
+  it.skipIf(!pg)(
+    '--postgres --follow ends at SIGINT with exit 0 while a read never answers (its connection gone half-open)',
+    async () => {
+      const table = `${pg?.schema}.cli_frozen`;
+      expect((await idgov(['sync', '--postgres', pg?.url ?? '', '--table', table], env)).code).toBe(0);
+      const link = await freezableProxy(new URL(pg?.url ?? '').port);
+      try {
+        const through = new URL(pg?.url ?? '');
+        through.port = String(link.port);
+        const follower = started(
+          ['changes', '--postgres', through.href, '--table', table, '--since', '0', '--follow'],
+          env,
+        );
+        await until('the follower to print the feed', () => follower.stdout().length > 0);
+        // A partition: nothing passes either way, and nothing closes.
+        link.freeze();
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        follower.child.kill('SIGINT');
+        const code = await Promise.race([
+          follower.exited.then((exit) => exit.code),
+          new Promise((resolve) => setTimeout(() => resolve('still running 8 s after SIGINT'), 8_000)),
+        ]);
+        expect(code).toBe(0);
+      } finally {
+        link.close();
+      }
+    },
+    60_000,
+  );
 });
+
+/** A loopback TCP proxy to `port` that can be frozen: a network partition, where nothing passes and nothing closes. */
+async function freezableProxy(port: string) {
+  let frozen = false;
+  const sockets: Socket[] = [];
+  const server = createServer((client) => {
+    const upstream = connect(Number(port), '127.0.0.1');
+    sockets.push(client, upstream);
+    client.on('data', (data) => void (frozen || upstream.write(data)));
+    upstream.on('data', (data) => void (frozen || client.write(data)));
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    freeze: () => {
+      frozen = true;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}

@@ -11,7 +11,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
 import { StoreError } from '../../src/stores/store-error.ts';
-import { readChangeRecords } from '../../src/sync/changes.ts';
+import { type ChangeBatch, readChangeRecords } from '../../src/sync/changes.ts';
 import { type ChangeRecord, type SyncWindow, TaskSync } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
@@ -219,6 +219,8 @@ for (const kind of kinds) {
           () => store.changes({ after: 1.5 }),
           () => store.changeRows({ kinds: ['closed' as 'created'] }),
           () => store.changes({ follow: true, pollMs: 0 }),
+          () => store.changes({ follow: true, pollMs: 2 ** 31 }),
+          () => store.changeRows({ kinds: 'deleted' as unknown as ['deleted'] }),
         ];
         const messages = bad.map((call) => {
           try {
@@ -233,6 +235,11 @@ for (const kind of kinds) {
         expect(messages[1]).toMatch(/after must be .* \(got 1\.5\)/);
         expect(messages[2]).toMatch(/kinds may hold created, changed, deleted, vanished \(got closed\)/);
         expect(messages[3]).toMatch(/pollMs must be/);
+        // Past the longest a timer holds, setTimeout would fire at once: a loop of reads.
+        expect(messages[4]).toMatch(
+          /pollMs must be a whole number of ms from 1 to 2147483647 \(got 2147483648\)/,
+        );
+        expect(messages[5]).toMatch(/kinds must be an array of change kinds.*\(got "deleted"\)/);
         await expect(store.pruneChanges(Number.NaN)).rejects.toThrow(/before must be a seq/);
       } finally {
         await store.close();
@@ -242,6 +249,27 @@ for (const kind of kinds) {
 }
 
 describe('a SQLite copy read while another process may sync it', () => {
+  it('prunes a feed of tens of thousands of changes a batch a transaction: all of them, the rest kept', async () => {
+    const path = join(dir, 'long-feed.db');
+    const made = new SqliteSyncStore({ path });
+    expect(await all(made.changeRows())).toEqual([]);
+    await made.close();
+    const db = new DatabaseSync(path);
+    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25000)
+      INSERT INTO idgov_changes (kind, task_id, at, previous_state, state, task)
+      SELECT 'created', 'task-' || i, '2026-01-01T00:00:00.000Z', NULL, 'TASK_STATE_OPEN', '{}' FROM n`);
+    db.close();
+    const store = new SqliteSyncStore({ path });
+    try {
+      expect(await store.pruneChanges(20_001)).toBe(20_000);
+      const left = await all(store.changeRows());
+      expect(left).toHaveLength(5_000);
+      expect(left[0]?.seq).toBe(20_001);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('opened readOnly, reads the feed but refuses to prune it; a copy without a feed says how to add one', async () => {
     const tenant = new FakeTenant({ tasks: 50, seed: 43 });
     const { close } = await tenant.listen();
@@ -333,12 +361,18 @@ describe('a follower of the feed', () => {
     json: '{}',
   });
 
+  const batch = (records: ChangeRecord[], limit = 500): ChangeBatch => ({
+    records,
+    through: records.at(-1)?.seq,
+    full: records.length === limit,
+  });
+
   it('waits out a store failure that passes (a database restarting), and ends at once on any other', async () => {
     let calls = 0;
     const flaky = async (after: number) => {
       calls += 1;
       if (calls === 2 || calls === 3) throw new StoreError('restarting', { transient: true });
-      return after < 2 ? [change(after + 1)] : [];
+      return batch(after < 2 ? [change(after + 1)] : []);
     };
     const abort = new AbortController();
     const seen: number[] = [];
@@ -360,6 +394,45 @@ describe('a follower of the feed', () => {
       throw new StoreError('restarting', { transient: true });
     };
     await expect(all(readChangeRecords(once, {}))).rejects.toThrow('restarting');
+  });
+
+  it('ends when its signal aborts while a read never answers (a connection gone half-open)', async () => {
+    const abort = new AbortController();
+    let reads = 0;
+    const hung = () => {
+      reads += 1;
+      return reads === 1 ? Promise.resolve(batch([change(1)])) : new Promise<ChangeBatch>(() => {});
+    };
+    const seen: number[] = [];
+    const following = (async () => {
+      for await (const c of readChangeRecords(hung, { follow: true, pollMs: 5, signal: abort.signal }))
+        seen.push(c.seq);
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reads).toBe(2);
+    abort.abort();
+    await expect(following).resolves.toBeUndefined();
+    expect(seen).toEqual([1]);
+  });
+
+  it('of some kinds moves past the rows of others: each read starts where the last one looked', async () => {
+    // 1,200 rows: a deleted task at seq 1,100, the rest created.
+    const afters: number[] = [];
+    const read = async (after: number, limit: number, kinds: readonly string[] | undefined) => {
+      afters.push(after);
+      const rows = Array.from({ length: Math.max(0, Math.min(limit, 1_200 - after)) }, (_, i) => ({
+        ...change(after + i + 1),
+        kind: after + i + 1 === 1_100 ? ('deleted' as const) : ('created' as const),
+      }));
+      return {
+        records: rows.filter((row) => !kinds || kinds.includes(row.kind)),
+        through: rows.at(-1)?.seq,
+        full: rows.length === limit,
+      };
+    };
+    const found = await all(readChangeRecords(read, { kinds: ['deleted'] }));
+    expect(found.map((c) => c.seq)).toEqual([1_100]);
+    expect(afters).toEqual([0, 500, 1_000]);
   });
 });
 

@@ -10,7 +10,7 @@
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import type { ChangeKind } from '../change-kinds.ts';
-import type { ChangeRecord } from '../changes.ts';
+import type { ChangeBatch } from '../changes.ts';
 import type { PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
 
@@ -61,14 +61,17 @@ export function recordChangesSql(t: SyncTables, sources: readonly string[], at: 
  */
 export const AFTER_SEQ = '(SELECT count(*) FROM seq) >= 0';
 
-/** Up to `limit` changes after `after`, of `kinds` (any when undefined), by `seq`. */
+/**
+ * The next `limit` rows after `after` by `seq`, keeping the changes of `kinds` (any when undefined):
+ * the others are looked at by the primary key only, and their tasks not sent.
+ */
 export async function readChangeBatch(
   query: PgQuery,
   t: SyncTables,
   after: number,
   limit: number,
   kinds: readonly ChangeKind[] | undefined,
-): Promise<ChangeRecord[]> {
+): Promise<ChangeBatch> {
   const { rows } = await query<{
     seq: string;
     kind: ChangeKind;
@@ -76,24 +79,33 @@ export async function readChangeBatch(
     at: Date;
     previous_state: string | null;
     state: string | null;
-    task: string;
+    task: string | null;
   }>(
     'reading the change feed',
-    `SELECT seq, kind, task_id, at, previous_state, state, task::text AS task FROM ${t.changes}
-     WHERE seq > $1 AND ($3::text[] IS NULL OR kind = ANY($3)) ORDER BY seq LIMIT $2`,
+    `SELECT seq, kind, task_id, at, previous_state, state,
+       CASE WHEN $3::text[] IS NULL OR kind = ANY($3) THEN task::text END AS task
+     FROM ${t.changes} WHERE seq > $1 ORDER BY seq LIMIT $2`,
     [after, limit, kinds ? [...kinds] : null],
   ).catch(async (error: unknown) => {
     throw await noFeed(query, t, error);
   });
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    kind: row.kind,
-    taskId: row.task_id,
-    at: row.at.toISOString(),
-    previousState: row.previous_state ?? undefined,
-    state: row.state ?? undefined,
-    json: row.task,
-  }));
+  const records = rows.flatMap((row) =>
+    row.task === null
+      ? []
+      : [
+          {
+            seq: Number(row.seq),
+            kind: row.kind,
+            taskId: row.task_id,
+            at: row.at.toISOString(),
+            previousState: row.previous_state ?? undefined,
+            state: row.state ?? undefined,
+            json: row.task,
+          },
+        ],
+  );
+  const last = rows.at(-1);
+  return { records, through: last ? Number(last.seq) : undefined, full: rows.length === limit };
 }
 
 /** Deletes the changes before `before`: how many. */

@@ -8,7 +8,7 @@
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import type { ChangeKind } from '../change-kinds.ts';
-import type { ChangeFeedStart, ChangeRecord } from '../changes.ts';
+import type { ChangeBatch, ChangeFeedStart } from '../changes.ts';
 
 /** A change to record: the task after it, and its state before. */
 export interface NewChange {
@@ -48,40 +48,61 @@ export class ChangeWriter {
   }
 }
 
-/** Up to `limit` changes after `after`, of `kinds` (any when undefined), by `seq`. */
+/**
+ * The next `limit` rows after `after` by `seq`, keeping the changes of `kinds` (any when undefined):
+ * the others are looked at by the primary key only, and their tasks not read.
+ */
 export function readChangeBatch(
   file: SqliteFile,
   after: number,
   limit: number,
   kinds: readonly ChangeKind[] | undefined,
-): ChangeRecord[] {
-  const only = kinds ? `AND kind IN (${kinds.map(() => '?').join(', ')})` : '';
+): ChangeBatch {
+  const wanted = kinds ? `kind IN (${kinds.map(() => '?').join(', ')})` : '1';
   const rows = file.read(() => {
     try {
       return file
         .sql(
-          `SELECT seq, kind, task_id, at, previous_state, state, task FROM idgov_changes
-           WHERE seq > ? ${only} ORDER BY seq LIMIT ?`,
+          `SELECT seq, kind, task_id, at, previous_state, state, CASE WHEN ${wanted} THEN task END AS task
+           FROM idgov_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
         )
-        .all(after, ...(kinds ?? []), limit);
+        .all(...(kinds ?? []), after, limit);
     } catch (error) {
       throw noFeed(file, error);
     }
   }) as Array<Record<string, string | number | null>>;
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    kind: row.kind as ChangeKind,
-    taskId: String(row.task_id),
-    at: String(row.at),
-    previousState: (row.previous_state as string | null) ?? undefined,
-    state: (row.state as string | null) ?? undefined,
-    json: String(row.task),
-  }));
+  const records = rows
+    .filter((row) => row.task !== null)
+    .map((row) => ({
+      seq: Number(row.seq),
+      kind: row.kind as ChangeKind,
+      taskId: String(row.task_id),
+      at: String(row.at),
+      previousState: (row.previous_state as string | null) ?? undefined,
+      state: (row.state as string | null) ?? undefined,
+      json: String(row.task),
+    }));
+  const last = rows.at(-1);
+  return { records, through: last ? Number(last.seq) : undefined, full: rows.length === limit };
 }
 
-/** Deletes the changes before `before`: how many. */
+// Changes pruned a transaction at a time.
+const PRUNE_BATCH = 10_000;
+
+/**
+ * Deletes the changes before `before`, oldest first: how many. A feed of millions of rows is pruned
+ * a batch a transaction, so that no writer waits for the whole of it.
+ */
 export function pruneChangeRows(file: SqliteFile, before: number): number {
-  return Number(file.sql('DELETE FROM idgov_changes WHERE seq < ?').run(before).changes);
+  const batch = file.sql(
+    'DELETE FROM idgov_changes WHERE seq IN (SELECT seq FROM idgov_changes WHERE seq < ? ORDER BY seq LIMIT ?)',
+  );
+  let pruned = 0;
+  for (;;) {
+    const deleted = Number(file.write(() => batch.run(before, PRUNE_BATCH)).changes);
+    pruned += deleted;
+    if (deleted < PRUNE_BATCH) return pruned;
+  }
 }
 
 /** A copy made before the feed existed has no table for it until a sync of this SDK opens it. */

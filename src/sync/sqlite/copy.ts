@@ -11,7 +11,7 @@ import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import { SqliteFile } from '../../stores/sqlite-file.ts';
 import type { ChangeKind } from '../change-kinds.ts';
-import type { ChangeRecord } from '../changes.ts';
+import type { ChangeBatch } from '../changes.ts';
 import type { CopyKey, CopyQuery, CopyRecord } from '../copy-rows.ts';
 import type {
   CommitCounts,
@@ -270,17 +270,17 @@ export class SqliteCopy implements SyncStore {
     return readRows(this.#file, after, limit, query);
   }
 
-  /** Up to `limit` changes after `after`: a batch of `SqliteSyncStore.changes()`. */
+  /** The rows after `after`, up to `limit`: a batch of `SqliteSyncStore.changes()`. */
   async readChanges(
     after: number,
     limit: number,
     kinds: readonly ChangeKind[] | undefined,
-  ): Promise<ChangeRecord[]> {
+  ): Promise<ChangeBatch> {
     return readChangeBatch(this.#file, after, limit, kinds);
   }
 
   async pruneChanges(before: number): Promise<number> {
-    return this.#file.write(() => pruneChangeRows(this.#file, before));
+    return pruneChangeRows(this.#file, before);
   }
 
   async release(): Promise<void> {

@@ -12,6 +12,7 @@ import { nodeFloorProblem } from '../../internal/node-floor.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
 import { StoreError } from '../../stores/store-error.ts';
 import {
+  type ChangeBatch,
   type ChangeFeed,
   type ChangeFeedStart,
   type ChangeRecord,
@@ -225,7 +226,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   }
 
   readonly #feed = new FeedAccess(
-    (after, limit, kinds) => this.#call<ChangeRecord[]>('readChanges', after, limit, kinds),
+    (after, limit, kinds) => this.#call<ChangeBatch>('readChanges', after, limit, kinds),
     (before) => this.#call<number>('pruneChanges', before),
   );
 
