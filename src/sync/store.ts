@@ -133,7 +133,7 @@ export interface HeldLease {
 export interface RunEnd {
   /** The run is over, ended by this call or another's. */
   readonly finished: boolean;
-  /** Tasks this call marked vanished. */
+  /** Tasks this call marked vanished that were not deleted before: newly deleted. */
   readonly vanished: number;
   /** While it is not over: the live leases on its work, one a holder (the latest ending). */
   readonly held?: readonly HeldLease[] | undefined;
@@ -199,7 +199,7 @@ export interface SyncStore {
    * Ends `run` if no work of it is left (every window done; for an incremental run, every open task
    * refreshed), once: of the workers that try, one ends it; after a full run, tasks it did not see
    * are marked deleted and vanished. `finished` says whether the run is over (by this call or
-   * another's); `vanished`, how many tasks this call marked; `held`, while it is not over, the live
+   * another's); `vanished`, how many tasks not yet deleted this call marked; `held`, while it is not over, the live
    * leases on its work (what the caller waits for).
    */
   finishRun(run: SyncRun, finishedAt: number): Promise<RunEnd>;

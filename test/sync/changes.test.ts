@@ -128,6 +128,27 @@ for (const kind of kinds) {
       }
     }, 60_000);
 
+    it('a deleted task the service then forgets is vanished in the feed, but not counted as newly deleted', async () => {
+      const store = await kind.make();
+      const sync = new TaskSync({ client, store, concurrency: 2 });
+      try {
+        await sync.run({ full: true });
+        const deleted = tenant.deleteTasks(2, (task) => !task.deletedAt);
+        expect((await sync.run({ full: true })).tasksDeleted).toBe(2);
+        const ids = new Set(deleted.map((task) => task.id));
+        tenant.purgeTasks(2, (task) => ids.has(task.id));
+        const alive = tenant.purgeTasks(1, (task) => !task.deletedAt);
+        const last = (await all(store.changeRows())).at(-1)?.seq ?? 0;
+        // Of the three found gone, only the task that was not deleted before is newly deleted.
+        expect((await sync.run({ full: true })).tasksDeleted).toBe(1);
+        expect(byTask(await all(store.changeRows({ after: last })))).toEqual(
+          new Map([...deleted, ...alive].map((task) => [task.id as string, 'vanished'])),
+        );
+      } finally {
+        await sync.close();
+      }
+    }, 60_000);
+
     it("with changeFeed 'after-first-copy', the first copy writes no row and later changes are written", async () => {
       const store = await kind.make('after-first-copy');
       const sync = new TaskSync({ client, store, concurrency: 2 });

@@ -168,15 +168,17 @@ export async function finishRun(
          AND (kind = 'full' OR NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')}))
        RETURNING kind, started_at),
      -- Only what the run's range covered: a task created after its end is not its to judge.
+     -- o is the row as it was: a deleted task the service then forgot was not newly deleted.
      v AS (
-       UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, to_timestamp($2::bigint / 1000.0)), vanished = true
-       WHERE EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND seen_run <> $1 AND NOT vanished
-         AND (created_at IS NULL OR created_at <= (SELECT to_timestamp(started_at / 1000.0) FROM r))
-       RETURNING id, state, task),
+       UPDATE ${t.tasks} AS n SET deleted_at = coalesce(n.deleted_at, to_timestamp($2::bigint / 1000.0)), vanished = true
+       FROM ${t.tasks} AS o
+       WHERE o.id = n.id AND EXISTS (SELECT 1 FROM r WHERE kind = 'full') AND n.seen_run <> $1 AND NOT n.vanished
+         AND (n.created_at IS NULL OR n.created_at <= (SELECT to_timestamp(started_at / 1000.0) FROM r))
+       RETURNING n.id, n.state, n.task, o.deleted_at IS NULL AS newly),
      ${vanishedChangesSql('v', feedOnSql(t, '$3'))},
      ${recordChangesSql(t, ['vanished'], 'to_timestamp($2::bigint / 1000.0)')},
      d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
-     SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v) AS vanished,
+     SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v WHERE newly) AS vanished,
             coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before,
             ${heldLeasesSql(t, '$1', run.kind === 'incremental')} AS held`,
     [run.id, finishedAt, feedAll],

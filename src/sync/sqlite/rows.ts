@@ -102,21 +102,28 @@ export function vanishLeased(
   return rows.length;
 }
 
+// Tasks a full run (placeholders: its ID, the end of its range) did not see, not yet marked vanished.
+const UNSEEN = 'seen_run <> ? AND vanished = 0 AND (created_at IS NULL OR created_at <= ?)';
+
 /**
  * After a full run: marks the tasks it did not see deleted and vanished, recording each in the feed.
  * Only what the run's range covered: a task created after its end (by a clock its start was told
- * wrong) is not its to judge. How many.
+ * wrong) is not its to judge. How many of them were not deleted before (a deleted task the service
+ * then forgot is vanished, but was not newly deleted).
  */
 export function vanishUnseen(file: SqliteFile, run: SyncRun, at: string, feed: ChangeWriter): number {
+  const end = isoTime(run.startedAt);
+  const live = file
+    .sql(`SELECT count(*) AS n FROM idgov_tasks WHERE ${UNSEEN} AND deleted_at IS NULL`)
+    .get(run.id, end) as { n: number };
   const rows = file
     .sql(
       `UPDATE idgov_tasks SET deleted_at = coalesce(deleted_at, ?), vanished = 1
-       WHERE seen_run <> ? AND vanished = 0 AND (created_at IS NULL OR created_at <= ?)
-       RETURNING id, state, task`,
+       WHERE ${UNSEEN} RETURNING id, state, task`,
     )
-    .all(at, run.id, isoTime(run.startedAt)) as VanishedRow[];
+    .all(at, run.id, end) as VanishedRow[];
   recordVanished(rows, at, feed);
-  return rows.length;
+  return live.n;
 }
 
 type VanishedRow = { id: string; state: string | null; task: string };
