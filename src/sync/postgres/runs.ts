@@ -85,7 +85,7 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
     // Not taken over even when empty: workers of two tenants opening one new copy at once could
     // both pass, and share a run. An empty copy is said to be one, with its simple remedy.
     const remedy = row?.begun
-      ? "Use another table prefix (the store's table option) for it, or drop these tables to start over."
+      ? "Use another table prefix (the store's table option) for it, or drop these tables to start over (the change feed then starts again at seq 1: its readers must start again from 0)."
       : `It holds nothing yet (its first run failed before it began: a wrong base URL?): delete the rows of ${t.meta} (or drop the tables) to use it for this one.`;
     throw new ConfigurationError(
       `${t.tasks} holds a copy of ${meta.base_url} with the filter ${meta.filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. ${remedy}`,

@@ -66,7 +66,7 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
       .get()?.begun === 1;
   if (begun && baseUrl !== undefined && (baseUrl !== identity.baseUrl || filter !== identity.filter)) {
     throw new ConfigurationError(
-      `${file.path} holds a copy of ${baseUrl} with the filter ${filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another file for it, or delete this one to start over.`,
+      `${file.path} holds a copy of ${baseUrl} with the filter ${filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another file for it, or delete this one to start over (its change feed then starts again at seq 1: its readers must start again from 0).`,
     );
   }
   const owner = meta(file, 'owner');
