@@ -72,3 +72,30 @@ describe('check:layout keeps the sync engine and its backends apart', () => {
     expect(result.said).toContain(message);
   });
 });
+
+describe('check:layout keeps the SQLite store thread lean', () => {
+  const thread = 'src/sync/sqlite/thread.ts';
+
+  it('passes a thread that takes only types from the wire model', async () => {
+    const result = await checkLayout({
+      'schemas/task.ts': 'export const TaskSchema = {};\nexport type Task = {};\n',
+      'src/sync/change-kinds.ts':
+        "import type { Task } from '../../schemas/task.ts';\nexport type K = Task;\n",
+      [thread]: "import type { K } from '../change-kinds.ts';\nexport type T = K;\n",
+    });
+    expect(result).toMatchObject({ code: 0 });
+  });
+
+  it('fails when the thread loads a schema at run time, through another module, naming the way', async () => {
+    const result = await checkLayout({
+      'schemas/task.ts': 'export const TaskSchema = {};\n',
+      'src/sync/changes.ts':
+        "import { TaskSchema } from '../../schemas/task.ts';\nexport const parse = TaskSchema;\n",
+      [thread]: "import { parse } from '../changes.ts';\nexport const t = parse;\n",
+    });
+    expect(result.code).toBe(1);
+    expect(result.said).toContain(
+      `${thread} loads schemas/task.ts at run time (through src/sync/changes.ts): it may not load schemas/`,
+    );
+  });
+});
