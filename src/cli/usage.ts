@@ -65,6 +65,22 @@ export async function runProgram(
       const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
       process.stderr.write(`${options.name}: ${message}\n`);
       process.exitCode = setup ? EXIT.usage : EXIT.failed;
+      exitOnceWritten(process.exitCode);
     }
   }
+}
+
+/**
+ * Ends the process with `code` once what it wrote is out. A failed command may leave a handle open
+ * that keeps Node running (pg leaves a socket open after a refused password): a script or a cron
+ * job must get its exit code, not a process that never ends.
+ */
+function exitOnceWritten(code: number): void {
+  let pending = 2;
+  const written = () => {
+    pending -= 1;
+    if (pending === 0) process.exit(code);
+  };
+  process.stdout.write('', written);
+  process.stderr.write('', written);
 }

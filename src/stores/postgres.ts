@@ -182,6 +182,9 @@ export class PostgresConnection {
   }
 }
 
+// How long opening a connection may take.
+const CONNECT_TIMEOUT_MS = 10_000;
+
 async function openPool(
   connectionString: string,
   max: number,
@@ -190,7 +193,15 @@ async function openPool(
 ): Promise<PgQueryable> {
   const pg = await importPeer('pg', store, () => import('pg'), 'npm install pg (or pass a pool of your own)');
   const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
-  const pool = new Pool({ connectionString, max });
+  // A server that takes the connection and never answers (a partition, a host gone half-open) would
+  // otherwise hold a worker, and its signal handling, for ever: a connection is given up after
+  // CONNECT_TIMEOUT_MS, a transient failure the store's callers wait out.
+  const pool = new Pool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+  });
   // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit
   // 'error'; unheard, that event would end the process. The pool drops the connection and the next
   // query opens another, or reports why it cannot.

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -349,6 +350,69 @@ describe('idgov', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
   });
+});
+
+describe('a PostgreSQL server that does not answer, or wants a password not given', () => {
+  /** A loopback server that takes connections and answers each one's messages with `answers`, in turn (none: never). */
+  async function fakeServer(answers: readonly Buffer[]) {
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => {});
+      let n = 0;
+      socket.on('data', () => {
+        const answer = answers[n++];
+        if (answer) socket.write(answer);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `postgres://operator@127.0.0.1:${(server.address() as AddressInfo).port}/copies`,
+      close: () => {
+        for (const socket of sockets) socket.destroy();
+        server.close();
+      },
+    };
+  }
+
+  /** An authentication message of the PostgreSQL protocol ('R'), of `code` and `body`. */
+  const authentication = (code: number, body: string) => {
+    const head = Buffer.alloc(9);
+    head.write('R');
+    head.writeInt32BE(8 + Buffer.byteLength(body), 1);
+    head.writeInt32BE(code, 5);
+    return Buffer.concat([head, Buffer.from(body)]);
+  };
+  // What a server that requires a password answers: SCRAM-SHA-256, then its first message.
+  const scram = [
+    authentication(10, 'SCRAM-SHA-256\0\0'),
+    authentication(11, 'r=abcdefghijklmnopqrstuvwxyz0123456789,s=c2FsdHNhbHQ=,i=4096'),
+  ];
+
+  it.each([
+    ['never answers', [], /timeout/],
+    ['asks for a password the URL does not hold', scram, /client password must be a string/],
+  ])(
+    'a server that %s: the command fails, and its process ends',
+    async (_what, answer, said) => {
+      const server = await fakeServer(answer);
+      try {
+        const started = Date.now();
+        const ran = await Promise.race([
+          idgov(['export', '--postgres', server.url], { HOME: dir }),
+          new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 25_000)),
+        ]);
+        expect(ran).not.toBe('still running');
+        if (ran === 'still running') return;
+        expect(ran.code).not.toBe(0);
+        expect(ran.stderr).toMatch(said);
+        expect(Date.now() - started).toBeLessThan(25_000);
+      } finally {
+        server.close();
+      }
+    },
+    40_000,
+  );
 });
 
 const pg = await postgresForTests();
