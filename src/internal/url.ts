@@ -27,7 +27,7 @@ export function secureUrlProblem(raw: string, option: string): string | undefine
   try {
     url = new URL(raw);
   } catch {
-    return `${option} must be an absolute URL such as https://acme.example.com (got "${raw}").`;
+    return `${option} must be an absolute URL such as https://acme.example.com (got "${shownUnparsedUrl(raw)}").`;
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     return `${option} must use https (plain http is allowed only for loopback hosts such as 127.0.0.1); got ${url.protocol}//${url.host}.`;
@@ -52,7 +52,17 @@ export function baseUrlProblem(raw: string, option: string): string | undefined 
     ? [href.slice(href.search(/[?#]/)), href.includes('?') ? 'query' : 'fragment']
     : [url.pathname.replace(/\/+$/, ''), 'path'];
   if (!extra) return undefined;
-  return `${option} must be the tenant origin alone, like ${url.origin}: remove the ${what} "${extra.slice(0, 80)}" (the SDK adds /api/v1/... and /auth/v1/token itself).`;
+  // A query or a fragment may hold a key: said by its first character only.
+  const shown = what === 'path' ? extra.slice(0, 80) : `${extra[0]}…`;
+  return `${option} must be the tenant origin alone, like ${url.origin}: remove the ${what} "${shown}" (the SDK adds /api/v1/... and /auth/v1/token itself).`;
+}
+
+/**
+ * `raw`, a URL that did not parse, as an error may quote it: what may be secret in it left out
+ * (credentials before an `@`, a query, a fragment), as {@link shownUrl} leaves them out of one that did.
+ */
+function shownUnparsedUrl(raw: string): string {
+  return raw.replace(/^([^:/?#]*:\/\/)?[^/?#]*@/, '$1…@').replace(/[?#].*$/s, (rest) => `${rest[0]}…`);
 }
 
 /**

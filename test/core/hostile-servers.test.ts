@@ -209,14 +209,19 @@ describe('token endpoint answers that fail to parse keep no part of the body', (
 
 describe('base URLs', () => {
   it.each([
-    ['https://tenant.test/?q=1', /remove the query "\?q=1"/],
-    ['https://tenant.test/?', /remove the query "\?"/],
-    ['https://tenant.test/#f', /remove the fragment "#f"/],
+    ['https://tenant.test/?api_key=hunter2', /remove the query "\?…"/],
+    ['https://tenant.test/?', /remove the query "\?…"/],
+    ['https://tenant.test/#hunter2', /remove the fragment "#…"/],
+    [
+      'https://admin:hunter2@acme example.com/?k=hunter2',
+      /absolute URL .*\(got "https:\/\/…@acme example\.com\/\?…"\)/,
+    ],
     ['https://tenant.test/api/v1', /remove the path "\/api\/v1"/],
     ['https://tenant.test/api/v1/', /remove the path "\/api\/v1"/],
-  ])('refuses %s, naming what to remove', (baseUrl, message) => {
+  ])('refuses %s, naming what to remove, and quoting no secret it may hold', (baseUrl, message) => {
     expect(() => new IdGovClient({ baseUrl, credentials: { token: 't' } })).toThrow(ConfigurationError);
     expect(() => new IdGovClient({ baseUrl, credentials: { token: 't' } })).toThrow(message);
+    expect(() => new IdGovClient({ baseUrl, credentials: { token: 't' } })).not.toThrow(/hunter2/);
   });
 
   it('accepts the origin with or without a trailing slash', () => {
