@@ -31,7 +31,8 @@ function changeLine(change: ChangeRecord): string {
 /**
  * `idgov changes`: the feed after `since`, one change a line, in `seq` order; with `follow`, new
  * changes as they commit until SIGINT or SIGTERM, which end it with exit 0 (the last line printed is
- * where to go on from). A reader that stops early (`| head`) ends it quietly, at the next line.
+ * where to go on from); without `follow`, a signal ends it with 130 (not all was printed). A reader
+ * that stops early (`| head`) ends it quietly, at the next line.
  */
 export async function changesCommand(
   options: ChangesCommandOptions,
@@ -68,11 +69,15 @@ export async function changesCommand(
           wait(CLOSE_PATIENCE_MS, { keepAlive: false }).then(() => false),
         ])
       : await store.close().then(() => true);
+    // A follower's end is a signal; a read of what is there that a signal cut short did not print
+    // all there was, and says so.
+    const code = options.follow ? EXIT.done : EXIT.interrupted;
+    if (stop.signal.aborted) process.exitCode = code;
     // Stopped while its reader does not read: the lines it has not taken are dropped, and the
     // process ends now rather than when the reader reads (it goes on from the last line it got).
     // Only exiting drops them: stdout cannot be closed.
     if (stop.signal.aborted && out === process.stdout && (!closed || process.stdout.writableLength > 0)) {
-      process.exit(EXIT.done);
+      process.exit(code);
     }
   }
 }
