@@ -43,6 +43,16 @@ export async function runProgram(
     command.exitOverride();
     if (options.hint) command.showHelpAfterError(options.hint);
   }
+  // A reader that stopped reading (`| head -1`) ends any command quietly, whatever it was writing;
+  // a write that failed otherwise (a full disk) ends it with the reason, not a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE')
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.done);
+    process.stderr.write(
+      `${options.name}: writing the output failed (${error.code ?? error.message}): check where it goes (a full disk?).\n`,
+    );
+    process.exit(EXIT.failed);
+  });
   try {
     await program.parseAsync([...argv]);
   } catch (error) {

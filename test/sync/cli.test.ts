@@ -334,21 +334,26 @@ describe('idgov', () => {
     expect(ran.stderr).not.toContain('wrongsecret-XYZ');
   });
 
-  it('export into a pipe its reader closed early (| head -1) stops quietly, exit 0', async () => {
+  it('export and tasks search into a pipe their reader closed early (| head -1) stop quietly, exit 0', async () => {
     const db = join(dir, 'piped.db');
     expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
-    const child = spawn(process.execPath, ['--import', fromSource, cli, 'export', '--db', db], {
-      env: { PATH: process.env.PATH },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdout.once('data', () => child.stdout.destroy()); // the reader has its first line, and goes
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    expect(stderr).toBe('');
-    expect(code).toBe(0);
+    for (const args of [
+      ['export', '--db', db],
+      ['tasks', 'search', '--limit', '1000', '--json'],
+    ]) {
+      const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      child.stdout.once('data', () => child.stdout.destroy()); // the reader has its first line, and goes
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(stderr, args.join(' ')).toBe('');
+      expect(code, args.join(' ')).toBe(0);
+    }
   });
 });
 
