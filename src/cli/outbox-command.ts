@@ -58,9 +58,27 @@ export function shownListener(url: string): string {
   return shownUrl(url) || '(not a URL)';
 }
 
-/** The listeners asked about: `--listener`, else every listener the store has events for. */
+/**
+ * The listeners asked about: `--listener`, else every listener the store has events for. A listener
+ * given as the tool shows it (its query left out) is the one listener shown so; one the store has no
+ * events for is said on stderr, since a command on it then finds nothing.
+ */
 async function listenersOf(store: OutboxStore, listener: string | undefined): Promise<string[]> {
-  if (listener !== undefined) return [listener];
+  if (listener !== undefined) {
+    const known = (await store.listeners?.()) ?? [listener];
+    if (known.includes(listener)) return [listener];
+    const shown = known.filter((url) => shownListener(url) === shownListener(listener));
+    if (shown.length > 1) {
+      throw new UsageError(
+        `--listener ${shownListener(listener)} is ${shown.length} listeners told apart by their queries: give the whole URL.`,
+      );
+    }
+    if (shown.length === 1) return shown;
+    process.stderr.write(
+      `idgov: no events for the listener ${shownListener(listener)} (idgov outbox status lists those with events).\n`,
+    );
+    return [listener];
+  }
   if (!store.listeners)
     throw new UsageError('this store cannot list its listeners: name one with --listener <url>.');
   return store.listeners();

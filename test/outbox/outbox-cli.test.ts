@@ -101,6 +101,24 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     expect(human.stdout).toContain('pending 1, delivered 1, dead 2, expired 1');
   });
 
+  it('--listener as status shows it (its key left out) is that listener; one without events is said', async () => {
+    const where = await make();
+    const shown = 'https://gw.example/api/v1/webhooks/incoming/crm';
+    const dead = lines(
+      (await idgov(['outbox', 'list', ...where, '--state', 'dead', '--listener', shown, '--json'])).stdout,
+    );
+    expect(dead.map((e) => e.eventId)).toEqual([id(3), id(4)]);
+    const retried = await idgov(['outbox', 'retry', ...where, '--all-dead', '--listener', shown, '--json']);
+    expect(lines(retried.stdout)).toEqual([
+      { eventId: id(3), retried: true },
+      { eventId: id(4), retried: true },
+    ]);
+    expect(retried.stdout + retried.stderr).not.toContain('gateway-key-77');
+    const nobody = await idgov(['outbox', 'status', ...where, '--listener', 'https://nobody.example/hook']);
+    expect(nobody.code).toBe(0);
+    expect(nobody.stderr).toMatch(/no events for the listener https:\/\/nobody\.example\/hook/);
+  });
+
   it('list: the dead events with their last answer; bodies only with --body', async () => {
     const where = await make();
     const dead = lines((await idgov(['outbox', 'list', ...where, '--state', 'dead', '--json'])).stdout);
