@@ -1,7 +1,7 @@
 /**
- * The kinds of change the feed records, and the one rule that says which kind a fetch makes: all a
- * store's writer needs of the feed, kept apart from reading it, which parses tasks (the wire model),
- * so that the SQLite store's thread loads no schema.
+ * The kinds of change the feed records, the one rule that says which kind a fetch makes, and how
+ * far a prune may reach: all a store needs of the feed where it writes, kept apart from reading it,
+ * which parses tasks (the wire model), so that the SQLite store's thread loads no schema.
  *
  * @module
  */
@@ -48,4 +48,14 @@ export function fetchedChangeKind(
   if (deletedNow && !before.deleted) return ChangeKind.DELETED;
   if (!sameJson || before.vanished || before.deleted !== deletedNow) return ChangeKind.CHANGED;
   return undefined;
+}
+
+/**
+ * Why pruning before `before` is refused when the last `seq` handed out is `last`; undefined when it
+ * is not. Every change is before `last + 1`: a greater `before` is a mistyped one, which would
+ * delete the whole feed as surely.
+ */
+export function pruneProblem(before: number, last: number): string | undefined {
+  if (before <= last + 1) return undefined;
+  return `before (${before}) is past the end of the change feed: its last change is seq ${last}, so ${last + 1} prunes every change. Give a seq your readers have handled.`;
 }

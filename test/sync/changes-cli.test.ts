@@ -163,6 +163,10 @@ describe('idgov changes and idgov sync --watch', () => {
         /--kind: no kind "closed"; the kinds are created, changed, deleted, vanished/,
       ],
       [['changes', 'prune', '--db', db], /--before/],
+      [
+        ['changes', 'prune', '--db', db, '--before', '999999999'],
+        /before \(999999999\) is past the end of the change feed/,
+      ],
       [['changes', 'prune', '--db', missing, '--before', '5'], /typo\.db does not exist/],
       [['changes', '--db', missing, '--since', '0'], /typo\.db does not exist/],
       [['sync', '--db', db, '--change-feed', 'some'], /--change-feed must be all or after-first-copy/],

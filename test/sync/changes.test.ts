@@ -220,6 +220,13 @@ for (const kind of kinds) {
         const last = (await all(store.changeRows())).at(-1)?.seq ?? 0;
         expect(await store.pruneChanges(11)).toBe(10);
         expect((await all(store.changeRows())).at(0)?.seq).toBe(11);
+        // A before past the end is a mistyped one: refused, nothing deleted.
+        await expect(store.pruneChanges(last * 10)).rejects.toThrow(
+          new RegExp(
+            `before \\(${last * 10}\\) is past the end of the change feed: its last change is seq ${last}, so ${last + 1} prunes every change`,
+          ),
+        );
+        expect((await all(store.changeRows())).at(0)?.seq).toBe(11);
         expect(await store.pruneChanges(last + 1)).toBe(last - 10);
         expect(await all(store.changeRows())).toEqual([]);
         tenant.closeTasks(2);

@@ -9,7 +9,7 @@
  * @module
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import type { ChangeKind } from '../change-kinds.ts';
+import { type ChangeKind, pruneProblem } from '../change-kinds.ts';
 import type { ChangeBatch } from '../changes.ts';
 import type { PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
@@ -110,6 +110,16 @@ export async function readChangeBatch(
 
 /** Deletes the changes before `before`: how many. */
 export async function pruneChangeRows(query: PgQuery, t: SyncTables, before: number): Promise<number> {
+  const { rows } = await query<{ last: string; feed: boolean }>(
+    'reading the change feed',
+    `SELECT value AS last, to_regclass($1) IS NOT NULL AS feed FROM ${t.meta} WHERE key = 'changes_seq'`,
+    [t.changes],
+  ).catch(async (error: unknown) => {
+    throw await noFeed(query, t, error);
+  });
+  // No feed: a copy made before it, which the delete below says how to migrate.
+  const problem = rows[0]?.feed && pruneProblem(before, Number(rows[0].last));
+  if (problem) throw new ConfigurationError(problem);
   const { rowCount } = await query('pruning the change feed', `DELETE FROM ${t.changes} WHERE seq < $1`, [
     before,
   ]).catch(async (error: unknown) => {

@@ -7,7 +7,7 @@
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
-import type { ChangeKind } from '../change-kinds.ts';
+import { type ChangeKind, pruneProblem } from '../change-kinds.ts';
 import type { ChangeBatch, ChangeFeedStart } from '../changes.ts';
 
 /** A change to record: the task after it, and its state before. */
@@ -94,6 +94,12 @@ const PRUNE_BATCH = 10_000;
  * a batch a transaction, so that no writer waits for the whole of it.
  */
 export function pruneChangeRows(file: SqliteFile, before: number): number {
+  // AUTOINCREMENT keeps the last seq handed out, pruned or not.
+  const last = file.sql("SELECT seq FROM sqlite_sequence WHERE name = 'idgov_changes'").get() as
+    | { seq: number }
+    | undefined;
+  const problem = last && pruneProblem(before, Number(last.seq));
+  if (problem) throw new ConfigurationError(problem);
   const batch = file.sql(
     'DELETE FROM idgov_changes WHERE seq IN (SELECT seq FROM idgov_changes WHERE seq < ? ORDER BY seq LIMIT ?)',
   );
