@@ -3,8 +3,8 @@
  * loopback: sync, a SIGINT that keeps what was committed and says how to resume, export, and the
  * documented exit codes.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -313,6 +313,56 @@ describe('idgov', () => {
       expect(ran.stderr).toMatch(message);
     }
   });
+
+  // Root may write anywhere: the reader is run as nobody, which needs root to switch to, and a
+  // repository nobody may read (a clone under /root is not).
+  const NOBODY = ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+  const asNobody =
+    process.getuid?.() === 0 &&
+    existsSync(NOBODY[0] as string) &&
+    spawnSync(NOBODY[0] as string, [...NOBODY.slice(1), process.execPath, '--import', fromSource, '-e', '0'])
+      .status === 0;
+  it.skipIf(!asNobody)(
+    'export of a copy in a directory the reader may not write says so, not that it holds no copy',
+    async () => {
+      const place = mkdtempSync(join(tmpdir(), 'idgov-read-only-'));
+      try {
+        const db = join(place, 'tasks.db');
+        expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+        rmSync(`${db}-shm`, { force: true });
+        rmSync(`${db}-wal`, { force: true });
+        chmodSync(place, 0o555);
+        const ran = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = spawn(
+            '/usr/bin/setpriv',
+            [
+              '--reuid=65534',
+              '--regid=65534',
+              '--clear-groups',
+              process.execPath,
+              '--import',
+              fromSource,
+              cli,
+              'export',
+              '--db',
+              db,
+            ],
+            { env: { PATH: process.env.PATH }, stdio: ['ignore', 'ignore', 'pipe'] },
+          );
+          let stderr = '';
+          child.stderr.on('data', (chunk) => {
+            stderr += chunk;
+          });
+          child.on('close', (code) => resolve({ code, stderr }));
+        });
+        expect(ran.code).toBe(2);
+        expect(ran.stderr).toMatch(/tasks\.db cannot be read from here .* may not write in that directory/);
+      } finally {
+        chmodSync(place, 0o755);
+        rmSync(place, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a PostgreSQL URL given to --db is refused without printing its password', async () => {
     const url = 'postgres://sync:Hunter2pw@127.0.0.1:5432/reports';

@@ -16,13 +16,25 @@ export function checkCopy(file: SqliteFile): void {
   } catch (error) {
     file.close();
     const path = file.path;
+    const message = (error as Error).message;
     throw new ConfigurationError(
       isDamaged(error)
-        ? `${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`
-        : `${path} is a SQLite file but no task copy (${(error as Error).message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
+        ? `${path} is not a SQLite file, or is damaged (${message}): check the path.`
+        : readOnlyPlace(error)
+          ? `${path} cannot be read from here (${message}): a reader of a copy in WAL mode writes its index beside it (the -shm file), and this process may not write in that directory. Run as a user who may, or read a copy of the file.`
+          : `${path} is a SQLite file but no task copy (${message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
       { cause: error },
     );
   }
+}
+
+// SQLITE_READONLY, in the low byte of an extended result code.
+const SQLITE_READONLY = 8;
+
+/** Whether `error` is SQLite's refusal to write where the file is (a read-only directory or file). */
+function readOnlyPlace(error: unknown): boolean {
+  const code = (error as { errcode?: unknown })?.errcode;
+  return typeof code === 'number' && (code & 0xff) === SQLITE_READONLY;
 }
 
 /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
