@@ -43,46 +43,31 @@ export async function openToRead(options: CopyTarget): Promise<OpenCopy> {
 }
 
 /**
- * Writes lines to `out`, waiting when it is full; a reader gone (EPIPE, `| head`) ends the writing
- * quietly, as does `signal` (a follower stopped while its reader does not read: false, at once).
+ * Writes lines to `out`, waiting when it is full; `signal` ends the writing (a follower stopped while
+ * its reader does not read: false, at once). A reader gone (EPIPE, `| head`) and a failed write are
+ * the program's to handle, for every command's output at once (`runProgram`).
  */
 export function lineWriter(
   out: NodeJS.WritableStream,
   signal?: AbortSignal,
 ): { write(line: string): Promise<boolean> } {
-  let failed: (Error & { code?: string }) | undefined;
-  const onError = (error: Error) => {
-    failed = error;
-  };
-  // Kept after the export too: an EPIPE reported late must not end the process as an unhandled 'error'.
-  out.on('error', onError);
-  const check = () => {
-    if (failed && failed.code !== 'EPIPE') {
-      throw new Error(
-        `writing the output failed (${failed.code ?? failed.message}): check where it goes (a full disk?).`,
-      );
-    }
-    return failed === undefined;
-  };
   return {
     async write(line) {
-      if (!check() || signal?.aborted) return false;
+      if (signal?.aborted) return false;
       if (!out.write(`${line}\n`)) {
         await new Promise<void>((resolve) => {
           const go = () => {
             out.off('drain', go);
-            out.off('error', go);
             out.off('close', go);
             signal?.removeEventListener('abort', go);
             resolve();
           };
           out.on('drain', go);
-          out.on('error', go);
           out.on('close', go);
           signal?.addEventListener('abort', go);
         });
       }
-      return check() && !signal?.aborted;
+      return !signal?.aborted;
     },
   };
 }
