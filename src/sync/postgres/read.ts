@@ -4,8 +4,7 @@
  * @module
  */
 
-import type { CopyQuery, CopyRecord } from '../copy-rows.ts';
-import { type CopyKey, createdOrderBatch } from '../copy-rows.ts';
+import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
 import type { PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
 

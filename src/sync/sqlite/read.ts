@@ -6,8 +6,7 @@
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { isDamaged, type SqliteFile } from '../../stores/sqlite-file.ts';
-import type { CopyQuery, CopyRecord } from '../copy-rows.ts';
-import { type CopyKey, createdOrderBatch } from '../copy-rows.ts';
+import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
 
 /** A file opened to read must hold a task copy: said with what to do, rather than a failed query later. */
 export function checkCopy(file: SqliteFile): void {
