@@ -8,7 +8,13 @@
 import { existsSync } from 'node:fs';
 import { isoTime } from '../internal/time.ts';
 import { shownUrl } from '../internal/url.ts';
-import type { OutboxEvent, OutboxState, OutboxStore } from '../outbox/store.ts';
+import {
+  FINISHED_STATES,
+  type FinishedState,
+  type OutboxEvent,
+  type OutboxState,
+  type OutboxStore,
+} from '../outbox/store.ts';
 import { nodeSqlite } from '../stores/node-sqlite.ts';
 import { printable } from './options.ts';
 import { type CommandTelemetry, startTelemetry } from './telemetry.ts';
@@ -23,8 +29,11 @@ export interface OutboxTarget {
 
 const STATES: readonly OutboxState[] = ['pending', 'delivered', 'dead', 'expired'];
 
+/** A store the tool opens: one of the SDK's, which purges events of every finished state. */
+type ToolStore = OutboxStore & Required<Pick<OutboxStore, 'purgeFinished'>>;
+
 /** The outbox's store; a SQLite file must exist (an operator's typo must not create an empty outbox). */
-async function openStore(target: OutboxTarget): Promise<OutboxStore> {
+async function openStore(target: OutboxTarget): Promise<ToolStore> {
   if (target.postgres !== undefined) {
     const { PostgresOutboxStore } = await import('../outbox/postgres-store.ts');
     return new PostgresOutboxStore({ connectionString: target.postgres, table: target.table });
@@ -91,7 +100,7 @@ async function listenersOf(store: OutboxStore, listener: string | undefined): Pr
 async function withStore(
   target: OutboxTarget,
   command: string,
-  work: (store: OutboxStore, telemetry: CommandTelemetry | undefined) => Promise<number>,
+  work: (store: ToolStore, telemetry: CommandTelemetry | undefined) => Promise<number>,
 ): Promise<number> {
   const telemetry = await startTelemetry((message) => process.stderr.write(`idgov: ${message}\n`));
   const span = telemetry?.tracer.startSpan(`idgov.outbox.${command}`);
@@ -226,23 +235,31 @@ function whyNot(event: OutboxEvent | undefined, now: number): string {
   return 'an attempt is in flight (a live lease holds it)';
 }
 
-/** `idgov outbox retry`: the events named (or every dead one) back to pending, due now. Exit 1 if any could not be. */
+/**
+ * `idgov outbox retry`: the events named (or every dead one) back to pending, due now. Exit 1 if
+ * one could not be, except a dead event past its window under `--all-dead`: it can never be sent
+ * again, so it is counted apart (purge deletes it), or every later `--all-dead` would fail.
+ */
 export function retryCommand(
   options: OutboxTarget & { ids: readonly string[]; allDead?: boolean; listener?: string; json?: boolean },
 ): Promise<number> {
   return withStore(options, 'retry', async (store) => {
     let tried = 0;
     let refused = 0;
-    const retry = async (eventId: string) => {
+    let pastWindow = 0;
+    const retry = async (eventId: string, named: boolean) => {
       const now = Date.now();
       const retried = await store.retry(eventId, now);
-      const why = retried ? undefined : whyNot(await store.get(eventId), now);
+      const event = retried ? undefined : await store.get(eventId);
+      const why = retried ? undefined : whyNot(event, now);
+      const ended = !retried && !named && event?.state === 'dead' && now >= event.expiresAt;
       tried += 1;
-      if (!retried) refused += 1;
+      if (ended) pastWindow += 1;
+      else if (!retried) refused += 1;
       if (options.json) write(JSON.stringify({ eventId, retried, ...(why ? { why } : {}) }));
       else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
     };
-    for (const eventId of options.ids) await retry(eventId);
+    for (const eventId of options.ids) await retry(eventId, true);
     if (options.allDead) {
       // A batch at a time: each retried event leaves `dead`, so the next batch is the next events.
       // Each is tried once: one that cannot be retried (its window ended) stays dead, and one a
@@ -256,30 +273,49 @@ export function retryCommand(
           if (batch.length === 0) break;
           for (const event of batch) {
             handled.add(event.eventId);
-            await retry(event.eventId);
+            await retry(event.eventId, false);
           }
         }
       }
     }
-    if (!options.json) write(`${tried - refused} of ${tried} event(s) retried.`);
+    if (!options.json) {
+      write(`${tried - refused - pastWindow} of ${tried} event(s) retried.`);
+      if (pastWindow > 0) {
+        write(
+          `${pastWindow} dead event(s) past their window can never be sent again: enqueue new events if their automations should run, and delete these with idgov outbox purge --dead-before DATE.`,
+        );
+      }
+    }
     return refused > 0 ? EXIT.failed : EXIT.done;
   });
 }
 
-/** `idgov outbox purge`: deletes delivered events finished before a time. */
+/** The finished states `idgov outbox purge` deletes, each with the time before which it does. */
+export type PurgeBefore = Partial<Record<FinishedState, number>>;
+
+/** `idgov outbox purge`: deletes the events of each state given that finished before its time. */
 export function purgeCommand(
-  options: OutboxTarget & { deliveredBefore: number; listener?: string; json?: boolean },
+  options: OutboxTarget & { before: PurgeBefore; listener?: string; json?: boolean },
 ): Promise<number> {
   return withStore(options, 'purge', async (store) => {
-    let purged = 0;
-    for (const listener of await listenersOf(store, options.listener)) {
-      purged += await store.purgeDelivered(listener, options.deliveredBefore);
+    const purged: PurgeBefore = {};
+    const listeners = await listenersOf(store, options.listener);
+    for (const state of FINISHED_STATES) {
+      const before = options.before[state];
+      if (before === undefined) continue;
+      purged[state] = 0;
+      for (const listener of listeners) {
+        purged[state] += await store.purgeFinished(listener, state, before);
+      }
+      if (!options.json) {
+        write(`${purged[state]} ${state} event(s) finished before ${isoTime(before)} deleted.`);
+      }
     }
-    write(
-      options.json
-        ? JSON.stringify({ purged, deliveredBefore: isoTime(options.deliveredBefore) })
-        : `${purged} delivered event(s) finished before ${isoTime(options.deliveredBefore)} deleted.`,
-    );
+    if (options.json) {
+      const total = Object.values(purged).reduce((sum, n) => sum + n, 0);
+      const times = Object.entries(options.before).map(([state, at]) => [`${state}Before`, isoTime(at)]);
+      write(JSON.stringify({ purged: total, ...purged, ...Object.fromEntries(times) }));
+    }
     return EXIT.done;
   });
 }

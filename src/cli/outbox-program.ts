@@ -5,11 +5,12 @@
  * @module
  */
 import type { Command } from 'commander';
-import type { OutboxState } from '../outbox/store.ts';
+import { FINISHED_STATES, type FinishedState, type OutboxState } from '../outbox/store.ts';
 import { checkCopy, date } from './options.ts';
 import {
   listCommand,
   type OutboxTarget,
+  type PurgeBefore,
   purgeCommand,
   retryCommand,
   statusCommand,
@@ -21,7 +22,7 @@ export function addOutboxCommands(program: Command): void {
   const outbox = program
     .command('outbox')
     .description(
-      "An outbox's events from the shell: status, list, retry (a dead event sent again), purge. Exit 0 done, 1 failed (or some event not retried), 2 usage.",
+      "An outbox's events from the shell: status, list, retry (a dead event sent again), purge (finished ones deleted). Exit 0 done, 1 failed (or an event not retried, but for a dead one past its window under --all-dead), 2 usage.",
     );
 
   outboxCommand(
@@ -68,7 +69,11 @@ export function addOutboxCommands(program: Command): void {
     'idgov outbox retry --db outbox.db --all-dead',
   )
     .argument('[eventIds...]', 'the events to retry')
-    .option('--all-dead', 'every dead event (of --listener, if given)', false)
+    .option(
+      '--all-dead',
+      'every dead event (of --listener, if given) still in its window; those past it are counted apart',
+      false,
+    )
     .action(
       async (
         ids: string[],
@@ -88,20 +93,36 @@ export function addOutboxCommands(program: Command): void {
 
   outboxCommand(
     'purge',
-    'Deletes delivered events that finished before a date.',
-    'idgov outbox purge --db outbox.db --delivered-before 2026-11-01',
+    'Deletes finished events (delivered, dead or expired) that finished before a date: a dead event past its window can never be sent again.',
+    'idgov outbox purge --db outbox.db --delivered-before 2026-11-01 --dead-before 2026-10-01',
   )
-    .requiredOption('--delivered-before <date>', 'delete delivered events finished before this date', date)
-    .action(async (options: OutboxTarget & { deliveredBefore: number; listener?: string; json: boolean }) => {
-      // A date to come (a typo: 3026-11-01) would delete every delivered event, the last minute's too.
-      if (options.deliveredBefore > Date.now()) {
-        throw new UsageError(
-          "--delivered-before is in the future: give a date past (today's deletes every event delivered before today).",
-        );
-      }
-      checkCopy(options, 'outbox');
-      process.exitCode = await purgeCommand(options);
-    });
+    .option('--delivered-before <date>', 'delete delivered events finished before this date', date)
+    .option('--dead-before <date>', 'delete dead events that died before this date', date)
+    .option('--expired-before <date>', 'delete expired events that expired before this date', date)
+    .action(
+      async (
+        options: OutboxTarget &
+          Partial<Record<`${FinishedState}Before`, number>> & { listener?: string; json: boolean },
+      ) => {
+        const before: PurgeBefore = {};
+        for (const state of FINISHED_STATES) {
+          const at = options[`${state}Before`];
+          if (at === undefined) continue;
+          // A date to come (a typo: 3026-11-01) would delete every such event, the last minute's too.
+          if (at > Date.now()) {
+            throw new UsageError(
+              `--${state}-before is in the future: give a date past (today's deletes every ${state} event finished before today).`,
+            );
+          }
+          before[state] = at;
+        }
+        if (Object.keys(before).length === 0) {
+          throw new UsageError('give --delivered-before, --dead-before or --expired-before (or several).');
+        }
+        checkCopy(options, 'outbox');
+        process.exitCode = await purgeCommand({ ...options, before });
+      },
+    );
 
   /** A subcommand of `idgov outbox`, with the options every one of them takes. */
   function outboxCommand(name: string, description: string, example: string): Command {

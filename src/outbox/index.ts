@@ -27,6 +27,7 @@ export type {
   ClaimedEvent,
   ClaimOptions,
   EventLease,
+  FinishedState,
   NewOutboxEvent,
   OutboxAnswer,
   OutboxEvent,

@@ -5,6 +5,7 @@ import {
   type ClaimedEvent,
   type ClaimOptions,
   type EventLease,
+  type FinishedState,
   type NewOutboxEvent,
   OUTBOX_STATES,
   type OutboxEvent,
@@ -170,10 +171,14 @@ export class MemoryOutboxStore implements OutboxStore {
     return true;
   }
 
-  async purgeDelivered(listener: string, before: number): Promise<number> {
+  purgeDelivered(listener: string, before: number): Promise<number> {
+    return this.purgeFinished(listener, 'delivered', before);
+  }
+
+  async purgeFinished(listener: string, state: FinishedState, before: number): Promise<number> {
     let purged = 0;
     for (const [id, { event }] of this.#rows) {
-      if (event.listener === listener && event.state === 'delivered' && (event.finishedAt ?? 0) < before) {
+      if (event.listener === listener && event.state === state && (event.finishedAt ?? 0) < before) {
         this.#rows.delete(id);
         purged += 1;
       }

@@ -17,7 +17,7 @@ import type {
   OutboxEvents,
   OutboxReceipt,
 } from './reports.ts';
-import type { OutboxEvent, OutboxState } from './store.ts';
+import { FINISHED_STATES, type FinishedState, type OutboxEvent, type OutboxState } from './store.ts';
 import { WaitingTeller } from './waiting.ts';
 
 // How often a drain marks the events whose window ended, at most.
@@ -263,11 +263,30 @@ export class WebhookOutbox {
   }
 
   /** Deletes delivered events that finished before `olderThan` (a Date or Unix ms); returns how many. */
-  async purgeDelivered(olderThan: Date | number): Promise<number> {
+  purgeDelivered(olderThan: Date | number): Promise<number> {
+    return this.purgeFinished('delivered', olderThan);
+  }
+
+  /**
+   * Deletes the events in `state` (`delivered`, `dead` or `expired`) that finished before
+   * `olderThan` (a Date or Unix ms); returns how many. A dead event past its window can never be
+   * sent again: once its cause is known, this is how it leaves the outbox.
+   */
+  async purgeFinished(state: FinishedState, olderThan: Date | number): Promise<number> {
+    if (!FINISHED_STATES.includes(state)) {
+      throw new ConfigurationError(
+        `state must be ${FINISHED_STATES.join(', ')} (got ${String(state)}): pending events are delivered, retried or expired, never purged.`,
+      );
+    }
     const before = olderThan instanceof Date ? olderThan.getTime() : olderThan;
     if (!Number.isFinite(before)) {
       throw new ConfigurationError(`olderThan must be a Date or Unix ms (got ${String(olderThan)}).`);
     }
-    return this.#options.store.purgeDelivered(this.listener, before);
+    const { store } = this.#options;
+    if (store.purgeFinished) return store.purgeFinished(this.listener, state, before);
+    if (state === 'delivered') return store.purgeDelivered(this.listener, before);
+    throw new ConfigurationError(
+      `This outbox's store cannot purge ${state} events: implement OutboxStore.purgeFinished.`,
+    );
   }
 }

@@ -22,6 +22,7 @@ import {
   type ClaimedEvent,
   type ClaimOptions,
   type EventLease,
+  type FinishedState,
   type NewOutboxEvent,
   OUTBOX_STATES,
   type OutboxEvent,
@@ -252,11 +253,15 @@ export class PostgresOutboxStore implements OutboxStore {
     return rowCount > 0;
   }
 
-  async purgeDelivered(listener: string, before: number): Promise<number> {
+  purgeDelivered(listener: string, before: number): Promise<number> {
+    return this.purgeFinished(listener, 'delivered', before);
+  }
+
+  async purgeFinished(listener: string, state: FinishedState, before: number): Promise<number> {
     const { rowCount } = await this.#query(
-      'purging delivered events',
-      `DELETE FROM ${this.#t} WHERE listener = $1 AND state = 'delivered' AND finished_at < $2`,
-      [listener, before],
+      `purging ${state} events`,
+      `DELETE FROM ${this.#t} WHERE listener = $1 AND state = $2 AND finished_at < $3`,
+      [listener, state, before],
     );
     return rowCount;
   }

@@ -21,6 +21,7 @@ import {
   type ClaimedEvent,
   type ClaimOptions,
   type EventLease,
+  type FinishedState,
   type NewOutboxEvent,
   OUTBOX_STATES,
   type OutboxEvent,
@@ -278,10 +279,14 @@ export class SqliteOutboxStore implements OutboxStore {
     return changes > 0;
   }
 
-  async purgeDelivered(listener: string, before: number): Promise<number> {
+  purgeDelivered(listener: string, before: number): Promise<number> {
+    return this.purgeFinished(listener, 'delivered', before);
+  }
+
+  async purgeFinished(listener: string, state: FinishedState, before: number): Promise<number> {
     const { changes } = this.#file
-      .sql(`DELETE FROM idgov_webhook_outbox WHERE listener = ? AND state = 'delivered' AND finished_at < ?`)
-      .run(listener, before);
+      .sql('DELETE FROM idgov_webhook_outbox WHERE listener = ? AND state = ? AND finished_at < ?')
+      .run(listener, state, before);
     return Number(changes);
   }
 

@@ -19,6 +19,17 @@ export type OutboxState = 'pending' | 'delivered' | 'dead' | 'expired';
 export const OUTBOX_STATES: readonly OutboxState[] = ['pending', 'delivered', 'dead', 'expired'];
 
 /**
+ * The states an event ends in, which purging deletes: a `dead` event past its window can never be
+ * sent again, so purging is how it leaves the outbox once its cause is known.
+ *
+ * @group Outbox
+ */
+export type FinishedState = Exclude<OutboxState, 'pending'>;
+
+/** Every state an event ends in. */
+export const FINISHED_STATES: readonly FinishedState[] = ['delivered', 'dead', 'expired'];
+
+/**
  * The last answer of an event's listener, kept for operators: the status and the start of the body
  * (never a request header, so never a secret), or the error when there was no answer.
  *
@@ -205,6 +216,11 @@ export interface OutboxStore {
   retry(eventId: string, now: number): Promise<boolean>;
   /** Deletes delivered events of the listener that finished before `before`; returns how many. */
   purgeDelivered(listener: string, before: number): Promise<number>;
+  /**
+   * Deletes the listener's events in `state` that finished before `before`; returns how many.
+   * Optional: a store without it can purge delivered events only (`purgeDelivered`).
+   */
+  purgeFinished?(listener: string, state: FinishedState, before: number): Promise<number>;
   /** Releases the store's resources (the database connection or pool it opened). */
   close(): Promise<void>;
 }

@@ -55,6 +55,13 @@ const lines = (text: string) =>
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/** The store a target's arguments name, opened again. */
+async function reopen(where: readonly string[]): Promise<OutboxStore> {
+  if (where[0] === '--db') return new SqliteOutboxStore({ path: where[1] as string });
+  const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+  return new PostgresOutboxStore({ connectionString: where[1] as string, table: where[3] as string });
+}
+
 const targets: Array<[string, () => Promise<string[]>]> = [
   [
     'SQLite',
@@ -190,6 +197,76 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
       expect(bad.code, date).toBe(2);
       expect(bad.stderr).toMatch(message);
     }
+  });
+
+  it('a dead event past its window: --all-dead counts it apart (exit 0), purge --dead-before deletes it', async () => {
+    const where = await make();
+    const store = await reopen(where);
+    // Enqueued two days ago and refused then: its window ended yesterday.
+    const enqueuedAt = Date.now() - 2 * DAY;
+    await store.add({
+      eventId: id(7),
+      listener: PLAIN,
+      body: '{"n":7}',
+      enqueuedAt,
+      expiresAt: enqueuedAt + DAY,
+    });
+    const [old] = await store.claim({
+      listener: PLAIN,
+      now: enqueuedAt + 1_000,
+      leaseMs: 60_000,
+      limit: 1,
+      ordered: false,
+      leaseToken: 'old',
+      exclude: [id(6)],
+    });
+    expect(old?.eventId).toBe(id(7));
+    await store.complete(id(7), 'old', enqueuedAt + 2_000, { state: 'dead', answer: { status: 400 } });
+    await store.close();
+
+    const all = await idgov(['outbox', 'retry', ...where, '--all-dead']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toContain(`${id(7)}: not retried: its window has ended`);
+    expect(all.stdout).toMatch(
+      /2 of 3 event\(s\) retried\.\n1 dead event\(s\) past their window .*idgov outbox purge --dead-before DATE/,
+    );
+    // Named, it is a request the tool could not carry out.
+    expect((await idgov(['outbox', 'retry', ...where, id(7)])).code).toBe(1);
+
+    // The dead one died two days ago, the expired one (of fill) a moment ago.
+    const today = new Date().toISOString().slice(0, 10);
+    const now = new Date().toISOString();
+    const purged = await idgov([
+      'outbox',
+      'purge',
+      ...where,
+      '--dead-before',
+      today,
+      '--expired-before',
+      now,
+      '--json',
+    ]);
+    expect(purged.code, purged.stderr).toBe(0);
+    expect(lines(purged.stdout)).toEqual([
+      {
+        purged: 2,
+        dead: 1,
+        expired: 1,
+        deadBefore: `${today}T00:00:00.000Z`,
+        expiredBefore: now,
+      },
+    ]);
+    const status = lines((await idgov(['outbox', 'status', ...where, '--json'])).stdout);
+    expect(status.map((s) => s.counts)).toEqual([
+      { pending: 3, delivered: 1, dead: 0, expired: 0 },
+      { pending: 1, delivered: 0, dead: 0, expired: 0 },
+    ]);
+    const none = await idgov(['outbox', 'purge', ...where]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/give --delivered-before, --dead-before or --expired-before/);
+    const future = await idgov(['outbox', 'purge', ...where, '--dead-before', '3026-01-01']);
+    expect(future.code).toBe(2);
+    expect(future.stderr).toMatch(/--dead-before is in the future/);
   });
 });
 

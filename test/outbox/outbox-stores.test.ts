@@ -229,6 +229,29 @@ describe.each(stores)('%s store contract', (_name, open) => {
     expect(await store.counts(L)).toEqual({ pending: 1, delivered: 1, dead: 0, expired: 0 });
     await store.close();
   });
+
+  it('purges finished events of one state, before a time, of one listener: never a pending one', async () => {
+    const store = await open();
+    for (const i of [1, 2, 3, 4]) await add(store, i);
+    await add(store, 5, 1_000, 'https://other.example/hook');
+    const claimed = await claim(store, 2_000);
+    const token = (i: number) => claimed.find((e) => e.eventId === id(i))?.leaseToken ?? '';
+    const dead = { state: 'dead', answer: { status: 400 } } as const;
+    await store.complete(id(1), token(1), 2_100, dead);
+    await store.complete(id(2), token(2), 8_000, dead);
+    await store.complete(id(3), token(3), 2_100, { state: 'delivered', answer: { status: 200 } });
+    await store.release(id(4), token(4));
+    const purge = store.purgeFinished?.bind(store);
+    if (!purge) throw new Error('every store of the SDK purges finished events');
+    expect(await purge(L, 'dead', 5_000)).toBe(1);
+    expect(await store.get(id(1))).toBeUndefined();
+    expect(await store.get(id(2))).toMatchObject({ state: 'dead' });
+    expect(await store.get(id(3))).toMatchObject({ state: 'delivered' });
+    expect(await purge(L, 'expired', 1e15)).toBe(0);
+    expect(await store.counts(L)).toEqual({ pending: 1, delivered: 1, dead: 1, expired: 0 });
+    expect((await store.get(id(5)))?.state).toBe('pending');
+    await store.close();
+  });
 });
 
 describe.skipIf(!pg)('PostgreSQL store details', () => {

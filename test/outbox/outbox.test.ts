@@ -343,6 +343,33 @@ describe('delivery', () => {
     expect(await outbox.counts()).toEqual({ pending: 0, delivered: 0, dead: 1, expired: 0 });
   });
 
+  it('purges dead events once their cause is known; a pending one never, a store without purgeFinished says so', async () => {
+    listener([ok, status(400)]);
+    const { outbox, clock, store } = setup();
+    await outbox.enqueue({ a: 1 });
+    await outbox.enqueue({ a: 2 });
+    await outbox.drain();
+    expect(await outbox.purgeFinished('dead', clock.now + 1)).toBe(1);
+    expect(await outbox.counts()).toEqual({ pending: 0, delivered: 1, dead: 0, expired: 0 });
+    await expect(outbox.purgeFinished('pending' as never, clock.now)).rejects.toThrow(
+      /state must be delivered, dead, expired \(got pending\)/,
+    );
+    // A store of a user's own, written before purgeFinished: delivered events still purge.
+    const older = new Proxy(store, {
+      get: (target, key) => {
+        if (key === 'purgeFinished') return undefined;
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const sender = new WebhookSender({ url: URL_, hmac: { secret } });
+    const old = new WebhookOutbox({ sender, store: older, now: () => clock.now });
+    await expect(old.purgeFinished('dead', clock.now + 1)).rejects.toThrow(
+      /implement OutboxStore\.purgeFinished/,
+    );
+    expect(await old.purgeDelivered(clock.now + 1)).toBe(1);
+  });
+
   it('logs and survives an onAttempt callback that throws', async () => {
     listener([ok]);
     const lines: string[] = [];
