@@ -9,6 +9,7 @@
 import { Command } from 'commander';
 import type { TaskExpandPath } from '../../schemas/enums.ts';
 import { KNOWN_TASK_TYPE_KINDS } from '../../schemas/request-values.ts';
+import { VERSION } from '../version.ts';
 import { addChangesCommands } from './changes-program.ts';
 import { CSV_COLUMNS, exportCommand } from './export-command.ts';
 import { ruleGetCommand, tasksSearchCommand } from './lookup-command.ts';
@@ -21,6 +22,7 @@ const program = new Command('idgov')
   // A command's options go after its name: `changes prune --db x` gives --db to prune, not to
   // `changes` (which has one too).
   .enablePositionalOptions()
+  .version(VERSION, '-V, --version', "the SDK's version")
   .description(
     "Command-line tool of @idgov/sdk: a copy of your tenant's tasks (SQLite or PostgreSQL), kept current.",
   )

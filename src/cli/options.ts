@@ -76,11 +76,15 @@ export function taskTypeFilter(kind: string): TaskTypeFilter {
 }
 
 // A day (read as UTC midnight), or a time with its zone: what a shell user writes, read one way
-// only (`Date.parse` takes "Nov 1" as 2001 and a time without a zone as the machine's).
+// only (`Date.parse` takes "Nov 1" as 2001 and a time without a zone as the machine's, and rolls
+// 2026-02-30 over to March 2, and 24:00 to the next day).
 const DATE_FORM = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 /** A date an option names, as Unix ms; commander's usage error for anything but a day or a time with its zone. */
 export function date(value: string): number {
+  if (DATE_FORM.test(value) && !realDay(value)) {
+    throw new InvalidArgumentError(`no such day or time: "${value}" (a day of its month, hours 00 to 23).`);
+  }
   const ms = DATE_FORM.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(ms)) {
     throw new InvalidArgumentError(
@@ -88,6 +92,13 @@ export function date(value: string): number {
     );
   }
   return ms;
+}
+
+/** Whether the day of `value` (YYYY-MM-DD...) is in its month, and its hour a clock's (not 24). */
+function realDay(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && !value.startsWith('24', 11);
 }
 
 /** `text` from a service, safe to print on a terminal: control characters (escape sequences) shown as `?`. */

@@ -42,6 +42,7 @@ export async function runProgram(
   for (const command of commands) {
     command.exitOverride();
     if (options.hint) command.showHelpAfterError(options.hint);
+    refuseRepeatedValues(command);
   }
   // A reader that stopped reading (`| head -1`) ends any command quietly, whatever it was writing;
   // a write that failed otherwise (a full disk) ends it with the reason, not a stack trace.
@@ -77,6 +78,22 @@ export async function runProgram(
       process.exitCode = setup ? EXIT.usage : EXIT.failed;
       exitOnceWritten(process.exitCode);
     }
+  }
+}
+
+/**
+ * An option that takes one value, given twice (`--db a.db ... --db b.db`), is a usage error: commander
+ * keeps the last silently, and a script assembled from pieces would act on a copy it did not mean.
+ * Lists (`--kind a b`) and flags are left alone.
+ */
+function refuseRepeatedValues(command: Command): void {
+  for (const option of command.options) {
+    if (option.variadic || option.isBoolean()) continue;
+    let given = false;
+    command.on(`option:${option.name()}`, () => {
+      if (given) throw new UsageError(`${option.long ?? option.flags} was given twice: give it once.`);
+      given = true;
+    });
   }
 }
 

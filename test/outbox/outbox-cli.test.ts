@@ -191,6 +191,10 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
       ['last week', /a day or a time with its zone, e\.g\. 2026-11-01/],
       ['Nov 1', /a day or a time with its zone/],
       ['2026-11-01 00:00', /a day or a time with its zone/],
+      // Date.parse would roll these over to March 2 and November 2.
+      ['2026-02-30', /no such day or time: "2026-02-30"/],
+      ['2026-11-01T24:00Z', /no such day or time/],
+      ['2026-13-01', /no such day or time/],
       ['3026-11-01', /--delivered-before is in the future/],
     ] as const) {
       const bad = await idgov(['outbox', 'purge', ...where, '--delivered-before', date]);

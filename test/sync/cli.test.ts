@@ -4,7 +4,7 @@
  * documented exit codes.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,30 @@ describe('idgov', () => {
     expect(ran.stdout).toMatch(/export/);
     expect(ran.stdout).toMatch(/IDGOV_BASE_URL/);
     expect(ran.stdout).toMatch(/130 stopped by SIGINT/);
+  });
+
+  it('--version prints the SDK version, the one package.json gives, and exits 0', async () => {
+    const ran = await idgov(['--version'], {});
+    expect(ran.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(ran.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('lists given more than once are kept whole: --kind created --kind deleted', async () => {
+    const db = join(dir, 'kinds.db');
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const ran = await idgov(
+      ['changes', '--db', db, '--since', '0', '--kind', 'created', '--kind', 'deleted'],
+      env,
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    const kinds = new Set(
+      ran.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).kind),
+    );
+    expect([...kinds].sort()).toEqual(['created', 'deleted']);
   });
 
   it.each([[['help']], [['help', 'sync']], [['export', '--help']]])(
@@ -280,6 +304,10 @@ describe('idgov', () => {
     // Not a URL: said so, rather than tried as one and reported as a refused connection.
     [['sync', '--postgres', 'localhost:5432'], /--postgres takes a connection URL, e\.g\. postgres:\/\//],
     [['export', '--postgres', 'db.example/reports'], /--postgres takes a connection URL/],
+    // One value given twice: commander would keep the last, and a script act on a copy it did not mean.
+    [['export', '--db', 'a.db', '--format', 'csv', '--db', 'b.db'], /--db was given twice: give it once/],
+    [['sync', '--db', 'x.db', '--concurrency', '4', '--concurrency', '8'], /--concurrency was given twice/],
+    [['export', '--db', 'x.db', '--since', '2026-02-30'], /no such day or time: "2026-02-30"/],
   ])('exits 2 with a message for bad usage: %j', async (args, message) => {
     const ran = await idgov(args, env);
     expect(ran.code).toBe(2);
