@@ -54,6 +54,9 @@ export async function runProgram(
     );
     process.exit(EXIT.failed);
   });
+  // A reader of stderr gone (a log shipper that died, `2>&1 | head`) loses the messages, not the
+  // work: a sync goes on to commit its run. Writes to it then fail, and are dropped here.
+  process.stderr.on('error', () => {});
   try {
     await program.parseAsync([...argv]);
   } catch (error) {

@@ -433,6 +433,22 @@ describe('idgov', () => {
       expect(code, args.join(' ')).toBe(0);
     }
   });
+
+  it('a sync whose stderr reader goes (a log shipper that died) loses its messages, not its run: exit 0, copy whole', async () => {
+    const db = join(dir, 'stderr-gone.db');
+    const child = spawn(
+      process.execPath,
+      ['--import', fromSource, cli, 'sync', '--db', db, '--concurrency', '2'],
+      {
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    child.stderr.once('data', () => child.stderr.destroy()); // the first progress line, then the reader is gone
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
+  });
 });
 
 describe('a PostgreSQL server that does not answer, or wants a password not given', () => {
