@@ -63,7 +63,7 @@ export function postgresError(error: unknown, what: string, table: string, schem
         SYSTEM_CODES.test(sqlState))) ||
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);
   const advice = transient
-    ? 'the server is unreachable or restarting: try again (the outbox and the sync do)'
+    ? `${passingCause(sqlState)}: try again (the outbox and the sync do)`
     : "the error's cause holds the statement that failed";
   return new StoreError(
     `PostgreSQL failed ${what} on ${table}: ${text}${sqlState ? ` (${sqlState})` : ''}; ${advice}.`,
@@ -73,4 +73,17 @@ export function postgresError(error: unknown, what: string, table: string, schem
       transient,
     },
   );
+}
+
+/** What a transient failure of `sqlState` says is wrong, so that an operator knows what to look at. */
+function passingCause(sqlState: string | undefined): string {
+  if (sqlState === '53300') {
+    return 'the server has no connection left (max_connections): run fewer workers or a smaller --concurrency, put a pooler (PgBouncer) in front, or raise max_connections';
+  }
+  if (sqlState === '53100') return 'the server is out of disk space: free some, or grow its volume';
+  if (sqlState?.startsWith('53')) return 'the server is short of resources (memory, disk, connections)';
+  if (sqlState === '40001' || sqlState === '40P01' || sqlState === '55P03') {
+    return 'a concurrent transaction conflicted with this one';
+  }
+  return 'the server is unreachable or restarting';
 }

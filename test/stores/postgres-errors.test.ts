@@ -26,6 +26,28 @@ describe('PostgreSQL failures', () => {
     expect(refused.message).toContain("the error's cause holds the statement that failed");
   });
 
+  it('a passing failure says what to look at: connections used up, a full disk, a conflict, an unreachable server', () => {
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        '53300',
+        'sorry, too many clients already',
+        /no connection left \(max_connections\): run fewer workers/,
+      ],
+      ['53100', 'could not extend file: No space left on device', /out of disk space/],
+      ['53200', 'out of memory', /short of resources/],
+      ['40P01', 'deadlock detected', /a concurrent transaction conflicted/],
+      ['57P03', 'the database system is starting up', /unreachable or restarting/],
+      ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432', /unreachable or restarting/],
+    ];
+    for (const [code, message, advice] of cases) {
+      const error = asStore(code, message);
+      expect(error, code).toBeInstanceOf(StoreError);
+      expect((error as StoreError).transient, code).toBe(true);
+      expect(error.message, code).toMatch(advice);
+      expect(error.message, code).toMatch(/: try again \(the outbox and the sync do\)\.$/);
+    }
+  });
+
   it('a missing column says the tables are older than the SDK and how to bring them up', () => {
     const error = asStore('42703', 'column "acted_after_ms" does not exist');
     expect(error).toBeInstanceOf(ConfigurationError);
