@@ -1,20 +1,16 @@
 /**
  * `idgov outbox` and its subcommands (status, list, retry, purge), as the command line takes them;
- * what each does is in outbox-command.ts.
+ * what each does is in outbox-command.ts (status, list) and outbox-repair.ts (retry, purge), which
+ * reach the outbox through outbox-access.ts.
  *
  * @module
  */
 import type { Command } from 'commander';
 import { FINISHED_STATES, type FinishedState, type OutboxState } from '../outbox/store.ts';
 import { checkCopy, date } from './options.ts';
-import {
-  listCommand,
-  type OutboxTarget,
-  type PurgeBefore,
-  purgeCommand,
-  retryCommand,
-  statusCommand,
-} from './outbox-command.ts';
+import type { OutboxTarget } from './outbox-access.ts';
+import { listCommand, statusCommand } from './outbox-command.ts';
+import { type PurgeBefore, purgeCommand, retryCommand } from './outbox-repair.ts';
 import { UsageError, wholeNumber } from './usage.ts';
 
 /** Adds `outbox` and its subcommands to `program`. */

@@ -36,7 +36,10 @@ export interface SyncCommandOptions {
 }
 
 /** The store the options name; a PostgreSQL copy's tables are created first if missing. */
-async function storeOf(options: SyncCommandOptions): Promise<{ store: SyncStore; where: string }> {
+async function storeOf(
+  options: SyncCommandOptions,
+  signal: AbortSignal,
+): Promise<{ store: SyncStore; where: string }> {
   if (options.postgres !== undefined) {
     const { PostgresSyncStore } = await import('../sync/postgres/store.ts');
     const store = new PostgresSyncStore({
@@ -53,7 +56,8 @@ async function storeOf(options: SyncCommandOptions): Promise<{ store: SyncStore;
     }
     return { store, where: `the PostgreSQL copy ${store.table}_tasks` };
   }
-  const store = new SqliteSyncStore({ path: options.db ?? '', changeFeed: options.changeFeed });
+  // The signal: a stop does not wait out another process's lock on the file.
+  const store = new SqliteSyncStore({ path: options.db ?? '', changeFeed: options.changeFeed, signal });
   return { store, where: options.db ?? '' };
 }
 
@@ -153,7 +157,7 @@ async function runs(
 ): Promise<number> {
   // IDGOV_BASE_URL and the credentials, from the environment; a batch job rides out more refusals.
   const client = new IdGovClient({ maxRetries: options.retries });
-  const { store, where } = await storeOf(options);
+  const { store, where } = await storeOf(options, signal);
   const sync = new TaskSync({
     client,
     store,

@@ -28,6 +28,12 @@ export function isDamaged(error: unknown): boolean {
   return typeof code === 'number' && ((code & 0xff) === SQLITE_NOTADB || (code & 0xff) === SQLITE_CORRUPT);
 }
 
+/** Whether `error` of `node:sqlite` is another connection's lock, waited for past the busy timeout. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED);
+}
+
 /** Options of {@link SqliteFile}. */
 export interface SqliteFileOptions {
   /** The database file; created if missing. */
@@ -56,7 +62,16 @@ export interface SqliteFileOptions {
    * writes each page nearly half empty. Default SQLite's.
    */
   readonly pageSize?: 8192 | 16384 | undefined;
+  /**
+   * A flag another thread sets to 1 when the file's owner stops (`Atomics.store(stop, 0, 1)`): a
+   * write waiting for another connection's lock then gives up within {@link STOP_CHECK_MS}, where
+   * SQLite's own wait would hold this thread for the rest of `busyTimeoutMs`.
+   */
+  readonly stop?: Int32Array | undefined;
 }
+
+/** How often a write waiting for another connection's lock looks at its `stop` flag, in ms. */
+export const STOP_CHECK_MS = 100;
 
 /**
  * An open SQLite file in WAL mode, as durable as its `synchronous` option says (a commit is always
@@ -69,6 +84,8 @@ export class SqliteFile {
   readonly #db: DatabaseSync;
   readonly #holds: string;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #busyMs: number;
+  readonly #stop: Int32Array | undefined;
 
   constructor(options: SqliteFileOptions) {
     this.#holds = options.holds;
@@ -82,6 +99,8 @@ export class SqliteFile {
       throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
     }
     this.path = options.path;
+    this.#busyMs = busy;
+    this.#stop = options.stop;
     if (options.readOnly) {
       if (!existsSync(options.path)) {
         throw new ConfigurationError(
@@ -114,6 +133,8 @@ export class SqliteFile {
       }
       this.#db.exec(`PRAGMA synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
       this.#db.exec(options.schema);
+      // From here a write waits for a lock in slices, looking at its stop flag between them.
+      if (this.#stop) this.#db.exec(`PRAGMA busy_timeout = ${Math.min(busy, STOP_CHECK_MS)}`);
     } catch (error) {
       this.#db.close();
       throw this.#explained(error);
@@ -132,10 +153,22 @@ export class SqliteFile {
 
   /** Runs `work` in one write transaction, taking the write lock first so two writers cannot interleave. */
   write<T>(work: () => T): T {
-    try {
-      this.#db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      throw this.failed(error, 'starting a write');
+    const until = performance.now() + this.#busyMs;
+    for (;;) {
+      try {
+        this.#db.exec('BEGIN IMMEDIATE');
+        break;
+      } catch (error) {
+        if (!this.#stop || !isBusy(error) || performance.now() >= until) {
+          throw this.failed(error, 'starting a write');
+        }
+        if (Atomics.load(this.#stop, 0) === 1) {
+          throw new StoreError(
+            `SQLite ${this.path}: the store is stopping, and gave up waiting for another connection's lock.`,
+            { cause: error, code: String((error as { errcode?: unknown }).errcode), transient: true },
+          );
+        }
+      }
     }
     try {
       const result = work();
@@ -176,10 +209,8 @@ export class SqliteFile {
    * {@link ConfigurationError}.
    */
   failed(error: unknown, what: string): unknown {
-    const code = (error as { errcode?: unknown } | null)?.errcode;
-    if (typeof code !== 'number' || ((code & 0xff) !== SQLITE_BUSY && (code & 0xff) !== SQLITE_LOCKED)) {
-      return this.#explained(error);
-    }
+    if (!isBusy(error)) return this.#explained(error);
+    const code = (error as { errcode: number }).errcode;
     return new StoreError(
       `SQLite ${what} ${this.path} waited busyTimeoutMs for another connection's lock (${(error as Error).message}): try again, or raise busyTimeoutMs.`,
       { cause: error, code: String(code), transient: true },

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ConfigurationError, TaskState } from '../../src/index.ts';
+import { ConfigurationError, StoreError, TaskState } from '../../src/index.ts';
 import type { CopyReader, SyncLease, SyncStore, TaskRow } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
@@ -451,3 +451,40 @@ for (const kind of kinds) {
     });
   });
 }
+
+describe('SQLite store stopped while another connection holds the lock', () => {
+  it('gives up the wait once its signal aborts, not after busyTimeoutMs: a process told to stop stops', async () => {
+    const path = join(dir, 'locked-stop.db');
+    const first = new SqliteSyncStore({ path });
+    await first.open(identity);
+    await first.close();
+    const { DatabaseSync } = await import('node:sqlite');
+    const holder = new DatabaseSync(path);
+    holder.exec('BEGIN IMMEDIATE');
+    holder.exec("INSERT INTO idgov_sync_meta (key, value) VALUES ('held', 'by another process')");
+    const stop = new AbortController();
+    const store = new SqliteSyncStore({ path, busyTimeoutMs: 60_000, signal: stop.signal });
+    try {
+      const started = performance.now();
+      const waiting = caught(store.beginRun('full', Date.now(), []));
+      setTimeout(() => stop.abort(), 300);
+      const error = await waiting;
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as Error).message).toMatch(
+        /the store is stopping, and gave up waiting for another connection's lock/,
+      );
+      // The wait was cut short by the signal: nowhere near the minute it would have waited.
+      expect(performance.now() - started).toBeLessThan(30_000);
+      // Without a stop, the same wait ends when the lock is let go, and the write is made.
+      const patient = new SqliteSyncStore({ path, busyTimeoutMs: 60_000 });
+      const later = patient.beginRun('full', Date.now(), []);
+      setTimeout(() => holder.exec('COMMIT'), 300);
+      expect((await later).kind).toBe('full');
+      await patient.close();
+    } finally {
+      if (holder.isTransaction) holder.exec('ROLLBACK');
+      holder.close();
+      await store.close().catch(() => {});
+    }
+  });
+});

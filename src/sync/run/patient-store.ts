@@ -27,6 +27,8 @@ export function patientStore(store: SyncStore, logger: Logger, signal: AbortSign
           } catch (error) {
             const pause = PAUSES[tried];
             if (!(error instanceof StoreError) || !error.transient || pause === undefined) throw error;
+            // Stopping: no try again to announce (a store told to stop fails its waits at once).
+            if (signal?.aborted) throw error;
             logger.warn(`task sync: a store call failed (${error.message}); trying again in ${pause} ms`);
             if (!(await wait(pause, { signal }))) throw error;
           }

@@ -33,7 +33,7 @@ import { endLeases, heldLeases, renewLeases } from './leases.ts';
 import { checkCopy, readRows } from './read.ts';
 import { putExpanded, upsertTasks, vanishLeased, vanishUnseen } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
-import type { SqliteSyncStoreOptions } from './store.ts';
+import type { SqliteCopyOptions } from './store.ts';
 import { claim, commitWindow, split } from './windows.ts';
 
 // The refresh's work: tasks the copy holds as open that the run (placeholder `?`) has not fetched.
@@ -56,7 +56,7 @@ export class SqliteCopy implements SyncStore {
   readonly #heartbeat: ReturnType<typeof setInterval> | undefined;
 
   /** `holder`: the store object's ID, the same for every thread it starts (one may die). */
-  constructor(options: SqliteSyncStoreOptions & { readonly holder: string }) {
+  constructor(options: SqliteCopyOptions) {
     this.#holder = options.holder;
     this.#file = new SqliteFile({
       path: options?.path,
@@ -69,6 +69,7 @@ export class SqliteCopy implements SyncStore {
       // A task's JSON is a couple of KiB: 8 KiB pages hold three or four.
       pageSize: 8192,
       readOnly: options.readOnly,
+      stop: options.stop,
     });
     this.#feed = new ChangeWriter(this.#file, options.changeFeed ?? 'all');
     if (options.readOnly) {

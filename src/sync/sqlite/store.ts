@@ -47,7 +47,23 @@ export interface SqliteSyncStoreOptions {
    * first run completed (`after-first-copy`); see {@link ChangeFeedStart}.
    */
   readonly changeFeed?: ChangeFeedStart | undefined;
+  /**
+   * Once aborted (the sync you run with the store stopping), a call waiting for another
+   * connection's lock on the file gives up at once, rather than after `busyTimeoutMs`: a process
+   * told to stop stops, however long another holds the copy. Pass the signal you stop the sync with.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
+
+/**
+ * What the store's thread is started with: the options it can use, the store's ID and its stop flag.
+ *
+ * @internal
+ */
+export type SqliteCopyOptions = Omit<SqliteSyncStoreOptions, 'signal'> & {
+  readonly holder: string;
+  readonly stop: Int32Array;
+};
 
 // The worker thread's module: beside this one, as source (tests, `--import` of the sources) or as
 // the built `sync-sqlite-thread.js` (an ES module, which a CommonJS build loads as well).
@@ -73,7 +89,7 @@ type Method = keyof SyncStore | 'readRows' | 'readChanges' | 'pruneChanges';
 export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   /** The database file. */
   readonly path: string;
-  readonly #options: SqliteSyncStoreOptions & { readonly holder: string };
+  readonly #options: SqliteCopyOptions;
   #worker: Worker | undefined;
   #closed = false;
   #next = 0;
@@ -89,7 +105,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
     const unknown = unknownOptionProblem(
       'SqliteSyncStore',
       options,
-      optionKeys<SqliteSyncStoreOptions>()(['path', 'busyTimeoutMs', 'readOnly', 'changeFeed']),
+      optionKeys<SqliteSyncStoreOptions>()(['path', 'busyTimeoutMs', 'readOnly', 'changeFeed', 'signal']),
     );
     if (unknown) throw new ConfigurationError(unknown);
     if (typeof options?.path !== 'string' || options.path === '') {
@@ -108,7 +124,12 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
       readOnly: options.readOnly === true,
       changeFeed: options.changeFeed ?? 'all',
       holder: crypto.randomUUID(),
+      stop: new Int32Array(new SharedArrayBuffer(4)),
     };
+    const { stop } = this.#options;
+    const stopping = () => Atomics.store(stop, 0, 1);
+    if (options.signal?.aborted) stopping();
+    else options.signal?.addEventListener('abort', stopping, { once: true });
   }
 
   /** The worker thread, started on first use; it holds the process only while a call is under way. */

@@ -1,0 +1,114 @@
+/**
+ * How `idgov outbox` reaches an outbox: its store (a SQLite file that must exist, or a PostgreSQL
+ * table), opened for one command and closed after, the listeners asked about, and the lines written.
+ *
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import { shownUrl } from '../internal/url.ts';
+import type { OutboxStore } from '../outbox/store.ts';
+import { nodeSqlite } from '../stores/node-sqlite.ts';
+import { type CommandTelemetry, startTelemetry } from './telemetry.ts';
+import { UsageError } from './usage.ts';
+
+/** Where the outbox is: a SQLite file, or a PostgreSQL database (and table). */
+export interface OutboxTarget {
+  readonly db?: string | undefined;
+  readonly postgres?: string | undefined;
+  readonly table?: string | undefined;
+}
+
+/** A store the tool opens: one of the SDK's, which purges events of every finished state. */
+export type ToolStore = OutboxStore & Required<Pick<OutboxStore, 'purgeFinished'>>;
+
+/** The outbox's store; a SQLite file must exist (an operator's typo must not create an empty outbox). */
+async function openStore(target: OutboxTarget): Promise<ToolStore> {
+  if (target.postgres !== undefined) {
+    const { PostgresOutboxStore } = await import('../outbox/postgres-store.ts');
+    return new PostgresOutboxStore({ connectionString: target.postgres, table: target.table });
+  }
+  const path = target.db ?? '';
+  if (!existsSync(path))
+    throw new UsageError(`--db ${path}: no such file (an outbox's SQLite file is made by the outbox).`);
+  // Another SQLite file must not become an outbox (the store makes its table when it opens).
+  const { DatabaseSync } = nodeSqlite('idgov outbox');
+  const probe = new DatabaseSync(path, { readOnly: true });
+  try {
+    const outbox = probe
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idgov_webhook_outbox'")
+      .get();
+    if (!outbox)
+      throw new UsageError(`--db ${path} holds no outbox (no idgov_webhook_outbox table): check the path.`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `--db ${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`,
+    );
+  } finally {
+    probe.close();
+  }
+  const { SqliteOutboxStore } = await import('../outbox/sqlite-store.ts');
+  return new SqliteOutboxStore({ path });
+}
+
+/** A listener URL as the tool shows it (no query, fragment or credentials, where a key may be). */
+export function shownListener(url: string): string {
+  return shownUrl(url) || '(not a URL)';
+}
+
+/**
+ * The listeners asked about: `--listener`, else every listener the store has events for. A listener
+ * given as the tool shows it (its query left out) is the one listener shown so; one the store has no
+ * events for is said on stderr, since a command on it then finds nothing.
+ */
+export async function listenersOf(store: OutboxStore, listener: string | undefined): Promise<string[]> {
+  if (listener !== undefined) {
+    const known = (await store.listeners?.()) ?? [listener];
+    if (known.includes(listener)) return [listener];
+    const shown = known.filter((url) => shownListener(url) === shownListener(listener));
+    if (shown.length > 1) {
+      throw new UsageError(
+        `--listener ${shownListener(listener)} is ${shown.length} listeners told apart by their queries: give the whole URL.`,
+      );
+    }
+    if (shown.length === 1) return shown;
+    process.stderr.write(
+      `idgov: no events for the listener ${shownListener(listener)} (idgov outbox status lists those with events).\n`,
+    );
+    return [listener];
+  }
+  if (!store.listeners)
+    throw new UsageError('this store cannot list its listeners: name one with --listener <url>.');
+  return store.listeners();
+}
+
+/**
+ * Runs `work` on the outbox's store, closed after; with the OTEL_* environment naming a collector,
+ * as a span `idgov.outbox.<command>` (its exit code an attribute), exported before the command ends.
+ */
+export async function withStore(
+  target: OutboxTarget,
+  command: string,
+  work: (store: ToolStore, telemetry: CommandTelemetry | undefined) => Promise<number>,
+): Promise<number> {
+  const telemetry = await startTelemetry((message) => process.stderr.write(`idgov: ${message}\n`));
+  const span = telemetry?.tracer.startSpan(`idgov.outbox.${command}`);
+  try {
+    const store = await openStore(target);
+    try {
+      const code = await work(store, telemetry);
+      span?.setAttribute('idgov.exit_code', code);
+      return code;
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    span?.recordException(error as Error);
+    throw error;
+  } finally {
+    span?.end();
+    await telemetry?.shutdown();
+  }
+}
+
+export const write = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,0 +1,104 @@
+/**
+ * `idgov outbox retry` and `purge`: a dead event sent again, finished ones deleted. What
+ * `WebhookOutbox.retry` and `purgeFinished` do from code.
+ *
+ * @module
+ */
+import { isoTime } from '../internal/time.ts';
+import { FINISHED_STATES, type FinishedState, type OutboxEvent } from '../outbox/store.ts';
+import { listenersOf, type OutboxTarget, withStore, write } from './outbox-access.ts';
+import { EXIT } from './usage.ts';
+
+/** Why `retry` could not send `event` again. */
+function whyNot(event: OutboxEvent | undefined, now: number): string {
+  if (!event) return 'no such event';
+  if (event.state === 'delivered' || event.state === 'expired') return `it is ${event.state}`;
+  if (now >= event.expiresAt)
+    return 'its window has ended (the listener would no longer take it as the same event)';
+  return 'an attempt is in flight (a live lease holds it)';
+}
+
+/**
+ * `idgov outbox retry`: the events named (or every dead one) back to pending, due now. Exit 1 if
+ * one could not be, except a dead event past its window under `--all-dead`: it can never be sent
+ * again, so it is counted apart (purge deletes it), or every later `--all-dead` would fail.
+ */
+export function retryCommand(
+  options: OutboxTarget & { ids: readonly string[]; allDead?: boolean; listener?: string; json?: boolean },
+): Promise<number> {
+  return withStore(options, 'retry', async (store) => {
+    let tried = 0;
+    let refused = 0;
+    let pastWindow = 0;
+    const retry = async (eventId: string, named: boolean) => {
+      const now = Date.now();
+      const retried = await store.retry(eventId, now);
+      const event = retried ? undefined : await store.get(eventId);
+      const why = retried ? undefined : whyNot(event, now);
+      const ended = !retried && !named && event?.state === 'dead' && now >= event.expiresAt;
+      tried += 1;
+      if (ended) pastWindow += 1;
+      else if (!retried) refused += 1;
+      if (options.json) write(JSON.stringify({ eventId, retried, ...(why ? { why } : {}) }));
+      else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
+    };
+    for (const eventId of options.ids) await retry(eventId, true);
+    if (options.allDead) {
+      // A batch at a time: each retried event leaves `dead`, so the next batch is the next events.
+      // Each is tried once: one that cannot be retried (its window ended) stays dead, and one a
+      // running drain buries again at once (its listener refuses it) must not be retried for ever.
+      const handled = new Set<string>();
+      for (const listener of await listenersOf(store, options.listener)) {
+        for (;;) {
+          const batch = (await store.list(listener, 'dead', 500 + handled.size)).filter(
+            (event) => !handled.has(event.eventId),
+          );
+          if (batch.length === 0) break;
+          for (const event of batch) {
+            handled.add(event.eventId);
+            await retry(event.eventId, false);
+          }
+        }
+      }
+    }
+    if (!options.json) {
+      write(`${tried - refused - pastWindow} of ${tried} event(s) retried.`);
+      if (pastWindow > 0) {
+        write(
+          `${pastWindow} dead event(s) past their window can never be sent again: enqueue new events if their automations should run, and delete these with idgov outbox purge --dead-before DATE.`,
+        );
+      }
+    }
+    return refused > 0 ? EXIT.failed : EXIT.done;
+  });
+}
+
+/** The finished states `idgov outbox purge` deletes, each with the time before which it does. */
+export type PurgeBefore = Partial<Record<FinishedState, number>>;
+
+/** `idgov outbox purge`: deletes the events of each state given that finished before its time. */
+export function purgeCommand(
+  options: OutboxTarget & { before: PurgeBefore; listener?: string; json?: boolean },
+): Promise<number> {
+  return withStore(options, 'purge', async (store) => {
+    const purged: PurgeBefore = {};
+    const listeners = await listenersOf(store, options.listener);
+    for (const state of FINISHED_STATES) {
+      const before = options.before[state];
+      if (before === undefined) continue;
+      purged[state] = 0;
+      for (const listener of listeners) {
+        purged[state] += await store.purgeFinished(listener, state, before);
+      }
+      if (!options.json) {
+        write(`${purged[state]} ${state} event(s) finished before ${isoTime(before)} deleted.`);
+      }
+    }
+    if (options.json) {
+      const total = Object.values(purged).reduce((sum, n) => sum + n, 0);
+      const times = Object.entries(options.before).map(([state, at]) => [`${state}Before`, isoTime(at)]);
+      write(JSON.stringify({ purged: total, ...purged, ...Object.fromEntries(times) }));
+    }
+    return EXIT.done;
+  });
+}
