@@ -78,6 +78,13 @@ export async function exportCommand(
           : ndjsonLine(row);
       if (!(await lines.write(line))) return;
     }
+    // Said after the rows (a copy that is not there fails on them, with its own message), on stderr.
+    if (!(await store.hasCompletedRun())) {
+      const again = options.postgres !== undefined ? '--postgres URL' : `--db ${options.db}`;
+      process.stderr.write(
+        `idgov: warning: no run of this copy has completed yet: the export holds only the tasks copied so far, not all of the tenant's. Run \`idgov sync ${again}\` to finish the copy (it resumes).\n`,
+      );
+    }
   } finally {
     await store.close();
   }

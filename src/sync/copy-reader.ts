@@ -35,6 +35,11 @@ export interface CopyReader {
   rows(query?: CopyQuery): AsyncGenerator<CopyRecord, void, undefined>;
   /** The copy's tasks, typed, in `query.order`; a row the schema does not take throws `ResponseValidationError`. */
   tasks(query?: CopyQuery): AsyncGenerator<CopiedTask, void, undefined>;
+  /**
+   * Whether a run of the copy has completed. Until the first one does, the copy holds only the
+   * tasks it has copied so far: a report made from it then is of part of the tenant.
+   */
+  hasCompletedRun(): Promise<boolean>;
 }
 
 /** The copy's tasks, typed: each row's JSON checked against the task schema, naming the field that fails. */

@@ -91,10 +91,18 @@ describe('idgov', () => {
     );
     const partial = copiedTasks(db).size;
     expect(partial).toBeLessThan(3_000);
+    // An export of the unfinished first copy says it is part of the tenant, on stderr: its rows stay data.
+    const early = await idgov(['export', '--db', db, '--include-deleted'], env);
+    expect(early.code).toBe(0);
+    expect(early.stdout.trim().split('\n')).toHaveLength(partial);
+    expect(early.stderr).toMatch(
+      /warning: no run of this copy has completed yet: the export holds only the tasks copied so far.*idgov sync --db /,
+    );
     const resumed = await idgov(['sync', '--db', db], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/Done: full run \(resumed\)/);
     expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
+    expect((await idgov(['export', '--db', db], env)).stderr).toBe('');
   });
 
   it("export: NDJSON of every task as sent with the copy's facts beside it, or CSV of the documented columns", async () => {

@@ -12,14 +12,13 @@ import { ConfigurationError } from '../../core/errors/errors.ts';
 import { type ChangeKind, pruneProblem } from '../change-kinds.ts';
 import type { ChangeBatch } from '../changes.ts';
 import type { PgQuery } from './rows.ts';
-import type { SyncTables } from './schema.ts';
+import { completedRunSql, type SyncTables } from './schema.ts';
 
 /**
  * Whether changes are recorded by a statement: always (`$param` true, the feed records the first
  * copy), or once a first run completed.
  */
-export const feedOnSql = (t: SyncTables, param: string) =>
-  `(${param}::boolean OR EXISTS (SELECT 1 FROM ${t.runs} WHERE finished_at IS NOT NULL))`;
+export const feedOnSql = (t: SyncTables, param: string) => `(${param}::boolean OR ${completedRunSql(t)})`;
 
 /**
  * The common table expression `fetched`: the changes the upsert of `upsertTasksSql` made (its `up`,

@@ -10,7 +10,7 @@ import { feedOnSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
 import { heldLeasesSql } from './leases.ts';
 import { OPEN_UNSEEN } from './refresh.ts';
 import type { PgQuery } from './rows.ts';
-import { addedColumns, POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './schema.ts';
+import { addedColumns, completedRunSql, POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './schema.ts';
 
 /**
  * Opens the copy for `identity`: tables of an older version are refused until migrated, a copy of
@@ -97,6 +97,16 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
     actedSeenSince: ms(row?.acted),
     earliestCreatedAt: ms(row?.earliest),
   };
+}
+
+/** Whether a run of the copy has completed. */
+export async function hasCompletedRun(query: PgQuery, t: SyncTables): Promise<boolean> {
+  const { rows } = await query<{ done: boolean }>(
+    'reading the runs',
+    `SELECT ${completedRunSql(t)} AS done`,
+    [],
+  );
+  return rows[0]?.done === true;
 }
 
 /** The unfinished run, if there is one. */

@@ -30,6 +30,10 @@ export interface SyncTables {
   readonly bare: string;
 }
 
+/** A condition: a run of the copy has completed (until then it holds part of the tenant's tasks). */
+export const completedRunSql = (t: SyncTables) =>
+  `EXISTS (SELECT 1 FROM ${t.runs} WHERE finished_at IS NOT NULL)`;
+
 /** The tables of a copy under `prefix` (optionally `schema.prefix`), checked and quoted. */
 export function syncTables(prefix: string = DEFAULT_SYNC_PREFIX): SyncTables {
   const checked = checkedTable(prefix, LONGEST_SUFFIX);

@@ -38,7 +38,7 @@ import { endLeasesSql, renewLeasesSql } from './leases.ts';
 import { readBatch } from './read.ts';
 import { claimOpenTasks, commitRefresh } from './refresh.ts';
 import type { PgQuery } from './rows.ts';
-import { beginRun, finishRun, openCopy, unfinishedRun } from './runs.ts';
+import { beginRun, finishRun, hasCompletedRun, openCopy, unfinishedRun } from './runs.ts';
 import {
   addedColumns,
   DEFAULT_SYNC_PREFIX,
@@ -194,6 +194,11 @@ export class PostgresSyncStore implements SyncStore, CopyReader, ChangeFeed {
        DELETE FROM ${t.windows} WHERE run_id IN (SELECT id FROM r)`,
       [run.id],
     );
+  }
+
+  /** Whether a run of the copy has completed: until then it holds part of the tenant's tasks. */
+  hasCompletedRun(): Promise<boolean> {
+    return hasCompletedRun(this.#query, this.#t);
   }
 
   /**

@@ -9,6 +9,7 @@ import { ConfigurationError } from '../../core/errors/errors.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import { type ChangeKind, pruneProblem } from '../change-kinds.ts';
 import type { ChangeBatch, ChangeFeedStart } from '../changes.ts';
+import { hasCompletedRun } from './read.ts';
 
 /** A change to record: the task after it, and its state before. */
 export interface NewChange {
@@ -32,11 +33,7 @@ export class ChangeWriter {
 
   /** Whether changes are recorded now: always, or once a first run completed. Asked once a transaction. */
   on(): boolean {
-    if (this.#start === 'all') return true;
-    return (
-      this.#file.sql('SELECT 1 FROM idgov_sync_runs WHERE finished_at IS NOT NULL LIMIT 1').get() !==
-      undefined
-    );
+    return this.#start === 'all' || hasCompletedRun(this.#file);
   }
 
   record(change: NewChange): void {

@@ -30,7 +30,7 @@ import type {
 import { ChangeWriter, pruneChangeRows, readChangeBatch } from './changes.ts';
 import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './holder.ts';
 import { endLeases, heldLeases, renewLeases } from './leases.ts';
-import { checkCopy, readRows } from './read.ts';
+import { checkCopy, hasCompletedRun, readRows } from './read.ts';
 import { putExpanded, upsertTasks, vanishLeased, vanishUnseen } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
 import type { SqliteCopyOptions } from './store.ts';
@@ -96,11 +96,6 @@ export class SqliteCopy implements SyncStore {
       if (Number(ended.changes) > 0)
         this.#file.sql('DELETE FROM idgov_sync_windows WHERE run_id = ?').run(run.id);
     });
-  }
-
-  /** The database file. */
-  get path(): string {
-    return this.#file.path;
   }
 
   async open(identity: CopyIdentity): Promise<CopyState> {
@@ -269,6 +264,10 @@ export class SqliteCopy implements SyncStore {
     query: CopyQuery,
   ): Promise<readonly CopyRecord[]> {
     return readRows(this.#file, after, limit, query);
+  }
+
+  async hasCompletedRun(): Promise<boolean> {
+    return this.#file.read(() => hasCompletedRun(this.#file));
   }
 
   /** The rows after `after`, up to `limit`: a batch of `SqliteSyncStore.changes()`. */

@@ -1,6 +1,6 @@
 /**
- * Reading a SQLite task copy back: its rows in batches by key, and the check that a file opened
- * only to read holds a copy.
+ * Reading a SQLite task copy back: its rows in batches by key, whether a run completed, and the
+ * check that a file opened only to read holds a copy.
  *
  * @module
  */
@@ -25,6 +25,11 @@ export function checkCopy(file: SqliteFile): void {
       { cause: error },
     );
   }
+}
+
+/** Whether a run of the copy has completed: until then it holds part of the tenant's tasks. */
+export function hasCompletedRun(file: SqliteFile): boolean {
+  return file.sql('SELECT 1 FROM idgov_sync_runs WHERE finished_at IS NOT NULL LIMIT 1').get() !== undefined;
 }
 
 // SQLITE_READONLY, in the low byte of an extended result code.

@@ -72,7 +72,10 @@ const THREAD = new URL(
   import.meta.url,
 );
 
-type Method = keyof SyncStore | 'readRows' | 'readChanges' | 'pruneChanges';
+type Method = keyof SyncStore | 'readRows' | 'readChanges' | 'pruneChanges' | 'hasCompletedRun';
+
+// What a store opened with readOnly may call.
+const READS: ReadonlySet<Method> = new Set<Method>(['readRows', 'readChanges', 'hasCompletedRun', 'close']);
 
 /**
  * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
@@ -165,7 +168,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
 
   #call<T>(method: Method, ...args: unknown[]): Promise<T> {
     if (this.#closed) return Promise.reject(new ConfigurationError(`The task copy ${this.path} is closed.`));
-    if (this.#options.readOnly && method !== 'readRows' && method !== 'readChanges' && method !== 'close') {
+    if (this.#options.readOnly && !READS.has(method)) {
       return Promise.reject(
         new ConfigurationError(
           `The task copy ${this.path} was opened with readOnly: open it without readOnly to ${method === 'pruneChanges' ? 'prune its change feed' : 'sync it'}.`,
@@ -198,6 +201,11 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   renewLeases: SyncStore['renewLeases'] = (holders, ms) => this.#call('renewLeases', holders, ms);
   endLeases: SyncStore['endLeases'] = (holders) => this.#call('endLeases', holders);
   release: SyncStore['release'] = () => this.#call('release');
+
+  /** Whether a run of the copy has completed: until then it holds part of the tenant's tasks. */
+  hasCompletedRun(): Promise<boolean> {
+    return this.#call('hasCompletedRun');
+  }
 
   /**
    * The copy's rows as stored, in `query.order` (ID by default), read in batches (any size of copy in
