@@ -15,6 +15,7 @@ import { CSV_COLUMNS, exportCommand } from './export-command.ts';
 import { ruleGetCommand, tasksSearchCommand } from './lookup-command.ts';
 import { checkCopy, date, taskState, taskTypeFilter } from './options.ts';
 import { addOutboxCommands } from './outbox-program.ts';
+import { addStatusCommand } from './status-command.ts';
 import { syncCommand } from './sync-command.ts';
 import { runProgram, UsageError, wholeNumber } from './usage.ts';
 
@@ -195,6 +196,7 @@ program
     },
   );
 
+addStatusCommand(program);
 addChangesCommands(program);
 addOutboxCommands(program);
 

@@ -93,7 +93,11 @@ export function addOutboxCommands(program: Command): void {
     'idgov outbox purge --db outbox.db --delivered-before 2026-11-01 --dead-before 2026-10-01',
   )
     .option('--delivered-before <date>', 'delete delivered events finished before this date', date)
-    .option('--dead-before <date>', 'delete dead events that died before this date', date)
+    .option(
+      '--dead-before <date>',
+      'delete dead events that died before this date (one still in its window could yet be retried: a date a week past leaves none such)',
+      date,
+    )
     .option('--expired-before <date>', 'delete expired events that expired before this date', date)
     .action(
       async (

@@ -39,15 +39,23 @@ export function retryCommand(
       tried += 1;
       if (ended) pastWindow += 1;
       else if (!retried) refused += 1;
-      if (options.json) write(JSON.stringify({ eventId, retried, ...(why ? { why } : {}) }));
-      else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
+      if (options.json) {
+        write(
+          JSON.stringify({
+            eventId,
+            retried,
+            ...(why ? { why } : {}),
+            ...(ended ? { pastWindow: true } : {}),
+          }),
+        );
+      } else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
     };
     for (const eventId of options.ids) await retry(eventId, true);
     if (options.allDead) {
       // A batch at a time: each retried event leaves `dead`, so the next batch is the next events.
       // Each is tried once: one that cannot be retried (its window ended) stays dead, and one a
       // running drain buries again at once (its listener refuses it) must not be retried for ever.
-      const handled = new Set<string>();
+      const handled = new Set<string>(options.ids);
       for (const listener of await listenersOf(store, options.listener)) {
         for (;;) {
           const batch = (await store.list(listener, 'dead', 500 + handled.size)).filter(

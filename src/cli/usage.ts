@@ -87,11 +87,12 @@ export async function runProgram(
 /**
  * An option that takes one value, given twice (`--db a.db ... --db b.db`), is a usage error: commander
  * keeps the last silently, and a script assembled from pieces would act on a copy it did not mean.
- * Lists (`--kind a b`) and flags are left alone.
+ * Lists (`--kind a b`, or an option given once a value into an array) and flags are left alone.
  */
 function refuseRepeatedValues(command: Command): void {
   for (const option of command.options) {
-    if (option.variadic || option.isBoolean()) continue;
+    // A list: variadic, or collected one value at a time into its default array.
+    if (option.variadic || option.isBoolean() || Array.isArray(option.defaultValue)) continue;
     let given = false;
     command.on(`option:${option.name()}`, () => {
       if (given) throw new UsageError(`${option.long ?? option.flags} was given twice: give it once.`);

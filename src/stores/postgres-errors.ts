@@ -78,9 +78,10 @@ export function postgresError(error: unknown, what: string, table: string, schem
 /** What a transient failure of `sqlState` says is wrong, so that an operator knows what to look at. */
 function passingCause(sqlState: string | undefined): string {
   if (sqlState === '53300') {
-    return 'the server has no connection left (max_connections): run fewer workers or a smaller --concurrency, put a pooler (PgBouncer) in front, or raise max_connections';
+    return 'the server has no connection left (max_connections): run fewer workers or cursors (concurrency), put a pooler (PgBouncer) in front, or raise max_connections';
   }
   if (sqlState === '53100') return 'the server is out of disk space: free some, or grow its volume';
+  if (sqlState === '57014') return 'a statement ran past its statement_timeout, or was cancelled';
   if (sqlState?.startsWith('53')) return 'the server is short of resources (memory, disk, connections)';
   if (sqlState === '40001' || sqlState === '40P01' || sqlState === '55P03') {
     return 'a concurrent transaction conflicted with this one';

@@ -133,7 +133,7 @@ export class SqliteFile {
       }
       this.#db.exec(`PRAGMA synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
       this.#db.exec(options.schema);
-      // From here a write waits for a lock in slices, looking at its stop flag between them.
+      // From here a wait for a lock goes in slices, looking at the stop flag between them (#patiently).
       if (this.#stop) this.#db.exec(`PRAGMA busy_timeout = ${Math.min(busy, STOP_CHECK_MS)}`);
     } catch (error) {
       this.#db.close();
@@ -151,24 +151,16 @@ export class SqliteFile {
     return statement;
   }
 
-  /** Runs `work` in one write transaction, taking the write lock first so two writers cannot interleave. */
-  write<T>(work: () => T): T {
-    const until = performance.now() + this.#busyMs;
-    for (;;) {
-      try {
-        this.#db.exec('BEGIN IMMEDIATE');
-        break;
-      } catch (error) {
-        if (!this.#stop || !isBusy(error) || performance.now() >= until) {
-          throw this.failed(error, 'starting a write');
-        }
-        if (Atomics.load(this.#stop, 0) === 1) {
-          throw new StoreError(
-            `SQLite ${this.path}: the store is stopping, and gave up waiting for another connection's lock.`,
-            { cause: error, code: String((error as { errcode?: unknown }).errcode), transient: true },
-          );
-        }
-      }
+  /**
+   * Runs `work` in one write transaction, taking the write lock first so two writers cannot
+   * interleave. Once the `stop` flag is set, a wait for another connection's lock gives up, unless
+   * `whenStopping` is `wait`: what lets go of something held (a hold on the file) must still be done.
+   */
+  write<T>(work: () => T, whenStopping: 'give up' | 'wait' = 'give up'): T {
+    try {
+      this.#patiently(() => this.#db.exec('BEGIN IMMEDIATE'), whenStopping);
+    } catch (error) {
+      throw this.failed(error, 'starting a write');
     }
     try {
       const result = work();
@@ -183,9 +175,31 @@ export class SqliteFile {
   /** Runs `work`, which only reads, with its failures explained. */
   read<T>(work: () => T): T {
     try {
-      return work();
+      return this.#patiently(work, 'give up');
     } catch (error) {
       throw this.failed(error, 'reading');
+    }
+  }
+
+  /**
+   * Runs `attempt`, which outside a transaction may meet another connection's lock: with a `stop`
+   * flag, SQLite waits a slice at a time, and this tries again until `busyTimeoutMs`, looking at
+   * the flag between slices; without one, SQLite's own wait was the whole of it.
+   */
+  #patiently<T>(attempt: () => T, whenStopping: 'give up' | 'wait'): T {
+    const until = performance.now() + this.#busyMs;
+    for (;;) {
+      try {
+        return attempt();
+      } catch (error) {
+        if (!this.#stop || !isBusy(error) || performance.now() >= until) throw error;
+        if (whenStopping === 'give up' && Atomics.load(this.#stop, 0) === 1) {
+          throw new StoreError(
+            `SQLite ${this.path}: the store is stopping, and gave up waiting for another connection's lock.`,
+            { cause: error, code: String((error as { errcode?: unknown }).errcode), transient: true },
+          );
+        }
+      }
     }
   }
 
@@ -197,7 +211,7 @@ export class SqliteFile {
   /** Runs one statement outside a transaction, with its failures explained. */
   run(sql: string, ...values: Array<string | number | null>): { changes: number | bigint } {
     try {
-      return this.sql(sql).run(...values);
+      return this.#patiently(() => this.sql(sql).run(...values), 'give up');
     } catch (error) {
       throw this.failed(error, 'writing');
     }

@@ -5,9 +5,11 @@
  *
  * @module
  */
+
 import { type Task, TaskSchema } from '../../schemas/task.ts';
 import { parseResponse } from '../core/validation/validation.ts';
 import { type CopyQuery, type CopyRecord, type ReadBatch, readRecords } from './copy-rows.ts';
+import type { CopyStatus } from './copy-status.ts';
 
 /**
  * A task as the copy holds it.
@@ -40,6 +42,8 @@ export interface CopyReader {
    * tasks it has copied so far: a report made from it then is of part of the tenant.
    */
   hasCompletedRun(): Promise<boolean>;
+  /** Where the copy stands: what it holds, its last completed run, the run under way or stopped, its feed's last `seq`. */
+  status(): Promise<CopyStatus>;
 }
 
 /** The copy's tasks, typed: each row's JSON checked against the task schema, naming the field that fails. */

@@ -17,6 +17,7 @@ export type {
 } from './changes.ts';
 export type { CopiedTask, CopyReader } from './copy-reader.ts';
 export type { CopyQuery, CopyRecord } from './copy-rows.ts';
+export type { CopyStatus } from './copy-status.ts';
 export type {
   SyncEvents,
   SyncProgress,

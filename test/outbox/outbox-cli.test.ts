@@ -234,8 +234,24 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     expect(all.stdout).toMatch(
       /2 of 3 event\(s\) retried\.\n1 dead event\(s\) past their window .*idgov outbox purge --dead-before DATE/,
     );
-    // Named, it is a request the tool could not carry out.
+    // Named, it is a request the tool could not carry out; named and under --all-dead, tried once.
     expect((await idgov(['outbox', 'retry', ...where, id(7)])).code).toBe(1);
+    const both = await idgov(['outbox', 'retry', ...where, '--all-dead', id(7), '--json']);
+    expect(both.code).toBe(1);
+    expect(lines(both.stdout)).toEqual([
+      { eventId: id(7), retried: false, why: expect.stringMatching(/its window has ended/) },
+    ]);
+    // A script tells it apart from a refusal by pastWindow.
+    const scripted = await idgov(['outbox', 'retry', ...where, '--all-dead', '--json']);
+    expect(scripted.code).toBe(0);
+    expect(lines(scripted.stdout)).toEqual([
+      {
+        eventId: id(7),
+        retried: false,
+        why: expect.stringMatching(/its window has ended/),
+        pastWindow: true,
+      },
+    ]);
 
     // The dead one died two days ago, the expired one (of fill) a moment ago.
     const today = new Date().toISOString().slice(0, 10);

@@ -37,6 +37,11 @@ describe('PostgreSQL failures', () => {
       ['53200', 'out of memory', /short of resources/],
       ['40P01', 'deadlock detected', /a concurrent transaction conflicted/],
       ['57P03', 'the database system is starting up', /unreachable or restarting/],
+      [
+        '57014',
+        'canceling statement due to statement timeout',
+        /past its statement_timeout, or was cancelled/,
+      ],
       ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432', /unreachable or restarting/],
     ];
     for (const [code, message, advice] of cases) {

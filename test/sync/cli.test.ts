@@ -91,6 +91,14 @@ describe('idgov', () => {
     );
     const partial = copiedTasks(db).size;
     expect(partial).toBeLessThan(3_000);
+    // Where it stands, for the operator who wonders: no completed run, one stopped to resume.
+    const stood = await idgov(['status', '--db', db], env);
+    expect(stood.code, stood.stderr).toBe(0);
+    expect(stood.stdout).toMatch(
+      /^tasks: [\d,]+ \(TASK_STATE_CLOSED [\d,]+, TASK_STATE_OPEN [\d,]+\); deleted \d+/,
+    );
+    expect(stood.stdout).toMatch(/last completed run: none yet/);
+    expect(stood.stdout).toMatch(/unfinished run: full, started .*: windows \d+ of \d+ done, \d+ pages/);
     // An export of the unfinished first copy says it is part of the tenant, on stderr: its rows stay data.
     const early = await idgov(['export', '--db', db, '--include-deleted'], env);
     expect(early.code).toBe(0);
@@ -552,6 +560,17 @@ describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
         .split('\n')
         .map((line) => ({ ...(JSON.parse(line) as object), syncedAt: undefined }));
     expect(tasks(fromPg.stdout)).toHaveLength(1_500);
+    // Both copies stand alike: the same tasks by state, one completed run, a change a task.
+    const status = async (args: string[]) => {
+      const ran = await idgov(['status', ...args, '--json'], env);
+      expect(ran.code, ran.stderr).toBe(0);
+      const { lastCompletedRun, ...rest } = JSON.parse(ran.stdout);
+      expect(lastCompletedRun).toMatchObject({ kind: 'full' });
+      return rest;
+    };
+    const pgStatus = await status(['--postgres', url, '--table', table]);
+    expect(pgStatus).toEqual(await status(['--db', db]));
+    expect(pgStatus.lastSeq).toBe(1_500);
     // jsonb keeps keys in an order of its own: the same tasks, in the same order, field for field.
     expect(tasks(fromPg.stdout)).toEqual(tasks(fromSqlite.stdout));
     // Every documented column but synced_at (each copy was synced at its own time).

@@ -355,8 +355,27 @@ for (const kind of kinds) {
       );
       // Until a run completes, the copy holds part of the tenant: what idgov export warns of.
       expect(await store.hasCompletedRun()).toBe(false);
+      expect(await store.status()).toEqual({
+        tasks: { TASK_STATE_OPEN: 2 },
+        deleted: 0,
+        vanished: 0,
+        lastCompletedRun: undefined,
+        unfinishedRun: {
+          kind: 'full',
+          startedAt: at(T0),
+          windowsDone: 1,
+          windowsLeft: 0,
+          pages: 1,
+          tasks: 2,
+        },
+        lastSeq: 2,
+      });
       await store.finishRun(first, T0 + 1);
       expect(await store.hasCompletedRun()).toBe(true);
+      expect(await store.status()).toMatchObject({
+        lastCompletedRun: { kind: 'full', finishedAt: at(T0 + 1) },
+        unfinishedRun: undefined,
+      });
 
       const second = await store.beginRun('full', T0 + DAY, [{ from: T0 - DAY, to: T0 + DAY }]);
       const w2 = await store.claimWindow(second, lease('a'));
@@ -370,6 +389,12 @@ for (const kind of kinds) {
       expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: true, vanished: 1 });
       expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: true, vanished: 0 });
       expect(await held(store)).toEqual({ a: 'TASK_STATE_OPEN', b: 'TASK_STATE_OPEN deleted vanished' });
+      expect(await store.status()).toMatchObject({
+        tasks: { TASK_STATE_OPEN: 1 },
+        deleted: 1,
+        vanished: 1,
+        lastSeq: 3,
+      });
     });
 
     it('tells, when opened, when the last run started, the first task, and the last run that saw the tasks acted on', async () => {
@@ -490,4 +515,26 @@ describe('SQLite store stopped while another connection holds the lock', () => {
       await store.close().catch(() => {});
     }
   });
+});
+
+it('a SQLite store stopped while another connection holds the lock still lets go of the copy on close: the next sync takes it at once', async () => {
+  const path = join(dir, 'stopped-release.db');
+  const stop = new AbortController();
+  const first = new SqliteSyncStore({ path, signal: stop.signal });
+  await first.open(identity);
+  stop.abort();
+  const { DatabaseSync } = await import('node:sqlite');
+  const other = new DatabaseSync(path);
+  other.exec('BEGIN IMMEDIATE');
+  other.exec("INSERT INTO idgov_sync_meta (key, value) VALUES ('busy', 'a moment')");
+  setTimeout(() => other.exec('COMMIT'), 400);
+  try {
+    await first.close();
+    const next = new SqliteSyncStore({ path });
+    await expect(next.open(identity)).resolves.toBeDefined();
+    await next.close();
+  } finally {
+    if (other.isTransaction) other.exec('ROLLBACK');
+    other.close();
+  }
 });

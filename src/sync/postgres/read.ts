@@ -1,10 +1,11 @@
 /**
- * Reading a PostgreSQL task copy back, a batch of rows at a time by key.
+ * Reading a PostgreSQL task copy back, a batch of rows at a time by key; and where it stands.
  *
  * @module
  */
 
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
+import { type CopyStatus, copyStatus, type StatusRows } from '../copy-status.ts';
 import type { PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
 
@@ -62,4 +63,30 @@ function record(row: Row): CopyRecord {
     syncedAt: row.synced_at.toISOString(),
     json: row.task,
   };
+}
+
+/** Where the copy stands: what `PostgresSyncStore.status()` tells. */
+export async function readStatus(query: PgQuery, t: SyncTables): Promise<CopyStatus> {
+  const read = <R>(text: string) => query<R>('reading where the copy stands', text, []);
+  const [counts, completed, unfinished, seq] = await Promise.all([
+    read<StatusRows['counts'][number]>(
+      `SELECT state, deleted_at IS NOT NULL AS deleted, vanished, count(*) AS n FROM ${t.tasks} GROUP BY 1, 2, 3`,
+    ),
+    read<NonNullable<StatusRows['completed']>>(
+      `SELECT kind, finished_at FROM ${t.runs} WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1`,
+    ),
+    read<NonNullable<StatusRows['unfinished']>>(
+      `SELECT r.kind, r.started_at, count(*) FILTER (WHERE w.state = 'done') AS done,
+         count(*) FILTER (WHERE w.state <> 'done') AS left, sum(w.pages) AS pages, sum(w.tasks) AS tasks
+       FROM ${t.runs} r LEFT JOIN ${t.windows} w ON w.run_id = r.id
+       WHERE r.finished_at IS NULL GROUP BY r.id ORDER BY r.id DESC LIMIT 1`,
+    ),
+    read<{ value: string }>(`SELECT value FROM ${t.meta} WHERE key = 'changes_seq'`),
+  ]);
+  return copyStatus({
+    counts: counts.rows,
+    completed: completed.rows[0],
+    unfinished: unfinished.rows[0],
+    lastSeq: seq.rows[0]?.value,
+  });
 }

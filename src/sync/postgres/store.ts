@@ -19,6 +19,7 @@ import {
 } from '../changes.ts';
 import { type CopiedTask, type CopyReader, readTasks } from '../copy-reader.ts';
 import { type CopyQuery, type CopyRecord, type ReadBatch, readRecords } from '../copy-rows.ts';
+import type { CopyStatus } from '../copy-status.ts';
 import type {
   CommitCounts,
   CopyIdentity,
@@ -35,7 +36,7 @@ import type {
 } from '../store.ts';
 import { pruneChangeRows, readChangeBatch } from './changes.ts';
 import { endLeasesSql, renewLeasesSql } from './leases.ts';
-import { readBatch } from './read.ts';
+import { readBatch, readStatus } from './read.ts';
 import { claimOpenTasks, commitRefresh } from './refresh.ts';
 import type { PgQuery } from './rows.ts';
 import { beginRun, finishRun, hasCompletedRun, openCopy, unfinishedRun } from './runs.ts';
@@ -199,6 +200,11 @@ export class PostgresSyncStore implements SyncStore, CopyReader, ChangeFeed {
   /** Whether a run of the copy has completed: until then it holds part of the tenant's tasks. */
   hasCompletedRun(): Promise<boolean> {
     return hasCompletedRun(this.#query, this.#t);
+  }
+
+  /** Where the copy stands: what it holds, its last completed run, the run under way or stopped, its feed's last `seq`. */
+  status(): Promise<CopyStatus> {
+    return readStatus(this.#query, this.#t);
   }
 
   /**

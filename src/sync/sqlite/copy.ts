@@ -10,9 +10,9 @@
 import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import { SqliteFile } from '../../stores/sqlite-file.ts';
-import type { ChangeKind } from '../change-kinds.ts';
-import type { ChangeBatch } from '../changes.ts';
-import type { CopyKey, CopyQuery, CopyRecord } from '../copy-rows.ts';
+import type { ReadChanges } from '../changes.ts';
+import type { ReadBatch } from '../copy-rows.ts';
+import type { CopyStatus } from '../copy-status.ts';
 import type {
   CommitCounts,
   CopyIdentity,
@@ -30,7 +30,7 @@ import type {
 import { ChangeWriter, pruneChangeRows, readChangeBatch } from './changes.ts';
 import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './holder.ts';
 import { endLeases, heldLeases, renewLeases } from './leases.ts';
-import { checkCopy, hasCompletedRun, readRows } from './read.ts';
+import { checkCopy, hasCompletedRun, readRows, readStatus } from './read.ts';
 import { putExpanded, upsertTasks, vanishLeased, vanishUnseen } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
 import type { SqliteCopyOptions } from './store.ts';
@@ -257,26 +257,16 @@ export class SqliteCopy implements SyncStore {
     this.#file.write(() => endLeases(this.#file, holders));
   }
 
-  /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
-  async readRows(
-    after: CopyKey | undefined,
-    limit: number,
-    query: CopyQuery,
-  ): Promise<readonly CopyRecord[]> {
-    return readRows(this.#file, after, limit, query);
-  }
+  /** A batch of `SqliteSyncStore.rows()`, and of `changes()`. */
+  readRows: ReadBatch = async (after, limit, query) => readRows(this.#file, after, limit, query);
+  readChanges: ReadChanges = async (after, limit, kinds) => readChangeBatch(this.#file, after, limit, kinds);
 
   async hasCompletedRun(): Promise<boolean> {
     return this.#file.read(() => hasCompletedRun(this.#file));
   }
 
-  /** The rows after `after`, up to `limit`: a batch of `SqliteSyncStore.changes()`. */
-  async readChanges(
-    after: number,
-    limit: number,
-    kinds: readonly ChangeKind[] | undefined,
-  ): Promise<ChangeBatch> {
-    return readChangeBatch(this.#file, after, limit, kinds);
+  async status(): Promise<CopyStatus> {
+    return readStatus(this.#file);
   }
 
   async pruneChanges(before: number): Promise<number> {
@@ -284,7 +274,8 @@ export class SqliteCopy implements SyncStore {
   }
 
   async release(): Promise<void> {
-    this.#file.write(() => releaseCopy(this.#file, this.#holder));
+    // Even stopping: a hold left behind would refuse the next sync until it went stale.
+    this.#file.write(() => releaseCopy(this.#file, this.#holder), 'wait');
   }
 
   async close(): Promise<void> {

@@ -1,12 +1,13 @@
 /**
- * Reading a SQLite task copy back: its rows in batches by key, whether a run completed, and the
- * check that a file opened only to read holds a copy.
+ * Reading a SQLite task copy back: its rows in batches by key, whether a run completed, where it
+ * stands, and the check that a file opened only to read holds a copy.
  *
  * @module
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { isDamaged, type SqliteFile } from '../../stores/sqlite-file.ts';
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
+import { type CopyStatus, copyStatus, type StatusRows } from '../copy-status.ts';
 
 /** A file opened to read must hold a task copy: said with what to do, rather than a failed query later. */
 export function checkCopy(file: SqliteFile): void {
@@ -30,6 +31,38 @@ export function checkCopy(file: SqliteFile): void {
 /** Whether a run of the copy has completed: until then it holds part of the tenant's tasks. */
 export function hasCompletedRun(file: SqliteFile): boolean {
   return file.sql('SELECT 1 FROM idgov_sync_runs WHERE finished_at IS NOT NULL LIMIT 1').get() !== undefined;
+}
+
+/** Where the copy stands: what `SqliteSyncStore.status()` tells. */
+export function readStatus(file: SqliteFile): CopyStatus {
+  return file.read(() =>
+    copyStatus({
+      counts: file
+        .sql(
+          `SELECT state, deleted_at IS NOT NULL AS deleted, vanished, count(*) AS n FROM idgov_tasks
+           GROUP BY 1, 2, 3`,
+        )
+        .all() as unknown as StatusRows['counts'],
+      completed: file
+        .sql(
+          'SELECT kind, finished_at FROM idgov_sync_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1',
+        )
+        .get() as StatusRows['completed'],
+      unfinished: file
+        .sql(
+          `SELECT r.kind, r.started_at, sum(w.state = 'done') AS done, sum(w.state <> 'done') AS left,
+             sum(w.pages) AS pages, sum(w.tasks) AS tasks
+           FROM idgov_sync_runs r LEFT JOIN idgov_sync_windows w ON w.run_id = r.id
+           WHERE r.finished_at IS NULL GROUP BY r.id ORDER BY r.id DESC LIMIT 1`,
+        )
+        .get() as StatusRows['unfinished'],
+      lastSeq: (
+        file.sql("SELECT seq FROM sqlite_sequence WHERE name = 'idgov_changes'").get() as
+          | { seq: number }
+          | undefined
+      )?.seq,
+    }),
+  );
 }
 
 // SQLITE_READONLY, in the low byte of an extended result code.

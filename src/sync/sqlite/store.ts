@@ -23,6 +23,7 @@ import {
 } from '../changes.ts';
 import { type CopiedTask, type CopyReader, readTasks } from '../copy-reader.ts';
 import { type CopyQuery, type CopyRecord, type ReadBatch, readRecords } from '../copy-rows.ts';
+import type { CopyStatus } from '../copy-status.ts';
 import type { SyncStore } from '../store.ts';
 import { fromWire, type ThreadAnswer } from './thread-messages.ts';
 
@@ -72,10 +73,16 @@ const THREAD = new URL(
   import.meta.url,
 );
 
-type Method = keyof SyncStore | 'readRows' | 'readChanges' | 'pruneChanges' | 'hasCompletedRun';
+type Method = keyof SyncStore | 'readRows' | 'readChanges' | 'pruneChanges' | 'hasCompletedRun' | 'status';
 
 // What a store opened with readOnly may call.
-const READS: ReadonlySet<Method> = new Set<Method>(['readRows', 'readChanges', 'hasCompletedRun', 'close']);
+const READS: ReadonlySet<Method> = new Set<Method>([
+  'readRows',
+  'readChanges',
+  'hasCompletedRun',
+  'status',
+  'close',
+]);
 
 /**
  * A task copy in one SQLite file, for one process at a time: the tables `idgov_tasks` and
@@ -96,6 +103,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   #worker: Worker | undefined;
   #closed = false;
   #next = 0;
+  readonly #unlisten: () => void;
   readonly #pending = new Map<
     number,
     { resolve(value: unknown): void; reject(error: Error): void; readonly worker: Worker }
@@ -131,8 +139,10 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
     };
     const { stop } = this.#options;
     const stopping = () => Atomics.store(stop, 0, 1);
-    if (options.signal?.aborted) stopping();
-    else options.signal?.addEventListener('abort', stopping, { once: true });
+    const { signal } = options;
+    if (signal?.aborted) stopping();
+    signal?.addEventListener('abort', stopping, { once: true });
+    this.#unlisten = () => signal?.removeEventListener('abort', stopping);
   }
 
   /** The worker thread, started on first use; it holds the process only while a call is under way. */
@@ -207,6 +217,11 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
     return this.#call('hasCompletedRun');
   }
 
+  /** Where the copy stands: what it holds, its last completed run, the run under way or stopped, its feed's last `seq`. */
+  status(): Promise<CopyStatus> {
+    return this.#call('status');
+  }
+
   /**
    * The copy's rows as stored, in `query.order` (ID by default), read in batches (any size of copy in
    * constant memory).
@@ -262,6 +277,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   /** Lets the copy go and closes the database (and its thread); a second call does nothing. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#unlisten();
     const worker = this.#worker;
     if (worker) {
       try {

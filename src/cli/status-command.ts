@@ -1,0 +1,66 @@
+/**
+ * `idgov status`: where a task copy stands, for the operator who wonders whether it is current or
+ * stuck: what it holds, its last completed run, the run under way or stopped, its feed's last `seq`.
+ *
+ * @module
+ */
+import type { Command } from 'commander';
+import type { CopyStatus } from '../sync/copy-status.ts';
+import { type CopyTarget, openToRead } from './copy-access.ts';
+import { checkCopy } from './options.ts';
+
+/** Adds `status` to `program`. */
+export function addStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description(
+      'Where a copy stands: its tasks by state, its last completed run, the run under way or stopped (windows, pages, tasks), and its change feed.',
+    )
+    .option('--db <file>', 'the SQLite file of the copy')
+    .option('--postgres <url>', 'the PostgreSQL database of the copy')
+    .option(
+      '--table <prefix>',
+      'with --postgres: the prefix of the tables, optionally schema.prefix (default: idgov)',
+    )
+    .option('--json', 'one JSON object, for scripts', false)
+    .addHelpText('after', '\nExample:\n  idgov status --db tasks.db')
+    .action(async (options: CopyTarget & { json: boolean }) => {
+      checkCopy(options);
+      const store = await openToRead(options);
+      try {
+        const status = await store.status();
+        process.stdout.write(options.json ? `${JSON.stringify(status)}\n` : statusLines(status));
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+const count = (n: number) => n.toLocaleString('en');
+
+/** The status as a person reads it. */
+export function statusLines(status: CopyStatus): string {
+  const live = Object.entries(status.tasks).sort(([a], [b]) => a.localeCompare(b));
+  const total = live.reduce((sum, [, n]) => sum + n, 0);
+  const byState = live.map(([state, n]) => `${state || '(no state)'} ${count(n)}`).join(', ');
+  const lines = [
+    `tasks: ${count(total)}${byState ? ` (${byState})` : ''}; deleted ${count(status.deleted)} (vanished ${count(status.vanished)})`,
+  ];
+  const last = status.lastCompletedRun;
+  lines.push(
+    last
+      ? `last completed run: ${last.kind}, finished ${last.finishedAt}`
+      : 'last completed run: none yet: the copy holds only the tasks copied so far (idgov sync finishes it)',
+  );
+  const open = status.unfinishedRun;
+  if (open) {
+    const windows = open.windowsDone + open.windowsLeft;
+    lines.push(
+      `unfinished run: ${open.kind}, started ${open.startedAt}: windows ${count(open.windowsDone)} of ${count(windows)} done, ${count(open.pages)} pages, ${count(open.tasks)} tasks fetched so far (idgov sync resumes it; idgov sync --full ends it and pages everything again)`,
+    );
+  } else lines.push('unfinished run: none');
+  lines.push(
+    status.lastSeq === 0 ? 'change feed: no change yet' : `change feed: through seq ${count(status.lastSeq)}`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,95 @@
+/**
+ * Where a task copy stands, as `store.status()` and `idgov status` tell it: what it holds, its
+ * last completed run, the run under way or stopped, and its change feed's last `seq`. Read from
+ * the rows of each backend's own queries by one rule, so both tell it alike. Loads no schema
+ * (the SQLite store's thread reads it).
+ *
+ * @module
+ */
+import { isoTime } from '../internal/time.ts';
+import type { SyncRun } from './store.ts';
+
+/**
+ * Where a task copy stands.
+ *
+ * @group Task sync
+ */
+export interface CopyStatus {
+  /** Tasks not deleted, by state (`TASK_STATE_OPEN`, ...; one without a state under `""`). */
+  readonly tasks: Readonly<Record<string, number>>;
+  /** Deleted tasks, vanished ones (which the service no longer returns) among them. */
+  readonly deleted: number;
+  /** Vanished tasks: deleted because a full run no longer found them. */
+  readonly vanished: number;
+  /** The last run that completed; none until the first one does, and the copy holds part of the tenant. */
+  readonly lastCompletedRun?: { readonly kind: SyncRun['kind']; readonly finishedAt: string } | undefined;
+  /**
+   * The run begun and not completed: under way, or stopped (`idgov sync` resumes it). Its windows
+   * done and left, and the pages and tasks they committed.
+   */
+  readonly unfinishedRun?:
+    | {
+        readonly kind: SyncRun['kind'];
+        readonly startedAt: string;
+        readonly windowsDone: number;
+        readonly windowsLeft: number;
+        readonly pages: number;
+        readonly tasks: number;
+      }
+    | undefined;
+  /** The change feed's last `seq` handed out (0: none yet); a reader past it waits for new changes. */
+  readonly lastSeq: number;
+}
+
+/** A count as a driver gives it (pg: text for `bigint`). */
+type Count = number | string | bigint | null;
+/** A truth as a driver gives it (SQLite: 0 or 1). */
+type Flag = boolean | number | null;
+
+/** The rows of a backend's status queries, as its driver gives them. */
+export interface StatusRows {
+  /** One row a state and deletion of the tasks. */
+  readonly counts: ReadonlyArray<{ state: string | null; deleted: Flag; vanished: Flag; n: Count }>;
+  /** The last completed run (`finished_at`, Unix ms), if any. */
+  readonly completed: { kind: string; finished_at: Count } | undefined;
+  /** The unfinished run, with its windows' sums, if any. */
+  readonly unfinished:
+    | { kind: string; started_at: Count; done: Count; left: Count; pages: Count; tasks: Count }
+    | undefined;
+  readonly lastSeq: Count | undefined;
+}
+
+const n = (value: Count | undefined) => Number(value ?? 0);
+const yes = (value: Flag) => value === true || value === 1;
+
+/** The status the rows say. */
+export function copyStatus(rows: StatusRows): CopyStatus {
+  const tasks: Record<string, number> = {};
+  let deleted = 0;
+  let vanished = 0;
+  for (const row of rows.counts) {
+    if (yes(row.deleted)) {
+      deleted += n(row.n);
+      if (yes(row.vanished)) vanished += n(row.n);
+    } else tasks[row.state ?? ''] = (tasks[row.state ?? ''] ?? 0) + n(row.n);
+  }
+  const { completed, unfinished } = rows;
+  return {
+    tasks,
+    deleted,
+    vanished,
+    lastCompletedRun: completed && {
+      kind: completed.kind as SyncRun['kind'],
+      finishedAt: isoTime(n(completed.finished_at)),
+    },
+    unfinishedRun: unfinished && {
+      kind: unfinished.kind as SyncRun['kind'],
+      startedAt: isoTime(n(unfinished.started_at)),
+      windowsDone: n(unfinished.done),
+      windowsLeft: n(unfinished.left),
+      pages: n(unfinished.pages),
+      tasks: n(unfinished.tasks),
+    },
+    lastSeq: n(rows.lastSeq),
+  };
+}
