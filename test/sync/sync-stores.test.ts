@@ -503,6 +503,15 @@ describe('SQLite store stopped while another connection holds the lock', () => {
       );
       // The wait was cut short by the signal: nowhere near the minute it would have waited.
       expect(performance.now() - started).toBeLessThan(30_000);
+      // A wait past busyTimeoutMs says how long, and what holds the lock.
+      const brief = new SqliteSyncStore({ path, busyTimeoutMs: 200 });
+      const timedOut = await caught(brief.beginRun('full', Date.now(), []));
+      await brief.close().catch(() => {});
+      expect(timedOut).toBeInstanceOf(StoreError);
+      expect((timedOut as StoreError).transient).toBe(true);
+      expect((timedOut as Error).message).toMatch(
+        /waited 200 ms \(busyTimeoutMs\) for another connection's lock .*another process is writing the file/,
+      );
       // Without a stop, the same wait ends when the lock is let go, and the write is made.
       const patient = new SqliteSyncStore({ path, busyTimeoutMs: 60_000 });
       const later = patient.beginRun('full', Date.now(), []);
