@@ -226,7 +226,7 @@ export class SqliteFile {
     if (!isBusy(error)) return this.#explained(error);
     const code = (error as { errcode: number }).errcode;
     return new StoreError(
-      `SQLite ${what} ${this.path} waited ${this.#busyMs} ms (busyTimeoutMs) for another connection's lock (${(error as Error).message}): another process is writing the file (a second sync, a prune, a tool with a transaction open); try again once it is done, or raise the store's busyTimeoutMs.`,
+      `SQLite ${what} ${this.path} waited ${this.#busyMs} ms (busyTimeoutMs) for another connection's lock (${(error as Error).message}): another process is writing the ${this.#holds} (or a tool holds a transaction open on it); try again once it is done, or raise the store's busyTimeoutMs.`,
       { cause: error, code: String(code), transient: true },
     );
   }

@@ -510,7 +510,7 @@ describe('SQLite store stopped while another connection holds the lock', () => {
       expect(timedOut).toBeInstanceOf(StoreError);
       expect((timedOut as StoreError).transient).toBe(true);
       expect((timedOut as Error).message).toMatch(
-        /waited 200 ms \(busyTimeoutMs\) for another connection's lock .*another process is writing the file/,
+        /waited 200 ms \(busyTimeoutMs\) for another connection's lock .*another process is writing the task copy/,
       );
       // Without a stop, the same wait ends when the lock is let go, and the write is made.
       const patient = new SqliteSyncStore({ path, busyTimeoutMs: 60_000 });
