@@ -9,6 +9,7 @@ import { ConfigurationError } from '../core/errors/errors.ts';
 import type { ChangeFeed } from '../sync/changes.ts';
 import type { CopyReader } from '../sync/copy-reader.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
+import { shellWord } from './options.ts';
 
 /** Where a command reads a copy: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix). */
 export interface CopyTarget {
@@ -36,7 +37,7 @@ export async function openToRead(options: CopyTarget): Promise<OpenCopy> {
   const path = options.db ?? '';
   if (!existsSync(path)) {
     throw new ConfigurationError(
-      `${path} does not exist: run \`idgov sync --db ${path}\` first, or check the path.`,
+      `${path} does not exist: run \`idgov sync --db ${shellWord(path)}\` first, or check the path.`,
     );
   }
   return new SqliteSyncStore({ path, readOnly: true });

@@ -1,6 +1,7 @@
 import type { TaskState } from '../../schemas/enums.ts';
 import type { CopyRecord } from '../sync/copy-rows.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
+import { shellWord } from './options.ts';
 
 /** What `idgov export` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix), and which tasks. */
 export interface ExportCommandOptions extends CopyTarget {
@@ -80,7 +81,10 @@ export async function exportCommand(
     }
     // Said after the rows (a copy that is not there fails on them, with its own message), on stderr.
     if (!(await store.hasCompletedRun())) {
-      const again = options.postgres !== undefined ? '--postgres URL' : `--db ${options.db}`;
+      const again =
+        options.postgres !== undefined
+          ? `--postgres URL${options.table === undefined ? '' : ` --table ${shellWord(options.table)}`}`
+          : `--db ${shellWord(options.db ?? '')}`;
       process.stderr.write(
         `idgov: warning: no run of this copy has completed yet: the export holds only the tasks copied so far, not all of the tenant's. Run \`idgov sync ${again}\` to finish the copy (it resumes).\n`,
       );

@@ -101,6 +101,11 @@ function realDay(value: string): boolean {
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && !value.startsWith('24', 11);
 }
 
+/** `word` as a shell takes it back, for a command a message suggests: quoted unless plain path characters. */
+export function shellWord(word: string): string {
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 /** `text` from a service, safe to print on a terminal: control characters (escape sequences) shown as `?`. */
 export function printable(text: string): string {
   return text.replace(/\p{Cc}/gu, '?');

@@ -60,7 +60,11 @@ export function statusLines(status: CopyStatus): string {
     );
   } else lines.push('unfinished run: none');
   lines.push(
-    status.lastSeq === 0 ? 'change feed: no change yet' : `change feed: through seq ${count(status.lastSeq)}`,
+    status.lastSeq === undefined
+      ? 'change feed: none: the copy was made by an earlier release (idgov sync adds the feed)'
+      : status.lastSeq === 0
+        ? 'change feed: no change yet'
+        : `change feed: through seq ${count(status.lastSeq)}`,
   );
   return `${lines.join('\n')}\n`;
 }

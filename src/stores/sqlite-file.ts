@@ -181,6 +181,18 @@ export class SqliteFile {
     }
   }
 
+  /** Runs `work`, which reads several times, on one snapshot of the file (a read transaction). */
+  snapshot<T>(work: () => T): T {
+    return this.read(() => {
+      this.#db.exec('BEGIN');
+      try {
+        return work();
+      } finally {
+        this.#db.exec('COMMIT');
+      }
+    });
+  }
+
   /**
    * Runs `attempt`, which outside a transaction may meet another connection's lock: with a `stop`
    * flag, SQLite waits a slice at a time, and this tries again until `busyTimeoutMs`, looking at

@@ -37,8 +37,11 @@ export interface CopyStatus {
         readonly tasks: number;
       }
     | undefined;
-  /** The change feed's last `seq` handed out (0: none yet); a reader past it waits for new changes. */
-  readonly lastSeq: number;
+  /**
+   * The change feed's last `seq` handed out (0: none yet); a reader past it waits for new changes.
+   * Undefined: the copy has no feed (made by an earlier release; a sync of this one adds it).
+   */
+  readonly lastSeq: number | undefined;
 }
 
 /** A count as a driver gives it (pg: text for `bigint`). */
@@ -56,6 +59,7 @@ export interface StatusRows {
   readonly unfinished:
     | { kind: string; started_at: Count; done: Count; left: Count; pages: Count; tasks: Count }
     | undefined;
+  /** The feed's counter: null when none was handed out yet, undefined when the copy has no feed. */
   readonly lastSeq: Count | undefined;
 }
 
@@ -90,6 +94,6 @@ export function copyStatus(rows: StatusRows): CopyStatus {
       pages: n(unfinished.pages),
       tasks: n(unfinished.tasks),
     },
-    lastSeq: n(rows.lastSeq),
+    lastSeq: rows.lastSeq === undefined ? undefined : n(rows.lastSeq),
   };
 }

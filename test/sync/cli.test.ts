@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
 import { tenantEnv } from '../helpers/child.ts';
@@ -76,7 +77,7 @@ describe('idgov', () => {
   );
 
   it('sync: SIGINT keeps what was committed and says how to resume; the same command then finishes', async () => {
-    const db = join(dir, 'interrupted.db');
+    const db = join(dir, 'interrupted copy.db'); // a space: the command a message suggests quotes it
     let signalled = false;
     const stopped = await idgov(['sync', '--db', db, '--concurrency', '1'], env, (text, kill) => {
       // Off a terminal, a progress line comes with the first page, then every 2 s: stop at the first.
@@ -104,8 +105,9 @@ describe('idgov', () => {
     expect(early.code).toBe(0);
     expect(early.stdout.trim().split('\n')).toHaveLength(partial);
     expect(early.stderr).toMatch(
-      /warning: no run of this copy has completed yet: the export holds only the tasks copied so far.*idgov sync --db /,
+      /warning: no run of this copy has completed yet: the export holds only the tasks copied so far/,
     );
+    expect(early.stderr).toContain(`idgov sync --db '${db}'`);
     const resumed = await idgov(['sync', '--db', db], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/Done: full run \(resumed\)/);
@@ -571,6 +573,17 @@ describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
     const pgStatus = await status(['--postgres', url, '--table', table]);
     expect(pgStatus).toEqual(await status(['--db', db]));
     expect(pgStatus.lastSeq).toBe(1_500);
+    // A copy of another prefix whose first run has not completed: the warning names its --table, not its URL.
+    const unfinished = `${pg?.schema}.unfinished`;
+    const store = new PostgresSyncStore({ connectionString: url, table: unfinished });
+    await store.migrate();
+    await store.open({ baseUrl: env.IDGOV_BASE_URL ?? '', filter: '{}' });
+    await store.beginRun('full', Date.now(), [{ from: 0, to: Date.now() }]);
+    await store.close();
+    const partial = await idgov(['export', '--postgres', url, '--table', unfinished], env);
+    expect(partial.code, partial.stderr).toBe(0);
+    expect(partial.stderr).toContain(`Run \`idgov sync --postgres URL --table ${unfinished}\``);
+    expect(partial.stderr).not.toContain(url);
     // jsonb keeps keys in an order of its own: the same tasks, in the same order, field for field.
     expect(tasks(fromPg.stdout)).toEqual(tasks(fromSqlite.stdout));
     // Every documented column but synced_at (each copy was synced at its own time).

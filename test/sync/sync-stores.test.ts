@@ -547,3 +547,49 @@ it('a SQLite store stopped while another connection holds the lock still lets go
     other.close();
   }
 });
+
+it("a SQLite copy's status is one snapshot: read while a first copy commits, its tasks always equal its feed", async () => {
+  const { FakeTenant } = await import('../../src/testing/index.ts');
+  const { IdGovClient } = await import('../../src/index.ts');
+  const { TaskSync } = await import('../../src/sync/index.ts');
+  const tenant = new FakeTenant({ history: 3_000, seed: 5, latencyMs: 15 });
+  const { close, url } = await tenant.listen();
+  const path = join(dir, 'status-snapshot.db');
+  const writer = new SqliteSyncStore({ path });
+  const client = new IdGovClient({ baseUrl: url, credentials: tenant.client });
+  const sync = new TaskSync({ client, store: writer, concurrency: 4, pageSize: 50 });
+  try {
+    const running = sync.run();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reader = new SqliteSyncStore({ path, readOnly: true });
+    const seen: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const status = await reader.status();
+      const held = Object.values(status.tasks).reduce((sum, n) => sum + n, 0) + status.deleted;
+      // A first copy writes one change a task: any other sum mixes two moments.
+      if (held !== status.lastSeq) seen.push(`${held} tasks, feed through ${status.lastSeq}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await reader.close();
+    await running;
+    expect(seen).toEqual([]);
+  } finally {
+    await sync.close();
+    await close();
+  }
+});
+
+it('a SQLite copy made before the change feed says it has none, where an empty feed says 0', async () => {
+  const path = join(dir, 'no-feed.db');
+  const store = new SqliteSyncStore({ path });
+  await store.open(identity);
+  expect((await store.status()).lastSeq).toBe(0);
+  await store.close();
+  const { DatabaseSync } = await import('node:sqlite');
+  const old = new DatabaseSync(path);
+  old.exec('DROP TABLE idgov_changes');
+  old.close();
+  const reader = new SqliteSyncStore({ path, readOnly: true });
+  expect((await reader.status()).lastSeq).toBeUndefined();
+  await reader.close();
+});

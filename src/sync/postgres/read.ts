@@ -67,26 +67,37 @@ function record(row: Row): CopyRecord {
 
 /** Where the copy stands: what `PostgresSyncStore.status()` tells. */
 export async function readStatus(query: PgQuery, t: SyncTables): Promise<CopyStatus> {
-  const read = <R>(text: string) => query<R>('reading where the copy stands', text, []);
-  const [counts, completed, unfinished, seq] = await Promise.all([
-    read<StatusRows['counts'][number]>(
-      `SELECT state, deleted_at IS NOT NULL AS deleted, vanished, count(*) AS n FROM ${t.tasks} GROUP BY 1, 2, 3`,
-    ),
-    read<NonNullable<StatusRows['completed']>>(
-      `SELECT kind, finished_at FROM ${t.runs} WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1`,
-    ),
-    read<NonNullable<StatusRows['unfinished']>>(
-      `SELECT r.kind, r.started_at, count(*) FILTER (WHERE w.state = 'done') AS done,
-         count(*) FILTER (WHERE w.state <> 'done') AS left, sum(w.pages) AS pages, sum(w.tasks) AS tasks
-       FROM ${t.runs} r LEFT JOIN ${t.windows} w ON w.run_id = r.id
-       WHERE r.finished_at IS NULL GROUP BY r.id ORDER BY r.id DESC LIMIT 1`,
-    ),
-    read<{ value: string }>(`SELECT value FROM ${t.meta} WHERE key = 'changes_seq'`),
-  ]);
+  // One statement, so one snapshot: a worker committing meanwhile must not make the counts and the
+  // feed disagree. A copy of an earlier release, not yet migrated, has no feed (`last_seq` NULL).
+  const { rows } = await query<{
+    counts: StatusRows['counts'];
+    completed: StatusRows['completed'] | null;
+    unfinished: StatusRows['unfinished'] | null;
+    last_seq: string | null;
+  }>(
+    'reading where the copy stands',
+    `SELECT
+       (SELECT coalesce(json_agg(c), '[]') FROM (
+          SELECT state, deleted_at IS NOT NULL AS deleted, vanished, count(*) AS n FROM ${t.tasks} GROUP BY 1, 2, 3) c
+       ) AS counts,
+       (SELECT row_to_json(r) FROM (
+          SELECT kind, finished_at FROM ${t.runs} WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1) r
+       ) AS completed,
+       (SELECT row_to_json(u) FROM (
+          SELECT r.kind, r.started_at, count(*) FILTER (WHERE w.state = 'done') AS done,
+            count(*) FILTER (WHERE w.state <> 'done') AS left, sum(w.pages) AS pages, sum(w.tasks) AS tasks
+          FROM ${t.runs} r LEFT JOIN ${t.windows} w ON w.run_id = r.id
+          WHERE r.finished_at IS NULL GROUP BY r.id ORDER BY r.id DESC LIMIT 1) u
+       ) AS unfinished,
+       CASE WHEN to_regclass($1) IS NOT NULL
+         THEN coalesce((SELECT value FROM ${t.meta} WHERE key = 'changes_seq'), '0') END AS last_seq`,
+    [t.changes],
+  );
+  const row = rows[0];
   return copyStatus({
-    counts: counts.rows,
-    completed: completed.rows[0],
-    unfinished: unfinished.rows[0],
-    lastSeq: seq.rows[0]?.value,
+    counts: row?.counts ?? [],
+    completed: row?.completed ?? undefined,
+    unfinished: row?.unfinished ?? undefined,
+    lastSeq: row?.last_seq ?? undefined,
   });
 }

@@ -35,7 +35,8 @@ export function hasCompletedRun(file: SqliteFile): boolean {
 
 /** Where the copy stands: what `SqliteSyncStore.status()` tells. */
 export function readStatus(file: SqliteFile): CopyStatus {
-  return file.read(() =>
+  // One snapshot: a sync committing meanwhile must not make the counts and the feed disagree.
+  return file.snapshot(() =>
     copyStatus({
       counts: file
         .sql(
@@ -56,10 +57,14 @@ export function readStatus(file: SqliteFile): CopyStatus {
            WHERE r.finished_at IS NULL GROUP BY r.id ORDER BY r.id DESC LIMIT 1`,
         )
         .get() as StatusRows['unfinished'],
+      // No table: a copy of an earlier release, not yet synced by this one, has no feed.
       lastSeq: (
-        file.sql("SELECT seq FROM sqlite_sequence WHERE name = 'idgov_changes'").get() as
-          | { seq: number }
-          | undefined
+        file
+          .sql(
+            `SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'idgov_changes') AS seq
+             WHERE EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idgov_changes')`,
+          )
+          .get() as { seq: number | null } | undefined
       )?.seq,
     }),
   );
