@@ -124,17 +124,20 @@ export class SqliteFile {
       return;
     }
     try {
-      this.#db.exec(`PRAGMA busy_timeout = ${busy}`);
+      // With a stop flag, a wait for a lock goes in slices, looking at the flag between them (#patiently).
+      this.#db.exec(`PRAGMA busy_timeout = ${this.#stop ? Math.min(busy, STOP_CHECK_MS) : busy}`);
       // Before the journal mode: a file in WAL mode keeps its page size.
       if (options.pageSize) this.#db.exec(`PRAGMA page_size = ${options.pageSize}`);
-      const mode = this.#db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string };
+      const mode = this.#patiently(
+        () => this.#db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string },
+        'give up',
+      );
       if (mode.journal_mode !== 'wal' && options.path !== ':memory:') {
         throw new ConfigurationError(`Could not put ${options.path} in WAL mode (got ${mode.journal_mode}).`);
       }
       this.#db.exec(`PRAGMA synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
-      this.#db.exec(options.schema);
-      // From here a wait for a lock goes in slices, looking at the stop flag between them (#patiently).
-      if (this.#stop) this.#db.exec(`PRAGMA busy_timeout = ${Math.min(busy, STOP_CHECK_MS)}`);
+      // Statements that make what is missing (IF NOT EXISTS): a try cut short by a lock is made again whole.
+      this.#patiently(() => this.#db.exec(options.schema), 'give up');
     } catch (error) {
       this.#db.close();
       throw this.#explained(error);

@@ -593,3 +593,28 @@ it('a SQLite copy made before the change feed says it has none, where an empty f
   expect((await reader.status()).lastSeq).toBeUndefined();
   await reader.close();
 });
+
+it('a SQLite store stopped while it opens a file another connection holds exclusively gives up too', async () => {
+  const path = join(dir, 'exclusive.db');
+  const made = new SqliteSyncStore({ path });
+  await made.open(identity);
+  await made.close();
+  const { DatabaseSync } = await import('node:sqlite');
+  const holder = new DatabaseSync(path);
+  holder.exec('PRAGMA locking_mode = EXCLUSIVE');
+  holder.exec('BEGIN EXCLUSIVE');
+  holder.exec("INSERT INTO idgov_sync_meta (key, value) VALUES ('held', 'exclusively')");
+  const stop = new AbortController();
+  const store = new SqliteSyncStore({ path, busyTimeoutMs: 60_000, signal: stop.signal });
+  try {
+    const started = performance.now();
+    const opening = caught(store.open(identity));
+    setTimeout(() => stop.abort(), 300);
+    expect(String(await opening)).toMatch(/the store is stopping/);
+    expect(performance.now() - started).toBeLessThan(30_000);
+  } finally {
+    holder.exec('ROLLBACK');
+    holder.close();
+    await store.close().catch(() => {});
+  }
+});
