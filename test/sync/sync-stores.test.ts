@@ -480,16 +480,26 @@ for (const kind of kinds) {
   });
 }
 
+/**
+ * A copy under `name`, and another connection holding its write lock with a write under way
+ * (`exclusive`: so that even opening the file waits), until it commits or rolls back.
+ */
+async function copyLockedByAnother(name: string, exclusive = false) {
+  const path = join(dir, name);
+  const made = new SqliteSyncStore({ path });
+  await made.open(identity);
+  await made.close();
+  const { DatabaseSync } = await import('node:sqlite');
+  const holder = new DatabaseSync(path);
+  if (exclusive) holder.exec('PRAGMA locking_mode = EXCLUSIVE');
+  holder.exec(exclusive ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE');
+  holder.exec("INSERT INTO idgov_sync_meta (key, value) VALUES ('held', 'by another process')");
+  return { path, holder };
+}
+
 describe('SQLite store stopped while another connection holds the lock', () => {
   it('gives up the wait once its signal aborts, not after busyTimeoutMs: a process told to stop stops', async () => {
-    const path = join(dir, 'locked-stop.db');
-    const first = new SqliteSyncStore({ path });
-    await first.open(identity);
-    await first.close();
-    const { DatabaseSync } = await import('node:sqlite');
-    const holder = new DatabaseSync(path);
-    holder.exec('BEGIN IMMEDIATE');
-    holder.exec("INSERT INTO idgov_sync_meta (key, value) VALUES ('held', 'by another process')");
+    const { path, holder } = await copyLockedByAnother('locked-stop.db');
     const stop = new AbortController();
     const store = new SqliteSyncStore({ path, busyTimeoutMs: 60_000, signal: stop.signal });
     try {
@@ -595,15 +605,7 @@ it('a SQLite copy made before the change feed says it has none, where an empty f
 });
 
 it('a SQLite store stopped while it opens a file another connection holds exclusively gives up too', async () => {
-  const path = join(dir, 'exclusive.db');
-  const made = new SqliteSyncStore({ path });
-  await made.open(identity);
-  await made.close();
-  const { DatabaseSync } = await import('node:sqlite');
-  const holder = new DatabaseSync(path);
-  holder.exec('PRAGMA locking_mode = EXCLUSIVE');
-  holder.exec('BEGIN EXCLUSIVE');
-  holder.exec("INSERT INTO idgov_sync_meta (key, value) VALUES ('held', 'exclusively')");
+  const { path, holder } = await copyLockedByAnother('exclusive.db', true);
   const stop = new AbortController();
   const store = new SqliteSyncStore({ path, busyTimeoutMs: 60_000, signal: stop.signal });
   try {
