@@ -513,6 +513,10 @@ describe('SQLite store stopped while another connection holds the lock', () => {
       );
       // The wait was cut short by the signal: nowhere near the minute it would have waited.
       expect(performance.now() - started).toBeLessThan(30_000);
+      // A careless caller's controller for its signal is refused, naming the fix.
+      expect(() => new SqliteSyncStore({ path, signal: stop as unknown as AbortSignal })).toThrow(
+        /signal must be an AbortSignal \(the controller's signal/,
+      );
       // A wait past busyTimeoutMs says how long, and what holds the lock.
       const brief = new SqliteSyncStore({ path, busyTimeoutMs: 200 });
       const timedOut = await caught(brief.beginRun('full', Date.now(), []));

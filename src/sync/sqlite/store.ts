@@ -126,6 +126,11 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
     if (wholeNumberProblem(busy, 0)) {
       throw new ConfigurationError(`busyTimeoutMs must be a whole number of ms (got ${busy}).`);
     }
+    if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+      throw new ConfigurationError(
+        "signal must be an AbortSignal (the controller's signal: new AbortController().signal), or left out.",
+      );
+    }
     const feedProblem = changeFeedProblem(options.changeFeed);
     if (feedProblem) throw new ConfigurationError(feedProblem);
     this.path = options.path;
