@@ -64,14 +64,14 @@ export interface SqliteFileOptions {
   readonly pageSize?: 8192 | 16384 | undefined;
   /**
    * A flag another thread sets to 1 when the file's owner stops (`Atomics.store(stop, 0, 1)`): a
-   * write waiting for another connection's lock then gives up within {@link STOP_CHECK_MS}, where
+   * write waiting for another connection's lock then gives up within `STOP_CHECK_MS`, where
    * SQLite's own wait would hold this thread for the rest of `busyTimeoutMs`.
    */
   readonly stop?: Int32Array | undefined;
 }
 
 /** How often a write waiting for another connection's lock looks at its `stop` flag, in ms. */
-export const STOP_CHECK_MS = 100;
+const STOP_CHECK_MS = 100;
 
 /**
  * An open SQLite file in WAL mode, as durable as its `synchronous` option says (a commit is always
