@@ -48,26 +48,56 @@ export function tasksLeft(window: WindowLoad, minTasks: number): number {
 }
 
 /**
- * The window to split, and where: the one with the most tasks left, if it has more than
- * `minTasks` (splitting a window its cursor finishes in a page or two only costs pages) and more
- * than `minSpanMs` of time left (tasks sharing one instant cannot be split); undefined when none.
- * It splits at the midpoint of its time left; a window in a burst splits just past the burst's
- * instant, so that its cursor keeps only the burst (paged by tokens, a page at a time) and another
- * takes all that follows at once.
+ * How much sooner the run may end if `window` is split, in tasks: what it holds after its cursor,
+ * twice that for a window in a burst. A window being paged that is split saves half of what it
+ * holds (its cursor pages the other half meanwhile); a window in a burst holds all it has after the
+ * burst until its cursor has paged the burst, a page at a time, so a split past the burst saves all
+ * of it (up to the burst's length, which pages have not shown yet). `runDensity` stands in for the
+ * density of a window whose pages found only a burst.
+ */
+function splitWorth(window: WindowLoad, minTasks: number, runDensity: number | undefined): number {
+  const left = tasksLeft(window, minTasks);
+  if (!window.stalled || left === 0) return left;
+  const known = density(window) ?? 0;
+  const rest = known === 0 && runDensity !== undefined ? (window.to - window.cursor) * runDensity : left;
+  return 2 * Math.max(left, rest);
+}
+
+/** Tasks a ms over every window's pages so far, bursts left out; undefined before any page. */
+function meanDensity(windows: readonly WindowLoad[]): number | undefined {
+  let tasks = 0;
+  let span = 0;
+  for (const window of windows) {
+    if (window.pages === 0) continue;
+    tasks += window.tasks - window.still;
+    span += Math.max(1, window.cursor - window.from);
+  }
+  return span === 0 ? undefined : tasks / span;
+}
+
+/**
+ * The window to split, and where: the one whose split is worth the most (`splitWorth`), if it has
+ * more than `minTasks` left (splitting a window its cursor finishes in a page or two only costs
+ * pages) and more than `minSpanMs` of time left (tasks sharing one instant cannot be split);
+ * undefined when none. It splits at the midpoint of its time left; a window in a burst splits just
+ * past the burst's instant, so that its cursor keeps only the burst (paged by tokens, a page at a
+ * time) and another takes all that follows at once.
  */
 export function splitPlan(
   windows: readonly WindowLoad[],
   minTasks: number,
   minSpanMs: number,
 ): { readonly id: number; readonly at: number; readonly to: number } | undefined {
+  const runDensity = meanDensity(windows);
   let best: WindowLoad | undefined;
-  let bestLeft = minTasks;
+  let bestWorth = 0;
   for (const window of windows) {
     if (window.to - window.cursor <= minSpanMs) continue;
-    const left = tasksLeft(window, minTasks);
-    if (left > bestLeft) {
+    if (tasksLeft(window, minTasks) <= minTasks) continue;
+    const worth = splitWorth(window, minTasks, runDensity);
+    if (worth > bestWorth) {
       best = window;
-      bestLeft = left;
+      bestWorth = worth;
     }
   }
   if (!best) return undefined;

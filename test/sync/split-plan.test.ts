@@ -1,0 +1,70 @@
+/**
+ * Which window an idle cursor splits: the one whose split brings the run's end closest, which for a
+ * window held in a burst is all that follows the burst, and for a window being paged half of what it
+ * holds. Every store takes its splits from this plan.
+ */
+import { describe, expect, it } from 'vitest';
+import { splitPlan, type WindowLoad } from '../../src/sync/split-plan.ts';
+
+const MIN_TASKS = 200;
+const MIN_SPAN_MS = 10;
+const load = (window: Partial<WindowLoad> & Pick<WindowLoad, 'id'>): WindowLoad => ({
+  from: 0,
+  to: 100_000,
+  cursor: 10_000,
+  pages: 1,
+  tasks: 100,
+  still: 0,
+  stalled: false,
+  childUnpaged: false,
+  ...window,
+});
+
+describe('splitPlan', () => {
+  it('splits past a burst before the midpoint of a window being paged that holds more', () => {
+    // Being paged: 0.01 tasks a ms over 90,000 ms left, 900 tasks. In a burst: 0.01 a ms before
+    // the burst, 600 tasks after it, which wait for the burst's pages unless another cursor takes them.
+    const paged = load({ id: 1 });
+    const inBurst = load({
+      id: 2,
+      from: 0,
+      to: 70_000,
+      cursor: 10_000,
+      pages: 5,
+      tasks: 500,
+      still: 400,
+      stalled: true,
+    });
+    expect(splitPlan([paged, inBurst], MIN_TASKS, MIN_SPAN_MS)).toEqual({ id: 2, at: 10_001, to: 70_000 });
+  });
+
+  it('still splits the window being paged when it holds more than twice what waits behind a burst', () => {
+    const paged = load({ id: 1, to: 200_000 }); // 1,900 tasks left
+    const inBurst = load({ id: 2, to: 70_000, pages: 5, tasks: 500, still: 400, stalled: true }); // 600
+    expect(splitPlan([paged, inBurst], MIN_TASKS, MIN_SPAN_MS)).toEqual({ id: 1, at: 105_000, to: 200_000 });
+  });
+
+  it("judges what follows a burst that is all a window's pages found by the run's density", () => {
+    // Window 2 found only a burst: its own density says nothing. The run's (0.01 a ms) puts 1,800
+    // tasks after it, more than window 1 would save by a split.
+    const paged = load({ id: 1, to: 150_000 }); // 1,400 tasks left
+    const onlyBurst = load({
+      id: 2,
+      from: 0,
+      to: 180_000,
+      cursor: 0,
+      pages: 3,
+      tasks: 300,
+      still: 300,
+      stalled: true,
+    });
+    expect(splitPlan([paged, onlyBurst], MIN_TASKS, MIN_SPAN_MS)).toEqual({ id: 2, at: 1, to: 180_000 });
+  });
+
+  it('leaves alone what a cursor finishes in a page or two, a burst with no time after it, and a window whose half is unpaged', () => {
+    const small = load({ id: 1, to: 25_000 }); // 150 tasks left
+    const burstAtEnd = load({ id: 2, cursor: 99_995, pages: 5, tasks: 500, still: 400, stalled: true });
+    const halfUnpaged = load({ id: 3, to: 900_000, childUnpaged: true });
+    expect(splitPlan([small, burstAtEnd, halfUnpaged], MIN_TASKS, MIN_SPAN_MS)).toBeUndefined();
+  });
+});
