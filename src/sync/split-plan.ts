@@ -1,7 +1,8 @@
 /**
- * Which window to split when a cursor is idle: the one with the most work left, judged by what its
- * pages found so far, so that the work moves to where the tasks are (real tenants create tasks in
- * bursts, and most of them recently). Shared by every store; the engine only hands over the limits.
+ * Which window to split when a cursor is idle: the one whose split brings the run's end closest,
+ * judged by what its pages found so far, so that the work moves to where the tasks are (real tenants
+ * create tasks in bursts, and most of them recently). Shared by every store; the engine only hands
+ * over the limits.
  *
  * @module
  */

@@ -168,9 +168,9 @@ export interface SyncStore {
    */
   claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined>;
   /**
-   * Splits the window with the most work left where `splitPlan` says (the midpoint of its time
-   * left, or just past a burst it is in); the new part is free to claim. False when none is worth
-   * splitting.
+   * Splits the window `splitPlan` picks (the one whose split is worth the most) where it says (the
+   * midpoint of its time left, or just past a burst it is in); the new part is free to claim. False
+   * when none is worth splitting.
    */
   splitLargest(
     run: SyncRun,

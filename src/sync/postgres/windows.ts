@@ -67,7 +67,7 @@ export async function claimWindow(
   return rows[0] && windowOf(rows[0]);
 }
 
-/** Splits the window with the most work left (`splitPlan`), if it is still as read. */
+/** Splits the window `splitPlan` picks, if it is still as read. */
 export async function splitLargest(
   query: PgQuery,
   t: SyncTables,

@@ -53,7 +53,7 @@ export function claim(file: SqliteFile, run: SyncRun, lease: SyncLease, now: num
   return windowOf(row);
 }
 
-/** Splits the window with the most work left (`splitPlan`); call inside a write. */
+/** Splits the window `splitPlan` picks; call inside a write. */
 export function split(
   file: SqliteFile,
   run: SyncRun,
