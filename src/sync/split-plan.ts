@@ -49,22 +49,29 @@ export function tasksLeft(window: WindowLoad, minTasks: number): number {
 }
 
 /**
- * How much sooner the run may end if `window` is split, in tasks: what it holds after its cursor,
- * twice that for a window in a burst. A window being paged that is split saves half of what it
- * holds (its cursor pages the other half meanwhile); a window in a burst holds all it has after the
- * burst until its cursor has paged the burst, a page at a time, so a split past the burst saves all
- * of it (up to the burst's length, which pages have not shown yet). `runDensity` stands in for the
- * density of a window whose pages found only a burst.
+ * How much sooner the run may end if `window` is split, in tasks; 0 when it has no more than
+ * `minTasks` left (splitting a window its cursor finishes in a page or two only costs pages). A
+ * window being paged that is split saves half of what it holds (its cursor pages the other half
+ * meanwhile): what it holds is its worth. A window held in a burst (its cursor pages tasks of one
+ * instant, a page at a time, and a page of it has not moved: not just two tasks sharing a
+ * millisecond) holds all that follows until its cursor has paged the burst, so a split past it saves
+ * all of that, up to the burst's length, which pages have not shown yet: twice what follows. Where
+ * its pages found only bursts, what follows is judged at `runDensity`, when that says more than
+ * `minTasks`.
  */
 function splitWorth(window: WindowLoad, minTasks: number, runDensity: number | undefined): number {
   const left = tasksLeft(window, minTasks);
-  if (!window.stalled || left === 0) return left;
-  const known = density(window) ?? 0;
-  const rest = known === 0 && runDensity !== undefined ? (window.to - window.cursor) * runDensity : left;
-  return 2 * Math.max(left, rest);
+  if (left <= minTasks) return 0;
+  if (!(window.stalled && window.still > 0)) return left;
+  if ((density(window) ?? 0) > 0) return 2 * left;
+  const rest = (window.to - window.cursor) * (runDensity ?? 0);
+  return rest > minTasks ? 2 * rest : left;
 }
 
-/** Tasks a ms over every window's pages so far, bursts left out; undefined before any page. */
+/**
+ * Tasks a ms over the pages of the windows given (those not done), bursts left out; undefined
+ * before any page.
+ */
 function meanDensity(windows: readonly WindowLoad[]): number | undefined {
   let tasks = 0;
   let span = 0;
@@ -78,9 +85,8 @@ function meanDensity(windows: readonly WindowLoad[]): number | undefined {
 
 /**
  * The window to split, and where: the one whose split is worth the most (`splitWorth`), if it has
- * more than `minTasks` left (splitting a window its cursor finishes in a page or two only costs
- * pages) and more than `minSpanMs` of time left (tasks sharing one instant cannot be split);
- * undefined when none. It splits at the midpoint of its time left; a window in a burst splits just
+ * more than `minSpanMs` of time left (tasks sharing one instant cannot be split); undefined when
+ * none is worth a split. It splits at the midpoint of its time left; a window in a burst splits just
  * past the burst's instant, so that its cursor keeps only the burst (paged by tokens, a page at a
  * time) and another takes all that follows at once.
  */
@@ -94,7 +100,6 @@ export function splitPlan(
   let bestWorth = 0;
   for (const window of windows) {
     if (window.to - window.cursor <= minSpanMs) continue;
-    if (tasksLeft(window, minTasks) <= minTasks) continue;
     const worth = splitWorth(window, minTasks, runDensity);
     if (worth > bestWorth) {
       best = window;

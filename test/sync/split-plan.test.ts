@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { splitPlan, type WindowLoad } from '../../src/sync/split-plan.ts';
 
 const MIN_TASKS = 200;
-const MIN_SPAN_MS = 10;
+const MIN_SPAN_MS = 2; // as the engine's
 const load = (window: Partial<WindowLoad> & Pick<WindowLoad, 'id'>): WindowLoad => ({
   from: 0,
   to: 100_000,
@@ -61,10 +61,48 @@ describe('splitPlan', () => {
     expect(splitPlan([paged, onlyBurst], MIN_TASKS, MIN_SPAN_MS)).toEqual({ id: 2, at: 1, to: 180_000 });
   });
 
-  it('leaves alone what a cursor finishes in a page or two, a burst with no time after it, and a window whose half is unpaged', () => {
+  it('does not put a window whose page ended on two tasks of one millisecond before one that holds more', () => {
+    // Window 2's last page ended on a tie (stalled), but no page of it stood still: its next page
+    // moves on, so a split past the tie saves no more than any other.
+    const paged = load({ id: 1, to: 70_000 }); // 600 tasks left
+    const tie = load({ id: 2, to: 50_000, stalled: true }); // 400
+    expect(splitPlan([paged, tie], MIN_TASKS, MIN_SPAN_MS)).toEqual({ id: 1, at: 40_000, to: 70_000 });
+  });
+
+  it('judges what follows a burst by its floor alone when the run says it holds little', () => {
+    // Window 2 found only a burst, 3 ms before its end: at the run's density nothing follows it.
+    const paged = load({ id: 1, to: 50_000 }); // 400 tasks left
+    const burstNearEnd = load({
+      id: 2,
+      from: 500_000,
+      to: 500_003,
+      cursor: 500_000,
+      tasks: 300,
+      still: 300,
+      stalled: true,
+    });
+    expect(splitPlan([paged, burstNearEnd], MIN_TASKS, MIN_SPAN_MS)).toEqual({
+      id: 1,
+      at: 30_000,
+      to: 50_000,
+    });
+  });
+
+  it('still looks past a burst when every window found only bursts', () => {
+    const onlyBurst = load({ id: 1, cursor: 0, pages: 2, tasks: 200, still: 200, stalled: true });
+    expect(splitPlan([onlyBurst], MIN_TASKS, MIN_SPAN_MS)).toEqual({ id: 1, at: 1, to: 100_000 });
+  });
+
+  it('leaves alone what a cursor finishes in a page or two, too little time to split, and a window whose half is unpaged', () => {
     const small = load({ id: 1, to: 25_000 }); // 150 tasks left
-    const burstAtEnd = load({ id: 2, cursor: 99_995, pages: 5, tasks: 500, still: 400, stalled: true });
+    // 2 ms left, dense enough to hold thousands of tasks: tasks of one instant cannot be split.
+    const noTime = load({ id: 2, from: 99_990, cursor: 99_998, tasks: 100_000, still: 400, stalled: true });
     const halfUnpaged = load({ id: 3, to: 900_000, childUnpaged: true });
-    expect(splitPlan([small, burstAtEnd, halfUnpaged], MIN_TASKS, MIN_SPAN_MS)).toBeUndefined();
+    expect(splitPlan([small, noTime, halfUnpaged], MIN_TASKS, MIN_SPAN_MS)).toBeUndefined();
+    expect(splitPlan([{ ...noTime, to: 100_001 }], MIN_TASKS, MIN_SPAN_MS)).toEqual({
+      id: 2,
+      at: 99_999,
+      to: 100_001,
+    });
   });
 });
