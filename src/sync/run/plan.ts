@@ -1,11 +1,55 @@
 /**
- * The windows a run begins with: a full run's stretches of creation time, one a cursor, and an
- * incremental run's new tasks and tasks acted on since.
+ * The windows a run begins with: a full run's stretches of creation time from the tenant's first
+ * task, one a cursor, and an incremental run's new tasks and tasks acted on since.
  *
  * @module
  */
+import { ResponseValidationError } from '../../core/errors/errors.ts';
 import type { CopyState, SyncWindowPlan } from '../store.ts';
-import { CLOCK_GRAIN_MS } from './service-clock.ts';
+import type { ResolvedSyncOptions } from './options.ts';
+import { syncRequest } from './request.ts';
+import { copyTime } from './rows.ts';
+import { CLOCK_GRAIN_MS, type ServiceClock } from './service-clock.ts';
+
+// Tasks looked at for a creation time before the service's answers are taken to carry none.
+const EARLIEST_LOOKS = 1_000;
+
+/**
+ * The creation time of the tenant's first task (of the filter), or undefined when there is none.
+ * Paged like any listing (through empty pages, which a service may answer first): a run that took a
+ * first empty page for an empty tenant would copy nothing, and a full one would mark every task vanished.
+ */
+export async function earliestTask(
+  options: ResolvedSyncOptions,
+  signal: AbortSignal | undefined,
+  clock: ServiceClock,
+): Promise<number | undefined> {
+  let looked = 0;
+  const search = options.client.tasks.search(
+    { ...syncRequest(options), pageSize: 10, expandMask: undefined },
+    { signal },
+  );
+  for await (const { data, response } of search.pagesWithResponse()) {
+    clock.observe(response.headers);
+    // The earliest of the first page with creation times, not its first: a service may not keep
+    // creation order within a page.
+    let earliest: number | undefined;
+    for (const view of data.list ?? []) {
+      const at = copyTime(view?.task?.createdAt);
+      if (at !== undefined) earliest = Math.min(earliest ?? Number.POSITIVE_INFINITY, Date.parse(at));
+      else looked += 1;
+    }
+    if (earliest !== undefined) return earliest;
+    if (looked >= EARLIEST_LOOKS) break;
+  }
+  if (looked === 0) return undefined;
+  throw new ResponseValidationError(
+    `the service's first ${looked} task(s) in creation order carry no createdAt (or one before the year 1 or after 9999): the sync pages by creation time and cannot copy them. Check the base URL, or ask the service's owner.`,
+    'list.task.createdAt',
+    [],
+    '',
+  );
+}
 
 /**
  * The first windows of a full run: `from..to` in `count` equal stretches of time, sharing their

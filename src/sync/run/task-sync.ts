@@ -9,10 +9,10 @@ import { KeysetPaging } from './keyset.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
 import { PageSize } from './page-size.ts';
 import { patientStore } from './patient-store.ts';
-import { firstWindows, incrementalWindows } from './plan.ts';
+import { earliestTask, firstWindows, incrementalWindows } from './plan.ts';
 import { SyncProgressMeter } from './progress.ts';
 import { ServiceClock } from './service-clock.ts';
-import { earliestTask, pageWindow, REFRESH_BATCH, type RunContext, refreshTasks } from './work.ts';
+import { pageWindow, REFRESH_BATCH, type RunContext, refreshTasks } from './work.ts';
 import { WorkerLeases } from './worker-leases.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a

@@ -7,7 +7,7 @@
  */
 
 import type { TaskView } from '../../../schemas/task-search.ts';
-import { AbortError, ResponseTooLargeError, ResponseValidationError } from '../../core/errors/errors.ts';
+import { AbortError, ResponseTooLargeError } from '../../core/errors/errors.ts';
 import { APIError } from '../../core/errors/status-errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
@@ -20,8 +20,7 @@ import type { ResolvedSyncOptions } from './options.ts';
 import type { PageSize } from './page-size.ts';
 import type { SyncProgressMeter } from './progress.ts';
 import { syncRequest } from './request.ts';
-import { copyTime, expandedRows, taskRows } from './rows.ts';
-import type { ServiceClock } from './service-clock.ts';
+import { expandedRows, taskRows } from './rows.ts';
 
 /** Open tasks a cursor claims at once to refresh. */
 export const REFRESH_BATCH = 100;
@@ -45,46 +44,6 @@ export interface RunContext {
   readonly refuse: (id: string) => void;
   /** Whether windows page by creation time (keyset) or, for a service that cannot be paged so, by tokens. */
   readonly keyset: KeysetPaging;
-}
-
-// Tasks looked at for a creation time before the service's answers are taken to carry none.
-const EARLIEST_LOOKS = 1_000;
-
-/**
- * The creation time of the tenant's first task (of the filter), or undefined when there is none.
- * Paged like any listing (through empty pages, which a service may answer first): a run that took a
- * first empty page for an empty tenant would copy nothing, and a full one would mark every task vanished.
- */
-export async function earliestTask(
-  options: ResolvedSyncOptions,
-  signal: AbortSignal | undefined,
-  clock: ServiceClock,
-): Promise<number | undefined> {
-  let looked = 0;
-  const search = options.client.tasks.search(
-    { ...syncRequest(options), pageSize: 10, expandMask: undefined },
-    { signal },
-  );
-  for await (const { data, response } of search.pagesWithResponse()) {
-    clock.observe(response.headers);
-    // The earliest of the first page with creation times, not its first: a service may not keep
-    // creation order within a page.
-    let earliest: number | undefined;
-    for (const view of data.list ?? []) {
-      const at = copyTime(view?.task?.createdAt);
-      if (at !== undefined) earliest = Math.min(earliest ?? Number.POSITIVE_INFINITY, Date.parse(at));
-      else looked += 1;
-    }
-    if (earliest !== undefined) return earliest;
-    if (looked >= EARLIEST_LOOKS) break;
-  }
-  if (looked === 0) return undefined;
-  throw new ResponseValidationError(
-    `the service's first ${looked} task(s) in creation order carry no createdAt (or one before the year 1 or after 9999): the sync pages by creation time and cannot copy them. Check the base URL, or ask the service's owner.`,
-    'list.task.createdAt',
-    [],
-    '',
-  );
 }
 
 /**
