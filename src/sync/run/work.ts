@@ -12,7 +12,7 @@ import { APIError } from '../../core/errors/status-errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
-import type { SyncLease, SyncRun, SyncStore, SyncWindow } from '../store.ts';
+import type { PageCommitResult, SyncLease, SyncRun, SyncStore, SyncWindow } from '../store.ts';
 import { refused, unsupported } from './acted-probe.ts';
 import type { Doorbell } from './doorbell.ts';
 import type { KeysetPaging } from './keyset.ts';
@@ -75,27 +75,36 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
   let chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES, token);
   // Where the query last started again after its token was refused: refused again there, it is not the token.
   let restartedAt: number | undefined;
-  const restart = () => {
+  const restart = (from = cursor, end = to, size = ctx.pageSize.current) => {
     token = undefined;
-    queryFrom = cursor;
-    queryTo = to;
-    pageSize = ctx.pageSize.current;
+    queryFrom = from;
+    queryTo = end;
+    pageSize = size;
     chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
   };
+  // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
+  // bound of the service loses a task at an edge; a task fetched twice is upserted once.
+  const search = (query: Query, querySignal: AbortSignal) =>
+    options.client.tasks
+      .search(
+        {
+          ...syncRequest(options),
+          pageSize: query.pageSize,
+          createdAfter: isoTime(query.queryFrom - 1),
+          createdBefore: isoTime(query.queryTo + 1),
+          ...(window.actedAfter !== undefined ? { includeActedAfter: isoTime(window.actedAfter) } : {}),
+          ...(query.token ? { pageToken: query.token } : {}),
+        },
+        { signal: querySignal },
+      )
+      .then((page) => page);
+  // The next page, asked for while this one commits (it depends on this page alone, not on the
+  // commit): a cursor then waits on the service alone, not on the service and its store in turn.
+  let ahead: { readonly answer: ReturnType<typeof search>; readonly stop: AbortController } | undefined;
   for (;;) {
-    // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
-    // bound of the service loses a task at an edge; a task fetched twice is upserted once.
-    const request = {
-      ...syncRequest(options),
-      pageSize,
-      createdAfter: isoTime(queryFrom - 1),
-      createdBefore: isoTime(queryTo + 1),
-      ...(window.actedAfter !== undefined ? { includeActedAfter: isoTime(window.actedAfter) } : {}),
-      ...(token ? { pageToken: token } : {}),
-    };
-    let page: Awaited<ReturnType<typeof options.client.tasks.search>>;
+    let page: Awaited<ReturnType<typeof search>>;
     try {
-      page = await options.client.tasks.search(request, { signal });
+      page = await (ahead?.answer ?? search({ queryFrom, queryTo, token, pageSize }, signal));
     } catch (error) {
       if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
       // A page too large to read: asked again, smaller, from the last committed creation time.
@@ -127,6 +136,8 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
         return;
       }
       throw error;
+    } finally {
+      ahead = undefined;
     }
     const tasks = taskRows(page.list, ctx.refuse);
     // Only tasks inside the query move its cursor: one the service put on the page from outside it
@@ -157,23 +168,45 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     // unless that instant holds more than one task of the page: a burst may go on, which the token
     // pages through (a keyset would fetch its start again).
     const keyset = ctx.keyset.on && moved && next !== undefined && atLast === 1;
-    const result = await store.commitPage(
-      run,
-      window,
-      {
-        tasks,
-        expanded: expandedRows(page.expanded),
-        cursor: last,
-        moved,
-        inBurst: !moved || (!keyset && next !== undefined && atLast > 1),
-        queryFrom: keyset ? last : queryFrom,
-        queryTo,
-        token: keyset ? undefined : next,
-        exhausted: next === undefined,
-        syncedAt: options.now(),
-      },
-      lease,
-    );
+    // Not past an empty page the service asks to wait after, nor past the window's end as it was
+    // read (a split since may end it sooner: the page asked for ahead then ends it, with tasks of
+    // the other half, which are upserted once).
+    const following: Query | undefined =
+      next === undefined || last > to || chain.delayMs > 0
+        ? undefined
+        : keyset
+          ? { queryFrom: last, queryTo: to, token: undefined, pageSize: ctx.pageSize.current }
+          : { queryFrom, queryTo, token: next, pageSize };
+    if (following) {
+      const stop = new AbortController();
+      ahead = { answer: search(following, AbortSignal.any([signal, stop.signal])), stop };
+      // Awaited at the next turn of the loop, unless the commit fails or ends the window first.
+      ahead.answer.catch(() => {});
+    }
+    let result: PageCommitResult;
+    try {
+      result = await store.commitPage(
+        run,
+        window,
+        {
+          tasks,
+          expanded: expandedRows(page.expanded),
+          cursor: last,
+          moved,
+          inBurst: !moved || (!keyset && next !== undefined && atLast > 1),
+          queryFrom: keyset ? last : queryFrom,
+          queryTo,
+          token: keyset ? undefined : next,
+          exhausted: next === undefined,
+          syncedAt: options.now(),
+        },
+        lease,
+      );
+    } catch (error) {
+      ahead?.stop.abort();
+      throw error;
+    }
+    if (result.lost || result.done) ahead?.stop.abort();
     if (result.lost) {
       meter.window('lost', window);
       return;
@@ -188,12 +221,20 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     cursor = last;
     to = result.to;
     if (keyset) {
-      restart();
+      restart(last, following?.queryTo, following?.pageSize);
     } else {
       token = next;
       if (chain.delayMs > 0) await waitBeforePage(chain.delayMs, signal);
     }
   }
+}
+
+/** Where a window's query stands: its bounds, its page size and its next page's token. */
+interface Query {
+  readonly queryFrom: number;
+  readonly queryTo: number;
+  readonly token: string | undefined;
+  readonly pageSize: number;
 }
 
 /**
