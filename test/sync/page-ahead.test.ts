@@ -18,18 +18,19 @@ import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts
 const dir = mkdtempSync(join(tmpdir(), 'idgov-ahead-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** `store` with its `commitPage` run through `commit`, which gets the real one and its call's number. */
+type Commit = SyncStore['commitPage'];
+
+/** `store` with its `commitPage` run through `commit`: it gets the real one, its call's number and arguments. */
 function withCommit(
   store: SyncStore,
-  commit: (real: () => ReturnType<SyncStore['commitPage']>, n: number) => ReturnType<SyncStore['commitPage']>,
+  commit: (real: () => ReturnType<Commit>, n: number, args: Parameters<Commit>) => ReturnType<Commit>,
 ): SyncStore {
   let n = 0;
   return new Proxy(store, {
     get(target, key) {
       const value = Reflect.get(target, key, target);
       if (key === 'commitPage') {
-        return (...args: Parameters<SyncStore['commitPage']>) =>
-          commit(() => target.commitPage(...args), ++n);
+        return (...args: Parameters<Commit>) => commit(() => target.commitPage(...args), ++n, args);
       }
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -104,5 +105,49 @@ describe('a window paged by one cursor', () => {
     onTestFinished(() => db.close());
     expect(db.prepare('SELECT count(*) AS n FROM idgov_tasks').get()).toEqual({ n: 100 });
     expect(db.prepare('SELECT pages, cursor_ms FROM idgov_sync_windows').all()).toMatchObject([{ pages: 1 }]);
+  });
+
+  it('a stop while a page commits commits nothing after it, though the next page came in meanwhile', async () => {
+    const path = join(dir, 'stop.db');
+    const stop = new AbortController();
+    let run: ReturnType<typeof oneCursor> | undefined;
+    let commits = 0;
+    const store = withCommit(new SqliteSyncStore({ path }), async (real, n) => {
+      commits = n;
+      if (n === 2) {
+        // The next page has come in (the tenant answers at once) when the stop comes.
+        await within(1_000, () => (run?.searches() ?? 0) >= n + 2);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        stop.abort();
+      }
+      return real();
+    });
+    run = oneCursor(tenant, store);
+    const summary = await run.sync.run({ signal: stop.signal });
+    expect(summary.complete).toBe(false);
+    expect(commits).toBe(2);
+    expect(summary.pages).toBe(2);
+  });
+
+  it('past a split made while it paged, a window writes no task of the other half, and the copy is whole', async () => {
+    const path = join(dir, 'split.db');
+    let end: number | undefined;
+    const beyond: string[] = [];
+    const real = new SqliteSyncStore({ path });
+    const store = withCommit(real, async (commit, n, [run, window, page]) => {
+      // Split while page 2 commits: the page asked for ahead still reaches to the old end.
+      if (n === 2) expect(await real.splitLargest(run, { minTasks: 1, minSpanMs: 1 })).toBe(true);
+      if (end !== undefined && window.id === 1) {
+        for (const task of page.tasks) if (Date.parse(task.createdAt ?? '') > end + 1) beyond.push(task.id);
+      }
+      const result = await commit();
+      if (window.id === 1) end = result.to;
+      return result;
+    });
+    const { sync } = oneCursor(tenant, store);
+    await sync.run();
+    expect(end).toBeLessThan(Date.now() - 1_000); // the split moved it
+    expect(beyond).toEqual([]);
+    expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import { APIError } from '../../core/errors/status-errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
-import type { PageCommitResult, SyncLease, SyncRun, SyncStore, SyncWindow } from '../store.ts';
+import type { PageCommitResult, SyncLease, SyncRun, SyncStore, SyncWindow, TaskRow } from '../store.ts';
 import { refused, unsupported } from './acted-probe.ts';
 import type { Doorbell } from './doorbell.ts';
 import type { KeysetPaging } from './keyset.ts';
@@ -83,7 +83,8 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
   };
   // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
-  // bound of the service loses a task at an edge; a task fetched twice is upserted once.
+  // bound of the service loses a task at an edge; a task fetched twice is upserted once. Sent at
+  // once (a search is sent when first awaited), as a plain promise.
   const search = (query: Query, querySignal: AbortSignal) =>
     options.client.tasks
       .search(
@@ -98,13 +99,16 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
         { signal: querySignal },
       )
       .then((page) => page);
-  // The next page, asked for while this one commits (it depends on this page alone, not on the
-  // commit): a cursor then waits on the service alone, not on the service and its store in turn.
+  // The next page, asked for while this one commits (it depends on this page and the window's end
+  // as last read, not on the commit): a cursor then waits on the service alone, not on the service
+  // and its store in turn. Two pages a cursor are in memory at most.
   let ahead: { readonly answer: ReturnType<typeof search>; readonly stop: AbortController } | undefined;
   for (;;) {
     let page: Awaited<ReturnType<typeof search>>;
     try {
       page = await (ahead?.answer ?? search({ queryFrom, queryTo, token, pageSize }, signal));
+      // A page asked for ahead may have come in after the stop: a stopped run commits nothing more.
+      if (signal.aborted) throw signal.reason;
     } catch (error) {
       if (signal.aborted) throw new AbortError('The sync was stopped.', { cause: signal.reason });
       // A page too large to read: asked again, smaller, from the last committed creation time.
@@ -148,7 +152,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     let before = false;
     let previous = Number.NEGATIVE_INFINITY;
     for (const row of tasks) {
-      const at = row.createdAt ? Date.parse(row.createdAt) : Number.NaN;
+      const at = createdAt(row);
       if (at < queryFrom - 1) before = true;
       if (!(at >= queryFrom - 1 && at <= queryTo + 1)) continue;
       if (at < previous) sorted = false;
@@ -163,14 +167,20 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     else if (before) ctx.keyset.off('answers tasks created before the createdAfter asked for');
     const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
+    // A query made before a split reaches past the window's end as it is now: what lies past it is
+    // the other half's to write (written here too, this older copy of a task could overwrite one
+    // fetched later). The cursor past the end still ends the window.
+    const own =
+      last > to + 1
+        ? tasks.filter((row) => !(createdAt(row) > to + 1 && createdAt(row) <= queryTo + 1))
+        : tasks;
     const moved = last > cursor;
     // Past a page that moved on, the next request starts from its last creation time (a keyset),
     // unless that instant holds more than one task of the page: a burst may go on, which the token
     // pages through (a keyset would fetch its start again).
     const keyset = ctx.keyset.on && moved && next !== undefined && atLast === 1;
-    // Not past an empty page the service asks to wait after, nor past the window's end as it was
-    // read (a split since may end it sooner: the page asked for ahead then ends it, with tasks of
-    // the other half, which are upserted once).
+    // Not while the SDK's backoff after empty pages is owed, nor past the window's end as last read
+    // (a split since may end it sooner: the page asked for ahead then ends it).
     const following: Query | undefined =
       next === undefined || last > to || chain.delayMs > 0
         ? undefined
@@ -189,7 +199,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
         run,
         window,
         {
-          tasks,
+          tasks: own,
           expanded: expandedRows(page.expanded),
           cursor: last,
           moved,
@@ -211,7 +221,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
       meter.window('lost', window);
       return;
     }
-    meter.page(result.counts, tasks.length, window, last, result.to);
+    meter.page(result.counts, own.length, window, last, result.to);
     // What a page showed (a window's density, a burst) may make a split worth it: idle cursors look.
     ctx.bell.ring();
     if (result.done) {
@@ -228,6 +238,9 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
     }
   }
 }
+
+/** A task row's creation time (Unix ms), NaN when it has none. */
+const createdAt = (row: TaskRow) => (row.createdAt ? Date.parse(row.createdAt) : Number.NaN);
 
 /** Where a window's query stands: its bounds, its page size and its next page's token. */
 interface Query {
