@@ -12,7 +12,7 @@ import { APIError } from '../../core/errors/status-errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
-import type { PageCommitResult, SyncLease, SyncRun, SyncStore, SyncWindow, TaskRow } from '../store.ts';
+import type { SyncLease, SyncRun, SyncStore, SyncWindow, TaskRow } from '../store.ts';
 import { refused, unsupported } from './acted-probe.ts';
 import type { Doorbell } from './doorbell.ts';
 import type { KeysetPaging } from './keyset.ts';
@@ -67,6 +67,16 @@ function tokenGone(error: unknown): boolean {
  * query from the last committed creation time.
  */
 export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: SyncLease): Promise<void> {
+  // However the window is left (done, lost, failed, stopped), the page asked for ahead is aborted.
+  const left = new AbortController();
+  try {
+    await pageUntilLeft({ ...ctx, signal: AbortSignal.any([ctx.signal, left.signal]) }, window, lease);
+  } finally {
+    left.abort();
+  }
+}
+
+async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLease): Promise<void> {
   const { options, store, run, meter, signal } = ctx;
   let { cursor, token, queryFrom, queryTo } = window;
   let to = window.to;
@@ -85,7 +95,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
   // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
   // bound of the service loses a task at an edge; a task fetched twice is upserted once. Sent at
   // once (a search is sent when first awaited), as a plain promise.
-  const search = (query: Query, querySignal: AbortSignal) =>
+  const search = (query: Query) =>
     options.client.tasks
       .search(
         {
@@ -96,17 +106,17 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
           ...(window.actedAfter !== undefined ? { includeActedAfter: isoTime(window.actedAfter) } : {}),
           ...(query.token ? { pageToken: query.token } : {}),
         },
-        { signal: querySignal },
+        { signal },
       )
       .then((page) => page);
   // The next page, asked for while this one commits (it depends on this page and the window's end
   // as last read, not on the commit): a cursor then waits on the service alone, not on the service
   // and its store in turn. Two pages a cursor are in memory at most.
-  let ahead: { readonly answer: ReturnType<typeof search>; readonly stop: AbortController } | undefined;
+  let ahead: ReturnType<typeof search> | undefined;
   for (;;) {
     let page: Awaited<ReturnType<typeof search>>;
     try {
-      page = await (ahead?.answer ?? search({ queryFrom, queryTo, token, pageSize }, signal));
+      page = await (ahead ?? search({ queryFrom, queryTo, token, pageSize }));
       // A page asked for ahead may have come in after the stop: a stopped run commits nothing more.
       if (signal.aborted) throw signal.reason;
     } catch (error) {
@@ -188,35 +198,27 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
           ? { queryFrom: last, queryTo: to, token: undefined, pageSize: ctx.pageSize.current }
           : { queryFrom, queryTo, token: next, pageSize };
     if (following) {
-      const stop = new AbortController();
-      ahead = { answer: search(following, AbortSignal.any([signal, stop.signal])), stop };
+      ahead = search(following);
       // Awaited at the next turn of the loop, unless the commit fails or ends the window first.
-      ahead.answer.catch(() => {});
+      ahead.catch(() => {});
     }
-    let result: PageCommitResult;
-    try {
-      result = await store.commitPage(
-        run,
-        window,
-        {
-          tasks: own,
-          expanded: expandedRows(page.expanded),
-          cursor: last,
-          moved,
-          inBurst: !moved || (!keyset && next !== undefined && atLast > 1),
-          queryFrom: keyset ? last : queryFrom,
-          queryTo,
-          token: keyset ? undefined : next,
-          exhausted: next === undefined,
-          syncedAt: options.now(),
-        },
-        lease,
-      );
-    } catch (error) {
-      ahead?.stop.abort();
-      throw error;
-    }
-    if (result.lost || result.done) ahead?.stop.abort();
+    const result = await store.commitPage(
+      run,
+      window,
+      {
+        tasks: own,
+        expanded: expandedRows(page.expanded),
+        cursor: last,
+        moved,
+        inBurst: !moved || (!keyset && next !== undefined && atLast > 1),
+        queryFrom: keyset ? last : queryFrom,
+        queryTo,
+        token: keyset ? undefined : next,
+        exhausted: next === undefined,
+        syncedAt: options.now(),
+      },
+      lease,
+    );
     if (result.lost) {
       meter.window('lost', window);
       return;
