@@ -320,6 +320,31 @@ describe('a service that answers oddly', () => {
     },
   );
 
+  it('a service that refuses the bound once the pass was split among cursors: still one warning a run', async () => {
+    const tenant = new FakeTenant({ history: 2_000, seed: 47 });
+    await withTenant(tenant, async () => {
+      const path = await syncedCopy(tenant);
+      // Enough tasks acted on, spread over the creation range, for idle cursors to split the pass.
+      tenant.commentOnTasks(300, (task) => task.state === 'TASK_STATE_CLOSED');
+      let actedPages = 0;
+      const refusedWindows = new Set<string>();
+      const { client } = clientOf(tenant, undefined, (request) => {
+        if (!request.includeActedAfter || !request.createdAfter) return request;
+        actedPages += 1;
+        if (actedPages <= 12) return request;
+        refusedWindows.add(`${request.createdBefore}`);
+        return refusal(422);
+      });
+      const { summary, warnings } = await runKeepingWarnings(client, path, { concurrency: 4, pageSize: 10 });
+      expect(summary.complete).toBe(true);
+      // The refusal reached several windows of the pass, each ending alone.
+      expect(refusedWindows.size).toBeGreaterThan(1);
+      expect(warnings.filter((w) => w.includes('includeActedAfter'))).toEqual([
+        expect.stringMatching(/refused the bound \(.*unknown field includeActedAfter.*\)/),
+      ]);
+    });
+  });
+
   it('a probe the service answers too late: one warning, and the run goes on without the pass', async () => {
     const tenant = new FakeTenant({ history: 1_000, seed: 45 });
     await withTenant(tenant, async () => {

@@ -25,8 +25,8 @@ import { expandedRows, taskRows } from './rows.ts';
 /** Open tasks a cursor claims at once to refresh. */
 export const REFRESH_BATCH = 100;
 
-// Runs already told that their service refused includeActedAfter in the middle of the pass.
-const toldRefused = new WeakSet<RunContext>();
+// Runs told that their service refused includeActedAfter mid-pass; by run, as each piece of work has its own context.
+const toldRefused = new WeakSet<SyncRun>();
 
 /** What a cursor works with during one run. */
 export interface RunContext {
@@ -137,8 +137,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       // back): the window ends, said once, rather than fail every resumed run; and the run no longer
       // counts as one that saw the tasks acted on, so that the next run looks back to the last that did.
       if (window.actedAfter !== undefined && refused(error)) {
-        if (!toldRefused.has(ctx)) unsupported(options, `refused the bound (${(error as Error).message})`);
-        toldRefused.add(ctx);
+        if (!toldRefused.has(run)) unsupported(options, `refused the bound (${(error as Error).message})`);
+        toldRefused.add(run);
         const end = { tasks: [], expanded: [], cursor, moved: false, queryFrom, queryTo, token: undefined };
         const ended = await store.commitPage(
           run,
