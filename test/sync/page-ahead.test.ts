@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { IdGovClient } from '../../src/index.ts';
 import { type SyncStore, TaskSync } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
-import { FakeTenant } from '../../src/testing/index.ts';
+import { FakeData, FakeTenant } from '../../src/testing/index.ts';
 import { caught } from '../helpers/caught.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
@@ -37,16 +37,20 @@ function withCommit(
   });
 }
 
-/** A sync of one cursor, and the number of searches it has sent so far. */
+/** A sync of one cursor, and the number of searches it has sent, and had answered, so far. */
 function oneCursor(tenant: FakeTenant, store: SyncStore) {
   const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' });
   let searches = 0;
+  let answered = 0;
   client.hooks.on('request', (event) => {
     if (event.attempt === 1 && event.path.includes('search')) searches += 1;
   });
+  client.hooks.on('requestEnd', (event) => {
+    if (event.path.includes('search') && event.status === 200) answered += 1;
+  });
   const sync = new TaskSync({ client, store, concurrency: 1, logLevel: 'error' });
   onTestFinished(() => sync.close());
-  return { sync, searches: () => searches };
+  return { sync, searches: () => searches, answered: () => answered };
 }
 
 /** Resolves true once `ready()` holds, or false after `ms`. */
@@ -149,5 +153,46 @@ describe('a window paged by one cursor', () => {
     expect(end).toBeLessThan(Date.now() - 1_000); // the split moved it
     expect(beyond).toEqual([]);
     expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+  });
+
+  it('a page asked for ahead that came in is a page fetched, though a split ended its window first', async () => {
+    const path = join(dir, 'counted.db');
+    // A page of old tasks, then half a page in the middle of the time, then the rest of them recent:
+    // page 2 ends past the midpoint of the time left after page 1, where a split ends the window.
+    const now = Date.now();
+    const data = new FakeData(5, { now });
+    const DAY = 86_400_000;
+    const at = (days: number, i: number) => ({
+      createdAt: new Date(now - days * DAY + i * 60_000).toISOString(),
+    });
+    const skewed = new FakeTenant({
+      seed: 5,
+      tasks: [
+        ...Array.from({ length: 100 }, (_, i) => data.task(at(80, i))),
+        ...Array.from({ length: 50 }, (_, i) => data.task(at(50, i))),
+        ...Array.from({ length: 250 }, (_, i) => data.task(at(2, i))),
+      ],
+    });
+    const { close } = await skewed.listen();
+    onTestFinished(close);
+    let cursor: ReturnType<typeof oneCursor> | undefined;
+    let ended = false;
+    const real = new SqliteSyncStore({ path });
+    const store = withCommit(real, async (commit, n, [run]) => {
+      if (n === 2) {
+        // The probe and pages 1 to 3 answered (3 asked for ahead); then a split at the midpoint.
+        expect(await within(1_000, () => (cursor?.answered() ?? 0) >= 4)).toBe(true);
+        expect(await real.splitLargest(run, { minTasks: 1, minSpanMs: 1 })).toBe(true);
+      }
+      const result = await commit();
+      if (n === 2) ended = result.done;
+      return result;
+    });
+    cursor = oneCursor(skewed, store);
+    const summary = await cursor.sync.run();
+    expect(ended).toBe(true);
+    // Every answer but the probe's is a page the summary tells of.
+    expect(summary.pages).toBe(cursor.answered() - 1);
+    expect(differences(copiedTasks(path), expectedTasks(skewed.tasks))).toEqual([]);
   });
 });

@@ -65,7 +65,10 @@ describe('a full run', () => {
     expect(windows.filter((event) => event === 'split').length).toBeGreaterThanOrEqual(1);
     expect(summary.windows).toBeGreaterThan(6);
     const pages = tenant.stats.searchPages - pagesBefore;
-    expect(summary.pages).toBe(pages - 1); // the search for the earliest task is not a window's page
+    // The search for the earliest task is not a window's page. A window's page asked for ahead that
+    // was cut short when the window ended is no page fetched: at most one a window.
+    expect(pages - 1).toBeGreaterThanOrEqual(summary.pages);
+    expect(pages - 1).toBeLessThanOrEqual(summary.pages + summary.windows);
     expect(pages).toBeLessThanOrEqual(Math.ceil((3_000 / 100) * 2.5) + 5);
     expect(progress.at(-1)?.covered).toBeGreaterThan(0.99);
     expect(progress.every((p, i) => i === 0 || p.pages >= (progress[i - 1]?.pages ?? 0))).toBe(true);

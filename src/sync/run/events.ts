@@ -39,7 +39,7 @@ export interface SyncSummary {
  * @group Task sync
  */
 export interface SyncProgress {
-  /** Pages committed by this call. */
+  /** Pages fetched by this call so far (as {@link SyncSummary.pages}). */
   readonly pages: number;
   /**
    * Tasks written by this call (new, changed or the same): a task fetched twice (at a window's

@@ -105,9 +105,14 @@ export class SyncProgressMeter {
     this.#emit(counts, 1, tasks);
   }
 
-  /** Work that moves no window (a probe's pages, the end of a run). */
+  /** Work that moves no window (the end of a run). */
   counted(counts: CommitCounts, pages: number, tasks = 0): void {
     this.#emit(counts, pages, tasks);
+  }
+
+  /** Pages fetched that change no task (a probe's, or one asked for ahead of a window that then ended). */
+  fetched(pages: number): void {
+    this.#emit({ new: 0, changed: 0, deleted: 0 }, pages, 0);
   }
 
   /** A batch of open tasks refreshed: work of a size the meter does not know, so no estimate from here on. */

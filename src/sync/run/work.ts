@@ -219,17 +219,15 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       },
       lease,
     );
-    if (result.lost) {
-      meter.window('lost', window);
+    if (!result.lost) meter.page(result.counts, own.length, window, last, result.to);
+    if (result.lost || result.done) {
+      // The page asked for ahead is not committed, but if it came in, the service served it: counted.
+      ahead?.then(() => meter.fetched(1)).catch(() => {});
+      meter.window(result.lost ? 'lost' : 'done', window);
       return;
     }
-    meter.page(result.counts, own.length, window, last, result.to);
     // What a page showed (a window's density, a burst) may make a split worth it: idle cursors look.
     ctx.bell.ring();
-    if (result.done) {
-      meter.window('done', window);
-      return;
-    }
     cursor = last;
     to = result.to;
     if (keyset) {
