@@ -50,7 +50,7 @@ export function tasksLeft(window: WindowLoad, minTasks: number): number {
 
 /**
  * How much sooner the run may end if `window` is split, in tasks; 0 when it has no more than
- * `minTasks` left (splitting a window its cursor finishes in a page or two only costs pages). A
+ * `minTasks` left (splitting a window its cursor finishes in a page only costs pages). A
  * window being paged that is split saves half of what it holds (its cursor pages the other half
  * meanwhile): what it holds is its worth. A window held in a burst (its cursor pages tasks of one
  * instant, a page at a time, and a page of it has not moved: not just two tasks sharing a

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { ConfigurationError, IdGovClient, ResponseValidationError, TaskState } from '../../src/index.ts';
 import { type SyncProgress, TaskSync } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
-import { FakeTenant } from '../../src/testing/index.ts';
+import { FakeData, FakeTenant } from '../../src/testing/index.ts';
 import { caught } from '../helpers/caught.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
@@ -459,5 +459,34 @@ describe('bad setups', () => {
           filter: { taskStates: ['TASK_STATE_OPEN'] } as never,
         }),
     ).toThrow(/filter\.taskStates cannot filter a sync.*Filter the copy/);
+  });
+});
+
+describe('an idle cursor', () => {
+  it('splits a window with more than a page of tasks left, rather than wait for its cursor to page them all', async () => {
+    const now = Date.now();
+    const data = new FakeData(48, { now });
+    const at = (ms: number) => new Date(ms).toISOString();
+    const DAY = 86_400_000;
+    // Two first windows: the older holds one page of tasks, the newer three, spread evenly. Once
+    // each cursor paged one, the newer window's cursor has two pages left and the other none.
+    const tasks = [
+      ...Array.from({ length: 20 }, (_, i) => data.task({ createdAt: at(now - 10 * DAY + i * 60_000) })),
+      ...Array.from({ length: 300 }, (_, i) => data.task({ createdAt: at(now - 4 * DAY + i * 1_000_000) })),
+    ];
+    // Slow enough answers that the idle cursor looks before the next page commits.
+    const tenant = new FakeTenant({ tasks, seed: 48, latencyMs: 50 });
+    const { close } = await tenant.listen();
+    onTestFinished(close);
+    const path = dbPath();
+    const windows: string[] = [];
+    const sync = syncOf(tenant, path, { concurrency: 2 });
+    sync.hooks.on('window', (event) => windows.push(event.event));
+    const summary = await sync.run();
+    expect(summary).toMatchObject({ complete: true, tasksNew: 320 });
+    expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    expect(windows.filter((event) => event === 'split')).toHaveLength(1);
+    // The split costs at most a page: its cursor alone would have paged 1 + 3.
+    expect(summary.pages).toBeLessThanOrEqual(5);
   });
 });

@@ -144,7 +144,7 @@ export class TaskSync {
         return this.#resumeOrBegin(store, copy, options, started);
     }
     const meter = new SyncProgressMeter(this.#options.hooks, run);
-    if (probePages > 0) meter.counted({ new: 0, changed: 0, deleted: 0 }, probePages);
+    if (probePages > 0) meter.fetched(probePages);
     const stop = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     let complete = false;
@@ -220,7 +220,9 @@ export class TaskSync {
         bell.ring();
         continue;
       }
-      const minTasks = 2 * this.#options.pageSize;
+      // More than a page left is worth an idle cursor's split: the density a window's pages found
+      // in its older part underestimates what its newer part holds (tasks are mostly recent).
+      const minTasks = this.#options.pageSize;
       // A service that pages out of creation order is paged by tokens: a split would end a window at
       // its first task past the cut, while later pages may still hold tasks before it.
       if (ctx.keyset.on && (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS }))) {
