@@ -490,3 +490,34 @@ describe('an idle cursor', () => {
     expect(summary.pages).toBeLessThanOrEqual(5);
   });
 });
+
+describe('idle cursors', () => {
+  it('look for work one at a time: the store is asked to end the run about once a page, not once a cursor', async () => {
+    const tenant = new FakeTenant({ history: 2_000, seed: 49, latencyMs: 20 });
+    const { close } = await tenant.listen();
+    onTestFinished(close);
+    const store = new SqliteSyncStore({ path: dbPath() });
+    const asked = { finishRun: 0 };
+    const counted = new Proxy(store, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        if (key === 'finishRun') asked.finishRun += 1;
+        return value.bind(target);
+      },
+    });
+    const client = new IdGovClient({
+      baseUrl: tenant.baseUrl,
+      credentials: tenant.client,
+      logLevel: 'error',
+    });
+    const sync = new TaskSync({ client, store: counted, concurrency: 16, logLevel: 'error' });
+    opened.push(sync);
+    const summary = await sync.run();
+    expect(summary.complete).toBe(true);
+    // A look is sent by a ring (a page committed, a window claimed or left) or by the one waiting
+    // longest timing out; each cursor ends the run once. Woken all at once, each ring sent all of them.
+    const rings = summary.pages + 2 * summary.windows + 16;
+    expect(asked.finishRun).toBeLessThanOrEqual(rings);
+  });
+});

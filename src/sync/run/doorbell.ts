@@ -1,34 +1,63 @@
 /**
  * How the idle cursors of one process learn that work may have changed (a window done or split, a
- * batch refreshed) without polling tightly: they wait for the bell or a timeout, whichever comes
- * first. Other workers' changes are seen at the timeout (a quarter of a second).
+ * batch refreshed) without polling tightly, nor all at once: each look costs the store a claim, a
+ * split and the end of the run, and most looks find nothing. The idle cursors wait in turn. A ring
+ * wakes the one waiting longest, which looks, and rings again if it found work, so that the next
+ * looks too; only that one also looks at a timeout (a quarter of a second), for other workers'
+ * changes.
  *
  * @module
  */
-import { wait } from '../../internal/wait.ts';
 
-/** A bell that wakes every cursor waiting on it. */
+interface Waiter {
+  readonly ms: number;
+  readonly wake: () => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** A bell that wakes the idle cursors of one process one at a time. */
 export class Doorbell {
-  #wake: () => void = () => {};
-  #rung = this.#next();
+  readonly #waiting: Waiter[] = [];
 
-  #next(): Promise<void> {
+  /** Wakes the cursor waiting longest, if any. */
+  ring(): void {
+    const first = this.#waiting[0];
+    if (first) this.#wake(first);
+  }
+
+  /**
+   * Resolves when rung, or when `signal` aborts; for the cursor waiting longest, after `ms` at the
+   * latest from when it became so.
+   */
+  wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      this.#wake = resolve;
+      const waiter: Waiter = {
+        ms,
+        wake: () => {
+          signal.removeEventListener('abort', stopped);
+          resolve();
+        },
+      };
+      const stopped = () => this.#wake(waiter);
+      signal.addEventListener('abort', stopped, { once: true });
+      this.#waiting.push(waiter);
+      this.#time();
     });
   }
 
-  /** Wakes every cursor waiting now. */
-  ring(): void {
-    this.#wake();
-    this.#rung = this.#next();
+  #wake(waiter: Waiter): void {
+    const at = this.#waiting.indexOf(waiter);
+    if (at === -1) return;
+    this.#waiting.splice(at, 1);
+    clearTimeout(waiter.timer);
+    waiter.wake();
+    this.#time();
   }
 
-  /** Resolves at the next ring, after `ms`, or when `signal` aborts, whichever comes first. */
-  async wait(ms: number, signal: AbortSignal): Promise<void> {
-    const timeout = new AbortController();
-    const stop = AbortSignal.any([signal, timeout.signal]);
-    await Promise.race([wait(ms, { signal: stop }), this.#rung]);
-    timeout.abort();
+  /** Starts the timeout of the cursor now waiting longest. */
+  #time(): void {
+    const first = this.#waiting[0];
+    if (first && first.timer === undefined) first.timer = setTimeout(() => this.#wake(first), first.ms);
   }
 }

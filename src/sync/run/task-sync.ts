@@ -211,6 +211,8 @@ export class TaskSync {
       const window = await store.claimWindow(run, lease);
       if (window) {
         meter.window('claimed', window);
+        // Work found: the next idle cursor looks too (it is woken one at a time).
+        bell.ring();
         await holding(
           ctx,
           { lease, leases, since },
@@ -232,6 +234,7 @@ export class TaskSync {
       since = performance.now();
       const ids = run.kind === 'incremental' ? await store.claimOpenTasks(run, lease, REFRESH_BATCH) : [];
       if (ids.length > 0) {
+        bell.ring();
         await holding(
           ctx,
           { lease, leases, since },
