@@ -3,8 +3,8 @@
  * batch refreshed) without polling tightly, nor all at once: each look costs the store a claim, a
  * split and the end of the run, and most looks find nothing. The idle cursors wait in turn. A ring
  * wakes the one waiting longest, which looks, and rings again if it found work, so that the next
- * looks too; only that one also looks at a timeout (a quarter of a second), for other workers'
- * changes.
+ * looks too; only that one also looks at a timeout (at most a quarter of a second), for other
+ * workers' changes.
  *
  * @module
  */
