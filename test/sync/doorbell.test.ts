@@ -29,6 +29,15 @@ describe('Doorbell', () => {
     expect(woken).toEqual(['a', 'b', 'c']);
   });
 
+  it('at the end of the run, every cursor waiting is woken at once', async () => {
+    const bell = new Doorbell();
+    for (const name of ['a', 'b', 'c']) idle(bell, name);
+    bell.ringAll();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(woken).toEqual(['a', 'b', 'c']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('a ring with no cursor waiting is not kept for the next', async () => {
     const bell = new Doorbell();
     bell.ring();

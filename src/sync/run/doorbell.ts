@@ -4,7 +4,7 @@
  * split and the end of the run, and most looks find nothing. The idle cursors wait in turn. A ring
  * wakes the one waiting longest, which looks, and rings again if it found work, so that the next
  * looks too; only that one also looks at a timeout (at most a quarter of a second), for other
- * workers' changes.
+ * workers' changes. When the run is over, all wake at once.
  *
  * @module
  */
@@ -23,6 +23,11 @@ export class Doorbell {
   ring(): void {
     const first = this.#waiting[0];
     if (first) this.#wake(first);
+  }
+
+  /** Wakes every cursor waiting: the run is over, and each is to see it at once. */
+  ringAll(): void {
+    for (const waiter of [...this.#waiting]) this.#wake(waiter);
   }
 
   /**

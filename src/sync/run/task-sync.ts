@@ -247,7 +247,7 @@ export class TaskSync {
       const end = await store.finishRun(run, this.#options.now());
       meter.counted({ new: 0, changed: 0, deleted: end.vanished }, 0);
       if (end.finished) {
-        bell.ring();
+        bell.ringAll();
         return;
       }
       // Work is left that others hold: wait until a cursor here finishes some, or another
