@@ -7,11 +7,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Doorbell } from '../../src/sync/run/doorbell.ts';
 
 describe('Doorbell', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
   const woken: string[] = [];
-  beforeEach(() => void woken.splice(0));
+  beforeEach(() => {
+    vi.useFakeTimers();
+    woken.splice(0);
+  });
+  afterEach(() => vi.useRealTimers());
   /** Waits on `bell` as the cursor `name`, which is told in `woken` when its wait ends. */
   function idle(bell: Doorbell, name: string, signal = new AbortController().signal, ms = 250) {
     void bell.wait(ms, signal).then(() => woken.push(name));
