@@ -155,6 +155,24 @@ describe('a window paged by one cursor', () => {
     expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
   });
 
+  it('a page whose commit found its window taken over is a page fetched, and so is the one asked for ahead', async () => {
+    const path = join(dir, 'lost.db');
+    let cursor: ReturnType<typeof oneCursor> | undefined;
+    const store = withCommit(new SqliteSyncStore({ path }), async (commit, n) => {
+      const result = await commit();
+      if (n !== 2) return result;
+      // Told as if another worker had taken the window over (page 2 is written all the same): the
+      // cursor leaves it, its page 3 come in, and claims it again from page 2.
+      expect(await within(1_000, () => (cursor?.answered() ?? 0) >= 4)).toBe(true);
+      return { ...result, lost: true };
+    });
+    cursor = oneCursor(tenant, store);
+    const summary = await cursor.sync.run();
+    expect(summary.complete).toBe(true);
+    expect(summary.pages).toBe(cursor.answered() - 1);
+    expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+  });
+
   it('a page asked for ahead that came in is a page fetched, though a split ended its window first', async () => {
     const path = join(dir, 'counted.db');
     // A page of old tasks, then half a page in the middle of the time, then the rest of them recent:

@@ -219,7 +219,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       },
       lease,
     );
-    if (!result.lost) meter.page(result.counts, own.length, window, last, result.to);
+    if (result.lost) meter.fetched(1);
+    else meter.page(result.counts, own.length, window, last, result.to);
     if (result.lost || result.done) {
       // The page asked for ahead is not committed, but if it came in, the service served it: counted.
       ahead?.then(() => meter.fetched(1)).catch(() => {});
