@@ -110,7 +110,10 @@ export class SyncProgressMeter {
     this.#emit(counts, pages, tasks);
   }
 
-  /** Pages fetched that change no task (a probe's, or one asked for ahead of a window that then ended). */
+  /**
+   * Pages fetched that change no task: a probe's, one whose window was taken over before its commit,
+   * or one asked for ahead of a window that then ended.
+   */
   fetched(pages: number): void {
     this.#emit({ new: 0, changed: 0, deleted: 0 }, pages, 0);
   }
