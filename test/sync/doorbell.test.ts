@@ -30,12 +30,16 @@ describe('Doorbell', () => {
     expect(woken).toEqual(['a', 'b', 'c']);
   });
 
-  it('at the end of the run, every cursor waiting is woken at once', async () => {
+  it('at the end of the run, every cursor waiting is woken at once, and none waits again', async () => {
     const bell = new Doorbell();
     for (const name of ['a', 'b', 'c']) idle(bell, name);
-    bell.ringAll();
+    bell.close();
     await vi.advanceTimersByTimeAsync(0);
     expect(woken).toEqual(['a', 'b', 'c']);
+    expect(bell.closed).toBe(true);
+    idle(bell, 'late');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(woken).toEqual(['a', 'b', 'c', 'late']);
     expect(vi.getTimerCount()).toBe(0);
   });
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { IdGovClient } from '../../src/index.ts';
-import { type SyncStore, TaskSync } from '../../src/sync/index.ts';
+import { type PageCommitResult, type SyncStore, TaskSync } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeData, FakeTenant } from '../../src/testing/index.ts';
 import { caught } from '../helpers/caught.ts';
@@ -158,17 +158,27 @@ describe('a window paged by one cursor', () => {
   it('a page whose commit found its window taken over is a page fetched, and so is the one asked for ahead', async () => {
     const path = join(dir, 'lost.db');
     let cursor: ReturnType<typeof oneCursor> | undefined;
-    const store = withCommit(new SqliteSyncStore({ path }), async (commit, n) => {
-      const result = await commit();
-      if (n !== 2) return result;
-      // Told as if another worker had taken the window over (page 2 is written all the same): the
-      // cursor leaves it, its page 3 come in, and claims it again from page 2.
-      expect(await within(1_000, () => (cursor?.answered() ?? 0) >= 4)).toBe(true);
-      return { ...result, lost: true };
+    let lost: PageCommitResult | undefined;
+    const store = withCommit(new SqliteSyncStore({ path }), async (commit, n, [, window]) => {
+      if (n === 2) {
+        // Page 3 came in; then another worker takes the window over for a moment, as when this
+        // one's lease ran out: page 2 is not written, and the cursor takes the window up again
+        // from page 1 once the other's lease ran out too.
+        expect(await within(1_000, () => (cursor?.answered() ?? 0) >= 4)).toBe(true);
+        const db = new DatabaseSync(path);
+        db.prepare(
+          'UPDATE idgov_sync_windows SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?',
+        ).run('another worker', Date.now(), Date.now() + 300, window.id);
+        db.close();
+        lost = await commit();
+        return lost;
+      }
+      return commit();
     });
     cursor = oneCursor(tenant, store);
     const summary = await cursor.sync.run();
-    expect(summary.complete).toBe(true);
+    expect(lost?.lost).toBe(true);
+    expect(summary).toMatchObject({ complete: true, tasksNew: tenant.tasks.length });
     expect(summary.pages).toBe(cursor.answered() - 1);
     expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
   });

@@ -4,7 +4,7 @@
  * split and the end of the run, and most looks find nothing. The idle cursors wait in turn. A ring
  * wakes the one waiting longest, which looks, and rings again if it found work, so that the next
  * looks too; only that one also looks at a timeout (at most a quarter of a second), for other
- * workers' changes. When the run is over, all wake at once.
+ * workers' changes. When the run is over, all wake at once and leave.
  *
  * @module
  */
@@ -25,9 +25,21 @@ export class Doorbell {
     if (first) this.#wake(first);
   }
 
-  /** Wakes every cursor waiting: the run is over, and each is to see it at once. */
-  ringAll(): void {
+  #closed = false;
+
+  /**
+   * The run is over: every cursor waiting wakes, and none waits again. A cursor that sees it
+   * returns without asking the store again whether the run is over: a burst of statements, all told
+   * what one was.
+   */
+  close(): void {
+    this.#closed = true;
     for (const waiter of [...this.#waiting]) this.#wake(waiter);
+  }
+
+  /** Whether {@link close} was called. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /**
@@ -35,7 +47,7 @@ export class Doorbell {
    * latest from when it became so.
    */
   wait(ms: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.resolve();
+    if (signal.aborted || this.#closed) return Promise.resolve();
     return new Promise((resolve) => {
       const waiter: Waiter = {
         ms,

@@ -205,7 +205,8 @@ export class TaskSync {
    */
   async #cursor(ctx: RunContext, lease: SyncLease, leases: WorkerLeases, worker: string): Promise<void> {
     const { store, run, meter, signal, bell } = ctx;
-    while (!signal.aborted) {
+    // A closed bell: another cursor here found the run over.
+    while (!signal.aborted && !bell.closed) {
       // A lease runs from when its claim was sent: the heartbeat counts from then.
       let since = performance.now();
       const window = await store.claimWindow(run, lease);
@@ -247,7 +248,7 @@ export class TaskSync {
       const end = await store.finishRun(run, this.#options.now());
       meter.counted({ new: 0, changed: 0, deleted: end.vanished }, 0);
       if (end.finished) {
-        bell.ringAll();
+        bell.close();
         return;
       }
       // Work is left that others hold: wait until a cursor here finishes some, or another
