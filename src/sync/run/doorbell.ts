@@ -18,14 +18,13 @@ interface Waiter {
 /** A bell that wakes the idle cursors of one process one at a time. */
 export class Doorbell {
   readonly #waiting: Waiter[] = [];
+  #closed = false;
 
   /** Wakes the cursor waiting longest, if any. */
   ring(): void {
     const first = this.#waiting[0];
     if (first) this.#wake(first);
   }
-
-  #closed = false;
 
   /**
    * The run is over: every cursor waiting wakes, and none waits again. A cursor that sees it
