@@ -79,7 +79,7 @@ it('estimates nothing before a page showed a density, nor while a refresh of unk
   const meter = new SyncProgressMeter(hooks, { ...run, kind: 'incremental' });
   meter.window('claimed', window(1, 0, 1_000));
   // A probe's page, before any window paged: no density yet.
-  meter.counted(none, 1);
+  meter.fetched(1);
   expect(told.at(-1)).toMatchObject({ tasksLeft: undefined, etaMs: undefined });
   meter.page(none, 10, window(1, 0, 1_000), 1_000, 1_000);
   meter.window('done', window(1, 0, 1_000, 1_000));
@@ -122,7 +122,7 @@ it("a window split off and claimed before its parent's next page is counted once
   meter.window('done', window(2, 5_000, 10_000, 10_000));
   meter.page(none, 100, window(1, 0, 10_000, 1_000), 5_000, 5_000);
   meter.window('done', window(1, 0, 5_000, 5_000));
-  meter.counted(none, 0, 0);
+  meter.ended(none);
   meter.page(none, 0, window(1, 0, 5_000, 5_000), 5_000, 5_000);
   const last = told.at(-1) as SyncProgress;
   expect(last.covered).toBe(1);

@@ -105,9 +105,9 @@ export class SyncProgressMeter {
     this.#emit(counts, 1, tasks);
   }
 
-  /** Work that moves no window (the end of a run). */
-  counted(counts: CommitCounts, pages: number, tasks = 0): void {
-    this.#emit(counts, pages, tasks);
+  /** The end of a run: the tasks it marked as gone from the service, no page. */
+  ended(counts: CommitCounts): void {
+    this.#emit(counts, 0, 0);
   }
 
   /**

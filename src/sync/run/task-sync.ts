@@ -246,7 +246,7 @@ export class TaskSync {
         continue;
       }
       const end = await store.finishRun(run, this.#options.now());
-      meter.counted({ new: 0, changed: 0, deleted: end.vanished }, 0);
+      meter.ended({ new: 0, changed: 0, deleted: end.vanished });
       if (end.finished) {
         bell.close();
         return;

@@ -180,10 +180,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     // A query made before a split reaches past the window's end as it is now: what lies past it is
     // the other half's to write (written here too, this older copy of a task could overwrite one
     // fetched later). The cursor past the end still ends the window.
-    const own =
-      last > to + 1
-        ? tasks.filter((row) => !(createdAt(row) > to + 1 && createdAt(row) <= queryTo + 1))
-        : tasks;
+    const past = (at: number) => at > to + 1 && at <= queryTo + 1;
+    const own = last > to + 1 ? tasks.filter((row) => !past(createdAt(row))) : tasks;
     const moved = last > cursor;
     // Past a page that moved on, the next request starts from its last creation time (a keyset),
     // unless that instant holds more than one task of the page: a burst may go on, which the token
