@@ -1,8 +1,8 @@
 /**
  * The task sync over the fake tenant (its own process, a realistic history: bursts, mostly recent).
  * Where the service is the limit, as it is for users (each search answered after 200 ms):
- * `idgov sync` with 16 cursors beside 1, 4 `idgov sync --postgres` processes beside one, and the
- * CPU a task costs beside a bare copy loop's. Where this machine is the limit (50 ms a page, 100,000
+ * `idgov sync` with 16 cursors beside 1, a burst paged from both ends, 4 `idgov sync --postgres`
+ * processes beside one, and the CPU a task costs beside a bare copy loop's. Where this machine is the limit (50 ms a page, 100,000
  * tasks): the same ratios in-process, the heap's peak, and the share of the time in the store. The
  * PostgreSQL rows need a server: IDGOV_TEST_PG_URL, or an installed PostgreSQL for
  * scripts/pg-test-server.sh; without one they are left out, saying so.
@@ -139,6 +139,35 @@ export async function syncBenchmarks(): Promise<Result[]> {
 
 const BOUND_TASKS = SMALL ? 2_000 : 20_000;
 const BOUND_LATENCY_MS = SMALL ? 20 : 200;
+const BURST = SMALL ? 400 : 4_000;
+
+/**
+ * A burst of tasks created at one instant (beside a tenth as many spread over 90 days), synced by 8
+ * cursors where the service is the limit, beside the time its pages take one after another (which
+ * tokens alone allow): under 1 when its two ends are paged at once.
+ */
+async function burstSync(dir: string): Promise<Result> {
+  const spread = String(BURST / 2);
+  const served = await start('../dist/bin.js', ['--tasks', spread, '--latency', String(BOUND_LATENCY_MS)]);
+  try {
+    const admin = `Basic ${btoa(`${served.clientId}:${served.clientSecret}`)}`;
+    const made = await fetch(`${served.baseUrl}/_admin/tasks/create?count=${BURST}`, {
+      method: 'POST',
+      headers: { authorization: admin },
+    });
+    if (!made.ok) throw new Error(`the fake tenant made no burst: ${made.status}`);
+    const eight = await sqliteSync(served, dir, 8);
+    return compared(
+      `sync: a burst of ${BURST.toLocaleString('en')} tasks at one instant (and ${spread} others), 8 cursors, ${BOUND_LATENCY_MS} ms a page, beside its pages one after another`,
+      { subject: eight.seconds, reference: ((BURST / 100) * BOUND_LATENCY_MS) / 1000 },
+      's',
+      '(informative)',
+      () => true,
+    );
+  } finally {
+    served.child.kill();
+  }
+}
 
 /** Where the service is the limit: 200 ms a page, 20,000 tasks, `idgov sync` processes timed from outside. */
 export async function serviceBoundSyncBenchmarks(): Promise<Result[]> {
@@ -165,6 +194,7 @@ export async function serviceBoundSyncBenchmarks(): Promise<Result[]> {
         '<= 1.15x',
         (ratio) => ratio <= 1.15,
       ),
+      await burstSync(dir),
     );
     const pg = await postgresForTests();
     if (!pg) console.log(`sync: PostgreSQL rows left out, ${NO_POSTGRES}`);

@@ -43,4 +43,5 @@ export type {
   SyncWindow,
   SyncWindowPlan,
   TaskRow,
+  WindowOrder,
 } from './store.ts';

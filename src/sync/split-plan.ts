@@ -1,8 +1,8 @@
 /**
  * Which window to split when a cursor is idle: the one whose split brings the run's end closest,
  * judged by what its pages found so far, so that the work moves to where the tasks are (real tenants
- * create tasks in bursts, and most of them recently). Shared by every store; the engine only hands
- * over the limits.
+ * create tasks in bursts, and most of them recently), and which burst to page from both ends.
+ * Shared by every store; the engine only hands over the limits.
  *
  * @module
  */
@@ -25,6 +25,8 @@ export interface WindowLoad {
   readonly stalled: boolean;
   /** A half split off this window is not paged yet: what it holds, this one may not. */
   readonly childUnpaged: boolean;
+  /** Paged from both ends of a burst already, or one of those ends (its order is not `created`). */
+  readonly paired?: boolean;
 }
 
 /** Tasks a ms that `window` held so far, bursts left out; undefined before its first page. */
@@ -99,7 +101,7 @@ export function splitPlan(
   let best: WindowLoad | undefined;
   let bestWorth = 0;
   for (const window of windows) {
-    if (window.to - window.cursor <= minSpanMs) continue;
+    if (window.paired || window.to - window.cursor <= minSpanMs) continue;
     const worth = splitWorth(window, minTasks, runDensity);
     if (worth > bestWorth) {
       best = window;
@@ -109,4 +111,24 @@ export function splitPlan(
   if (!best) return undefined;
   const at = best.stalled ? best.cursor + 1 : best.cursor + Math.floor((best.to - best.cursor) / 2);
   return { id: best.id, at, to: best.to };
+}
+
+// Pages of a burst a window may have paged and still be paired: its cursor pages them again.
+const PAIR_MAX_PAGES = 1;
+
+/**
+ * The window whose burst to page from its other end too, when no split is worth it: one held in a
+ * burst whose pages have not moved its cursor, paged by one cursor alone; of those, the one that
+ * has paged the least of its burst. Its cursor then pages its time left again from the burst's
+ * start, in ticket order, so pairing pays only where it has paged little of the burst: a page or
+ * two of `pageSize` tasks. A paired window is split no more: both ends page the same tasks.
+ */
+export function pairPlan(windows: readonly WindowLoad[], pageSize: number): number | undefined {
+  let best: WindowLoad | undefined;
+  for (const window of windows) {
+    if (window.paired || !window.stalled || window.still === 0) continue;
+    if (window.still > PAIR_MAX_PAGES * pageSize) continue;
+    if (!best || window.still < best.still) best = window;
+  }
+  return best?.id;
 }

@@ -6,6 +6,13 @@
  */
 
 /**
+ * The order a window's query pages in (see `SyncWindow.order`).
+ *
+ * @group Task sync
+ */
+export type WindowOrder = 'created' | 'ticket' | 'reverseTicket';
+
+/**
  * One task as the copy keeps it: the columns users query, and the task's JSON as received.
  *
  * @group Task sync
@@ -74,6 +81,25 @@ export interface PageCommit {
   readonly actedCut?: boolean;
   /** When the page was fetched (Unix ms). */
   readonly syncedAt: number;
+  /** The order of the query the page came from; default `created`. */
+  readonly order?: WindowOrder;
+  /**
+   * For a burst's end (`ticket` or `reverseTicket`): the furthest ticket ID its pages reached, as
+   * 20 digits (so that text order is number order): the highest for `ticket`, the lowest for
+   * `reverseTicket`. Every ticket ID short of it is committed, so the two ends have met (the window
+   * is done) once the ascending end's edge passes the descending end's.
+   */
+  readonly edge?: string;
+  /**
+   * The service does not page this end by ticket ID as the edge needs (an ID out of order, or not
+   * an integer): the end pages on alone to the query's last page, and its other end stops.
+   */
+  readonly unpair?: boolean;
+  /**
+   * This end (the descending one) is done short of meeting the other: the other end is about a page
+   * off, and pages the rest until it passes this end's edge.
+   */
+  readonly handOver?: boolean;
 }
 
 /**
@@ -87,6 +113,14 @@ export interface PageCommitResult {
   readonly done: boolean;
   readonly lost: boolean;
   readonly counts: CommitCounts;
+  /**
+   * The window's order now, when it differs from the page's: an idle cursor paired the window
+   * meanwhile, and its query starts again in that order (the page's tasks are written, its query
+   * and token are not).
+   */
+  readonly order?: WindowOrder;
+  /** For a burst's end: the edge its other end's committed pages reached, when they reached one. */
+  readonly otherEdge?: string;
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { CommitCounts, PageCommit, PageCommitResult, RefreshBatch } from './store-rows.ts';
+import type { CommitCounts, PageCommit, PageCommitResult, RefreshBatch, WindowOrder } from './store-rows.ts';
 
 export type {
   CommitCounts,
@@ -15,6 +15,7 @@ export type {
   PageCommitResult,
   RefreshBatch,
   TaskRow,
+  WindowOrder,
 } from './store-rows.ts';
 
 /**
@@ -51,6 +52,18 @@ export interface SyncWindow {
    * (`includeActedAfter`), among those created before the run's new tasks; split halves keep it.
    */
   readonly actedAfter?: number | undefined;
+  /**
+   * The order its query pages in: `created` (creation time, the default) or, for a burst of tasks
+   * created at one instant that two cursors page from both ends, `ticket` (ascending ticket ID) and
+   * `reverseTicket` (descending), until the two ends meet. A store that never pairs windows
+   * ({@link SyncStore.splitLargest}) leaves it unset.
+   */
+  readonly order?: WindowOrder | undefined;
+  /**
+   * For a burst's end: the ticket ID its committed pages reached (see {@link PageCommit.edge});
+   * undefined before its first page.
+   */
+  readonly edge?: string | undefined;
 }
 
 /**
@@ -169,12 +182,14 @@ export interface SyncStore {
   claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined>;
   /**
    * Splits the window `splitPlan` picks (the one whose split is worth the most) where it says (the
-   * midpoint of its time left, or just past a burst it is in); the new part is free to claim. False
-   * when none is worth splitting.
+   * midpoint of its time left, or just past a burst it is in); the new part is free to claim. When
+   * none is worth splitting and `pair` is set, a store may pair the burst `pairPlan` picks instead: the window turns
+   * to ascending ticket order from the burst's start, and a new window, free to claim, pages it
+   * from the other end. False when it did neither.
    */
   splitLargest(
     run: SyncRun,
-    limits: { readonly minTasks: number; readonly minSpanMs: number },
+    limits: { readonly minTasks: number; readonly minSpanMs: number; readonly pair?: boolean },
   ): Promise<boolean>;
   /**
    * Commits a page of a window in one transaction, if `lease` still holds it: its tasks (upserted

@@ -57,6 +57,7 @@ export async function searchAnswer(
   tasks: readonly WireTask[],
   request: Request,
   actedAt: ActedAt,
+  answered?: (sortBy: string) => void,
 ): Promise<Response> {
   const text = await request.text();
   let body: SearchFilter & {
@@ -76,6 +77,7 @@ export async function searchAnswer(
   const { page, more } = searchPage(tasks, body, offset, size, actedAt);
   const { list, expanded } = expandPage(page, body.expandMask?.paths ?? []);
   const next = more ? encodePageToken(offset + size, bound) : '';
+  answered?.(typeof body.sortBy === 'string' ? body.sortBy : 'TASK_SEARCH_SORT_BY_UNSPECIFIED');
   return json({ list, expanded, nextPageToken: next });
 }
 

@@ -55,6 +55,8 @@ export interface FakeTenantStats {
   tokensIssued: number;
   /** Task search requests answered with a page. */
   searchPages: number;
+  /** Of those, how many by `sortBy` (`TASK_SEARCH_SORT_BY_UNSPECIFIED` when none was asked). */
+  readonly searchPagesBySort: Record<string, number>;
   /** Webhook requests answered 409. */
   duplicates: number;
   /** Faults injected, by kind. */

@@ -89,7 +89,14 @@ export class FakeTenant {
       clientSecret: createHmacSecret(),
     };
     this.#faults = new FaultInjector(options.faults);
-    this.stats = { requests: 0, tokensIssued: 0, searchPages: 0, duplicates: 0, faults: this.#faults.counts };
+    this.stats = {
+      requests: 0,
+      tokensIssued: 0,
+      searchPages: 0,
+      searchPagesBySort: {},
+      duplicates: 0,
+      faults: this.#faults.counts,
+    };
     this.#tokens = new FakeTokens(this.client, options.tokenLifetimeSeconds ?? 600, this.#now);
     this.#listeners = new FakeListeners({
       data: this.data,
@@ -167,7 +174,9 @@ export class FakeTenant {
     if (!this.#tokens.authorized(request)) return problem(401, 'missing, unknown or expired access token');
     if (this.#options.latencyMs) await delay(this.#options.latencyMs);
     if (path === '/api/v1/search/tasks' && request.method === 'POST') {
-      const answer = await searchAnswer(this.tasks, request, this.#actedAt);
+      const answer = await searchAnswer(this.tasks, request, this.#actedAt, (sortBy) => {
+        this.stats.searchPagesBySort[sortBy] = (this.stats.searchPagesBySort[sortBy] ?? 0) + 1;
+      });
       if (answer.ok) this.stats.searchPages += 1;
       return answer;
     }

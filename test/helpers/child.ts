@@ -82,3 +82,18 @@ export async function syncUntil(
   clearInterval(timer);
   return result;
 }
+
+/**
+ * Runs `idgov sync` on `db` until a run ends by itself, SIGKILLing each run at the page `killAt`
+ * names for it (given the kills so far; undefined: not killed): the kills, and the run that ended.
+ */
+export async function syncThroughKills(
+  tenant: Parameters<typeof syncUntil>[0],
+  db: string,
+  killAt: (kills: number) => number | undefined,
+) {
+  for (let kills = 0; ; kills++) {
+    const result = await syncUntil(tenant, db, killAt(kills));
+    if (result.signal !== 'SIGKILL') return { kills, result };
+  }
+}

@@ -14,7 +14,7 @@ import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
 import { byTask, copyAndFeed, expectedChanges, fold } from '../helpers/change-feed.ts';
-import { syncUntil } from '../helpers/child.ts';
+import { syncThroughKills, syncUntil } from '../helpers/child.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
 const SEEDS = Number(process.env.CHANGES_CRASH_SEEDS ?? 3);
@@ -63,16 +63,9 @@ describe('the change feed of a sync SIGKILLed at random pages, faults on', () =>
             purged.add(task.id as string);
           }
         }
-        for (let attempt = 0; ; attempt++) {
-          const killAt = attempt < 2 ? 1 + random.int(12) : undefined;
-          const result = await syncUntil(tenant, db, killAt);
-          if (result.signal === 'SIGKILL') {
-            kills += 1;
-            continue;
-          }
-          expect(result.code, result.stderr).toBe(0);
-          break;
-        }
+        const ended = await syncThroughKills(tenant, db, (k) => (k < 2 ? 1 + random.int(12) : undefined));
+        expect(ended.result.code, ended.result.stderr).toBe(0);
+        kills += ended.kills;
         const after = await read(db);
         const last = before.feed.at(-1)?.seq ?? 0;
         const written = after.feed.filter((change) => change.seq > last);

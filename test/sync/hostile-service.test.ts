@@ -49,6 +49,7 @@ interface SearchBody {
   readonly createdBefore?: string;
   readonly refs?: unknown[];
   readonly includeActedAfter?: string;
+  readonly sortBy?: string;
 }
 interface SearchAnswer {
   list: Array<{ task?: WireTask } | null>;
@@ -332,7 +333,8 @@ describe('a service that answers oddly', () => {
         if (!request.includeActedAfter || !request.createdAfter) return request;
         actedPages += 1;
         if (actedPages <= 12) return request;
-        refusedWindows.add(`${request.createdBefore}`);
+        // A window is its stretch of time; a burst paged from both ends, one window an end.
+        refusedWindows.add(`${request.createdAfter}..${request.createdBefore} ${request.sortBy}`);
         return refusal(422);
       });
       const { summary, warnings } = await runKeepingWarnings(client, path, { concurrency: 4, pageSize: 10 });

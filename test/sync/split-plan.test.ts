@@ -4,7 +4,7 @@
  * holds. Every store takes its splits from this plan.
  */
 import { describe, expect, it } from 'vitest';
-import { splitPlan, type WindowLoad } from '../../src/sync/split-plan.ts';
+import { pairPlan, splitPlan, type WindowLoad } from '../../src/sync/split-plan.ts';
 
 const MIN_TASKS = 200;
 const MIN_SPAN_MS = 2; // as the engine's
@@ -103,6 +103,37 @@ describe('splitPlan', () => {
       id: 2,
       at: 99_999,
       to: 100_001,
+    });
+  });
+});
+
+describe('pairPlan', () => {
+  const PAGE = 100;
+  const burst = (window: Partial<WindowLoad> & Pick<WindowLoad, 'id'>) =>
+    load({ from: 0, to: 10_001, cursor: 10_000, pages: 3, tasks: 300, still: 100, stalled: true, ...window });
+
+  it('pairs the burst that has paged the least of itself, once it has paged a page at one instant', () => {
+    expect(pairPlan([burst({ id: 1, still: 100 }), load({ id: 2 })], PAGE)).toBe(1);
+    // Its cursor pages what it paged of the burst again, so one deeper in its burst is left alone.
+    expect(pairPlan([burst({ id: 1, still: 200 })], PAGE)).toBeUndefined();
+    // Not in a burst, or in one no page of which has kept the cursor at one instant: nothing to pair.
+    expect(
+      pairPlan([load({ id: 1 }), burst({ id: 2, still: 0 }), burst({ id: 3, stalled: false })], PAGE),
+    ).toBeUndefined();
+    // A burst with time after it (too few tasks there for a split) is paired too.
+    expect(pairPlan([burst({ id: 4, to: 90_000 })], PAGE)).toBe(4);
+  });
+
+  it('pairs a window once: a paired one (or an end) is neither paired again nor split', () => {
+    const paired = burst({ id: 1, paired: true });
+    expect(pairPlan([paired], PAGE)).toBeUndefined();
+    // What would otherwise be split past its burst: both ends page the window's time left as it is.
+    const wide = burst({ id: 2, to: 70_000, tasks: 500, still: 100, paired: true });
+    expect(splitPlan([wide], MIN_TASKS, MIN_SPAN_MS)).toBeUndefined();
+    expect(splitPlan([{ ...wide, paired: false }], MIN_TASKS, MIN_SPAN_MS)).toEqual({
+      id: 2,
+      at: 10_001,
+      to: 70_000,
     });
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
-import { syncUntil } from '../helpers/child.ts';
+import { syncThroughKills, syncUntil } from '../helpers/child.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
 const TASKS = Number(process.env.SYNC_CRASH_TASKS ?? 20_000);
@@ -43,18 +43,11 @@ describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults o
       const random = new SeededRandom(seed * 7919);
       const db = join(dir, `crash-${seed}.db`);
       const before = tenant.stats.searchPages;
-      let kills = 0;
-      for (;;) {
-        const killAt = kills < 3 ? 5 + random.int(Math.max(1, Math.floor(cleanPages / 3))) : undefined;
-        const result = await syncUntil(tenant, db, killAt);
-        if (result.signal === 'SIGKILL') {
-          kills += 1;
-          continue;
-        }
-        expect(result.code, result.stderr).toBe(0);
-        expect(result.stderr).toMatch(/^Done: full run \(resumed\)/m);
-        break;
-      }
+      const { kills, result } = await syncThroughKills(tenant, db, (k) =>
+        k < 3 ? 5 + random.int(Math.max(1, Math.floor(cleanPages / 3))) : undefined,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/^Done: full run \(resumed\)/m);
       expect(kills).toBeGreaterThan(0);
       expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
       expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(Math.ceil(cleanPages * 1.2));

@@ -36,6 +36,11 @@ export class Doorbell {
     for (const waiter of [...this.#waiting]) this.#wake(waiter);
   }
 
+  /** How many cursors wait. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
   /** Whether {@link close} was called. */
   get closed(): boolean {
     return this.#closed;

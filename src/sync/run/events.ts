@@ -68,8 +68,9 @@ export interface SyncProgress {
 }
 
 /**
- * A window's life, told to the `window` hook: claimed by a cursor, split in two, done, or lost
- * (another worker took it over once this one's lease ran out, and repeats its last page).
+ * A window's life, told to the `window` hook: claimed by a cursor, split in two (or its burst given
+ * a second window, that pages it from the other end), done, or lost (another worker took it over
+ * once this one's lease ran out, and repeats its last page).
  *
  * @group Task sync
  */

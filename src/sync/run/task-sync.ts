@@ -11,8 +11,9 @@ import { PageSize } from './page-size.ts';
 import { patientStore } from './patient-store.ts';
 import { earliestTask, firstWindows, incrementalWindows } from './plan.ts';
 import { SyncProgressMeter } from './progress.ts';
+import { REFRESH_BATCH, refreshTasks } from './refresh.ts';
 import { ServiceClock } from './service-clock.ts';
-import { pageWindow, REFRESH_BATCH, type RunContext, refreshTasks } from './work.ts';
+import { pageWindow, type RunContext } from './work.ts';
 import { WorkerLeases } from './worker-leases.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a
@@ -228,7 +229,10 @@ export class TaskSync {
       const minTasks = this.#options.pageSize;
       // A service that pages out of creation order is paged by tokens: a split would end a window at
       // its first task past the cut, while later pages may still hold tasks before it.
-      if (ctx.keyset.on && (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS }))) {
+      // Paging a burst from both ends costs pages (its cursor pages its start again, and the ends
+      // overlap where they meet): worth it once half the cursors have nothing else to do.
+      const pair = this.#options.concurrency > 1 && bell.waiting + 1 >= this.#options.concurrency / 2;
+      if (ctx.keyset.on && (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS, pair }))) {
         meter.window('split', undefined);
         continue;
       }

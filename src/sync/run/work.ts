@@ -1,29 +1,27 @@
 /**
- * A run's two kinds of work, each a cursor's for a while: paging a window of creation time, and
- * refreshing a batch of the tasks the copy holds as open. Each commits with its progress, so a
- * process killed at any instant loses nothing.
+ * A cursor's work on a window of creation time: paging it, each page committed with the window's
+ * progress, so that a process killed at any instant loses nothing; and what every piece of a
+ * run's work is handed ({@link RunContext}).
  *
  * @module
  */
 
-import type { TaskView } from '../../../schemas/task-search.ts';
 import { AbortError, ResponseTooLargeError } from '../../core/errors/errors.ts';
 import { APIError } from '../../core/errors/status-errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
-import type { SyncLease, SyncRun, SyncStore, SyncWindow, TaskRow } from '../store.ts';
+import type { SyncLease, SyncRun, SyncStore, SyncWindow, WindowOrder } from '../store.ts';
 import { refused, unsupported } from './acted-probe.ts';
+import { BurstEnd, SORT_OF } from './burst-end.ts';
 import type { Doorbell } from './doorbell.ts';
 import type { KeysetPaging } from './keyset.ts';
 import type { ResolvedSyncOptions } from './options.ts';
+import { createdAt, scanPage } from './page-scan.ts';
 import type { PageSize } from './page-size.ts';
 import type { SyncProgressMeter } from './progress.ts';
 import { syncRequest } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
-
-/** Open tasks a cursor claims at once to refresh. */
-export const REFRESH_BATCH = 100;
 
 // Runs told that their service refused includeActedAfter mid-pass; by run, as each piece of work has its own context.
 const toldRefused = new WeakSet<SyncRun>();
@@ -64,7 +62,8 @@ function tokenGone(error: unknown): boolean {
  * again from that page's last creation time, so a task purged (or closed out of a filter) between
  * two pages shifts nothing. Page tokens are followed only in a burst (a page all of one creation
  * instant), which a keyset cannot page past; a token the service no longer takes restarts the
- * query from the last committed creation time.
+ * query from the last committed creation time. A burst that two cursors page from both ends is
+ * paged by ticket ID, by tokens, until they meet ({@link BurstEnd}).
  */
 export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: SyncLease): Promise<void> {
   // However the window is left (done, lost, failed, stopped), the page asked for ahead is aborted.
@@ -80,6 +79,10 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
   const { options, store, run, meter, signal } = ctx;
   let { cursor, token, queryFrom, queryTo } = window;
   let to = window.to;
+  let order: WindowOrder = window.order ?? 'created';
+  let burst = order === 'created' ? undefined : new BurstEnd(order, window.edge);
+  // The other end's edge, as the last commit read it.
+  let otherEdge: string | undefined;
   // A token is bound to its request, page size included: the query keeps the size it began with.
   let pageSize = ctx.pageSize.current;
   let chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES, token);
@@ -91,6 +94,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     queryTo = end;
     pageSize = size;
     chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
+    burst?.restart();
   };
   // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
   // bound of the service loses a task at an edge; a task fetched twice is upserted once. Sent at
@@ -100,6 +104,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       .search(
         {
           ...syncRequest(options),
+          sortBy: SORT_OF[query.order],
           pageSize: query.pageSize,
           createdAfter: isoTime(query.queryFrom - 1),
           createdBefore: isoTime(query.queryTo + 1),
@@ -116,7 +121,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
   for (;;) {
     let page: Awaited<ReturnType<typeof search>>;
     try {
-      page = await (ahead ?? search({ queryFrom, queryTo, token, pageSize }));
+      page = await (ahead ?? search({ queryFrom, queryTo, token, pageSize, order }));
       // A page asked for ahead may have come in after the stop: a stopped run commits nothing more.
       if (signal.aborted) throw signal.reason;
     } catch (error) {
@@ -139,11 +144,20 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       if (window.actedAfter !== undefined && refused(error)) {
         if (!toldRefused.has(run)) unsupported(options, `refused the bound (${(error as Error).message})`);
         toldRefused.add(run);
-        const end = { tasks: [], expanded: [], cursor, moved: false, queryFrom, queryTo, token: undefined };
+        const cut = {
+          tasks: [],
+          expanded: [],
+          cursor,
+          moved: false,
+          queryFrom,
+          queryTo,
+          token: undefined,
+          order,
+        };
         const ended = await store.commitPage(
           run,
           window,
-          { ...end, exhausted: true, actedCut: true, syncedAt: options.now() },
+          { ...cut, exhausted: true, actedCut: true, syncedAt: options.now() },
           lease,
         );
         meter.window(ended.lost ? 'lost' : 'done', window);
@@ -154,23 +168,11 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       ahead = undefined;
     }
     const tasks = taskRows(page.list, ctx.refuse);
-    // Only tasks inside the query move its cursor: one the service put on the page from outside it
-    // (a hostile or broken answer) is kept, but must not end the window before its pages do.
-    let last = cursor;
-    let atLast = 0;
-    let sorted = true;
-    let before = false;
-    let previous = Number.NEGATIVE_INFINITY;
-    for (const row of tasks) {
-      const at = createdAt(row);
-      if (at < queryFrom - 1) before = true;
-      if (!(at >= queryFrom - 1 && at <= queryTo + 1)) continue;
-      if (at < previous) sorted = false;
-      previous = at;
-      if (at < last) continue;
-      atLast = at === last ? atLast + 1 : 1;
-      last = at;
-    }
+    // A burst's end stays at its instant, and its order is ticket IDs: it checks those instead.
+    const unpair = burst !== undefined && !burst.alone && !burst.read(page.list ?? []);
+    const { last, atLast, sorted, before } = burst
+      ? { last: cursor, atLast: 0, sorted: true, before: false }
+      : scanPage(tasks, { queryFrom, queryTo }, cursor);
     // A keyset needs pages in creation order that keep to `createdAfter`: a service that sorts
     // otherwise, or ignores the bound, is paged by its tokens from here on (said once).
     if (!sorted) ctx.keyset.off('answers a page out of creation order');
@@ -187,14 +189,21 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     // unless that instant holds more than one task of the page: a burst may go on, which the token
     // pages through (a keyset would fetch its start again).
     const keyset = ctx.keyset.on && moved && next !== undefined && atLast === 1;
+    // A burst's end that met its other end needs no next page. Near it, the next page is not asked
+    // for ahead (the other end's page under way may meet this one), and the descending end leaves
+    // the ascending one the last page, so that both do not fetch it.
+    const paired = burst?.alone === false;
+    const met = paired && burst?.met(otherEdge) === true;
+    const near = paired && burst?.near(otherEdge, 3) === true;
+    const handOver = !met && order === 'reverseTicket' && burst?.near(otherEdge, 2) === true;
     // Not while the SDK's backoff after empty pages is owed, nor past the window's end as last read
     // (a split since may end it sooner: the page asked for ahead then ends it).
     const following: Query | undefined =
-      next === undefined || last > to || chain.delayMs > 0
+      next === undefined || last > to || chain.delayMs > 0 || met || near
         ? undefined
         : keyset
-          ? { queryFrom: last, queryTo: to, token: undefined, pageSize: ctx.pageSize.current }
-          : { queryFrom, queryTo, token: next, pageSize };
+          ? { queryFrom: last, queryTo: to, token: undefined, pageSize: ctx.pageSize.current, order }
+          : { queryFrom, queryTo, token: next, pageSize, order };
     if (following) {
       ahead = search(following);
       // Awaited at the next turn of the loop, unless the commit fails or ends the window first.
@@ -214,9 +223,14 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
         token: keyset ? undefined : next,
         exhausted: next === undefined,
         syncedAt: options.now(),
+        order,
+        ...(burst?.edge !== undefined ? { edge: burst.edge } : {}),
+        ...(unpair ? { unpair } : {}),
+        ...(handOver ? { handOver } : {}),
       },
       lease,
     );
+    otherEdge = result.otherEdge;
     if (result.lost) meter.fetched(1);
     else meter.page(result.counts, own.length, window, last, result.to);
     if (result.lost || result.done) {
@@ -227,6 +241,17 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     }
     // What a page showed (a window's density, a burst) may make a split worth it: idle cursors look.
     ctx.bell.ring();
+    if (result.order !== undefined && result.order !== order) {
+      // Paired meanwhile: the burst is paged again from its first ticket ID, and the page asked
+      // for ahead (in the old order) is not.
+      ahead?.then(() => meter.fetched(1)).catch(() => {});
+      ahead = undefined;
+      order = result.order;
+      burst = new BurstEnd(order, undefined);
+      to = result.to;
+      restart(cursor, to, ctx.pageSize.current);
+      continue;
+    }
     cursor = last;
     to = result.to;
     if (keyset) {
@@ -238,60 +263,11 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
   }
 }
 
-/** A task row's creation time (Unix ms), NaN when it has none. */
-const createdAt = (row: TaskRow) => (row.createdAt ? Date.parse(row.createdAt) : Number.NaN);
-
-/** Where a window's query stands: its bounds, its page size and its next page's token. */
+/** Where a window's query stands: its bounds, its page size, its next page's token and its order. */
 interface Query {
   readonly queryFrom: number;
   readonly queryTo: number;
   readonly token: string | undefined;
   readonly pageSize: number;
-}
-
-/**
- * Refreshes `ids`, a batch of the tasks the copy holds as open claimed under `lease`, committed in
- * one transaction.
- */
-export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: readonly string[]): Promise<void> {
-  const { options, store, run, meter, signal } = ctx;
-  let pages = 0;
-  // By refs, a page at a time: halved, as the windows' pages are, when an answer is too large.
-  const byRefs = async (refs: readonly string[]) => {
-    const views: TaskView[] = [];
-    for (let rest = refs; rest.length > 0; ) {
-      const size = ctx.pageSize.current;
-      const batch = rest.slice(0, size);
-      try {
-        const found = await options.client.tasks
-          .search({ ...syncRequest(options), refs: batch.map((id) => ({ id })), pageSize: size }, { signal })
-          .toArray();
-        views.push(...found);
-        pages += Math.ceil(found.length / size) || 1;
-        rest = rest.slice(size);
-      } catch (error) {
-        if (!(error instanceof ResponseTooLargeError && ctx.pageSize.halve(size, error))) throw error;
-      }
-    }
-    return views;
-  };
-  const views = await byRefs(ids);
-  let tasks = taskRows(views, ctx.refuse);
-  let missing = absent(ids, tasks);
-  // A task missing from the answer is marked vanished (deleted): asked again first, so that one
-  // glitch of the service (a null in the list, a task left out) does not delete a task from the copy.
-  if (missing.length > 0) {
-    const again = await byRefs(missing);
-    // One row an ID, should the service answer with a task twice.
-    tasks = taskRows([...views, ...again], ctx.refuse);
-    missing = absent(missing, tasks);
-  }
-  const counts = await store.commitRefresh(run, { tasks, vanished: missing, syncedAt: options.now() }, lease);
-  meter.refreshed(counts, pages, tasks.length);
-}
-
-/** The IDs of `ids` no row of `rows` holds. */
-function absent(ids: readonly string[], rows: readonly { readonly id: string }[]): string[] {
-  const returned = new Set(rows.map((row) => row.id));
-  return ids.filter((id) => !returned.has(id));
+  readonly order: WindowOrder;
 }

@@ -160,7 +160,7 @@ export class SqliteCopy implements SyncStore {
 
   async splitLargest(
     run: SyncRun,
-    limits: { readonly minTasks: number; readonly minSpanMs: number },
+    limits: { readonly minTasks: number; readonly minSpanMs: number; readonly pair?: boolean },
   ): Promise<boolean> {
     return this.#file.write(() => split(this.#file, run, limits));
   }

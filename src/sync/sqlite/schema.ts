@@ -6,14 +6,15 @@
  */
 
 /** The schema version this SDK writes; a copy of an older one is migrated when opened. */
-export const SYNC_SCHEMA_VERSION = 4;
+export const SYNC_SCHEMA_VERSION = 5;
 
 /**
  * The statements that take a copy from version `n` to `n + 1`, by `n`. Version 2: windows and
  * open tasks are held under leases (the same design as the PostgreSQL copy's workers). Version 3:
  * a window may page only the tasks acted on since a time, and a run says whether it did. Version 4:
  * the change feed, `idgov_changes` (created with the schema; the version keeps an older SDK, which
- * would write changes without their rows, from syncing the copy).
+ * would write changes without their rows, from syncing the copy). Version 5: a burst may be paged
+ * from both ends, by ticket ID (`sort_by`, the other end's window in `pair`, the ID reached in `edge`).
  */
 export const SQLITE_SYNC_MIGRATIONS: Readonly<Record<number, string>> = {
   1: `
@@ -31,6 +32,11 @@ ALTER TABLE idgov_sync_windows ADD COLUMN acted_after_ms INTEGER;
 ALTER TABLE idgov_sync_runs ADD COLUMN acted_after_ms INTEGER;
 `,
   3: '',
+  4: `
+ALTER TABLE idgov_sync_windows ADD COLUMN sort_by TEXT NOT NULL DEFAULT 'created';
+ALTER TABLE idgov_sync_windows ADD COLUMN pair INTEGER;
+ALTER TABLE idgov_sync_windows ADD COLUMN edge TEXT;
+`,
 };
 
 /**
@@ -107,6 +113,9 @@ CREATE TABLE IF NOT EXISTS idgov_sync_windows (
   acted_after_ms INTEGER,
   lease_token   TEXT,
   leased_at     INTEGER,
-  lease_until   INTEGER
+  lease_until   INTEGER,
+  sort_by       TEXT NOT NULL DEFAULT 'created',
+  pair          INTEGER,
+  edge          TEXT
 );
 `;

@@ -7,8 +7,8 @@
 
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
-import { splitPlan } from '../split-plan.ts';
-import type { PageCommit, PageCommitResult, SyncLease, SyncRun, SyncWindow } from '../store.ts';
+import { pairPlan, splitPlan } from '../split-plan.ts';
+import type { PageCommit, PageCommitResult, SyncLease, SyncRun, SyncWindow, WindowOrder } from '../store.ts';
 
 interface WindowRow {
   id: number;
@@ -19,6 +19,8 @@ interface WindowRow {
   query_to_ms: number;
   page_token: string | null;
   acted_after_ms: number | null;
+  sort_by: WindowOrder;
+  edge: string | null;
 }
 
 function windowOf(row: WindowRow): SyncWindow {
@@ -31,6 +33,8 @@ function windowOf(row: WindowRow): SyncWindow {
     queryTo: row.query_to_ms,
     token: row.page_token ?? undefined,
     actedAfter: row.acted_after_ms ?? undefined,
+    order: row.sort_by,
+    edge: row.edge ?? undefined,
   };
 }
 
@@ -41,7 +45,7 @@ function windowOf(row: WindowRow): SyncWindow {
 export function claim(file: SqliteFile, run: SyncRun, lease: SyncLease, now: number): SyncWindow | undefined {
   const row = file
     .sql(
-      `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token, acted_after_ms FROM idgov_sync_windows
+      `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token, acted_after_ms, sort_by, edge FROM idgov_sync_windows
        WHERE run_id = ? AND state = 'free' AND (${notHeldSql('?', '?')} OR lease_token = ?)
        ORDER BY to_ms - cursor_ms DESC LIMIT 1`,
     )
@@ -53,16 +57,16 @@ export function claim(file: SqliteFile, run: SyncRun, lease: SyncLease, now: num
   return windowOf(row);
 }
 
-/** Splits the window `splitPlan` picks; call inside a write. */
+/** Splits the window `splitPlan` picks, else pairs the burst `pairPlan` picks; call inside a write. */
 export function split(
   file: SqliteFile,
   run: SyncRun,
-  limits: { readonly minTasks: number; readonly minSpanMs: number },
+  limits: { readonly minTasks: number; readonly minSpanMs: number; readonly pair?: boolean },
 ): boolean {
   const windows = (
     file
       .sql(
-        `SELECT id, from_ms, to_ms, cursor_ms, pages, tasks, still, stalled,
+        `SELECT id, from_ms, to_ms, cursor_ms, pages, tasks, still, stalled, sort_by <> 'created' OR pair IS NOT NULL AS paired,
              EXISTS (SELECT 1 FROM idgov_sync_windows c WHERE c.parent = w.id AND c.pages = 0 AND c.state <> 'done') AS child_unpaged
            FROM idgov_sync_windows w WHERE run_id = ? AND state <> 'done'`,
       )
@@ -75,6 +79,7 @@ export function split(
       tasks: number;
       still: number;
       stalled: number;
+      paired: number;
       child_unpaged: number;
     }>
   ).map((w) => ({
@@ -87,9 +92,15 @@ export function split(
     still: w.still,
     stalled: w.stalled === 1,
     childUnpaged: w.child_unpaged === 1,
+    paired: w.paired === 1,
   }));
   const plan = splitPlan(windows, limits.minTasks, limits.minSpanMs);
-  if (!plan) return false;
+  if (!plan) {
+    const burst = limits.pair ? pairPlan(windows, limits.minTasks) : undefined;
+    if (burst === undefined) return false;
+    pair(file, burst);
+    return true;
+  }
   file.sql('UPDATE idgov_sync_windows SET to_ms = ? WHERE id = ?').run(plan.at, plan.id);
   file
     .sql(
@@ -98,6 +109,46 @@ export function split(
     )
     .run(plan.at, plan.to, plan.at, plan.at, plan.to, plan.id);
   return true;
+}
+
+/**
+ * Pages the burst of window `id` from both ends: a new window, free to claim, pages its query from
+ * the last ticket ID down; the window itself starts its query again from the first, as its cursor
+ * learns when it next commits. Both query the window's time left, so that they page the same tasks.
+ */
+function pair(file: SqliteFile, id: number): void {
+  const other = file
+    .sql(
+      `INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent, acted_after_ms, sort_by, pair)
+       SELECT run_id, cursor_ms, to_ms, cursor_ms, cursor_ms, to_ms, id, acted_after_ms, 'reverseTicket', id FROM idgov_sync_windows WHERE id = ?`,
+    )
+    .run(id).lastInsertRowid;
+  file
+    .sql(
+      `UPDATE idgov_sync_windows SET sort_by = 'ticket', pair = ?, edge = NULL, page_token = NULL,
+       query_from_ms = cursor_ms, query_to_ms = to_ms WHERE id = ?`,
+    )
+    .run(other, id);
+}
+
+// The edge of an end that paged its query to the last page: it passed every ticket ID.
+const EXHAUSTED_EDGE: Record<WindowOrder, string | null> = { created: null, ticket: '~', reverseTicket: '' };
+
+/**
+ * Whether the end of a burst that committed `page` (with `edge`) is done by its other end
+ * `other`: it no longer pages with this one (its service did not page by ticket ID as the edges
+ * need, so it pages alone to its last page), or the two ends' edges have crossed (an end that paged
+ * to its last page passed every ID).
+ */
+function metByOther(
+  page: PageCommit,
+  edge: string | null,
+  id: number,
+  other: { pair: number | null; edge: string | null } | undefined,
+): boolean {
+  if (!other || other.pair !== id) return true;
+  if (edge === null || other.edge === null) return false;
+  return page.order === 'ticket' ? edge > other.edge : other.edge > edge;
 }
 
 /**
@@ -113,15 +164,35 @@ export function commitWindow(
   now: number,
 ): Omit<PageCommitResult, 'counts'> {
   const held = file
-    .sql('SELECT to_ms FROM idgov_sync_windows WHERE id = ? AND lease_token = ?')
-    .get(window.id, lease.holder) as { to_ms: number } | undefined;
+    .sql('SELECT to_ms, sort_by, pair FROM idgov_sync_windows WHERE id = ? AND lease_token = ?')
+    .get(window.id, lease.holder) as { to_ms: number; sort_by: WindowOrder; pair: number | null } | undefined;
   if (!held) return { to: window.to, done: false, lost: true };
   const to = held.to_ms;
-  const done = page.exhausted || page.cursor > to;
+  if (held.sort_by !== (page.order ?? 'created')) {
+    // Paired meanwhile: the page's tasks are written; its query (of the old order) is not.
+    file
+      .sql(
+        'UPDATE idgov_sync_windows SET pages = pages + 1, tasks = tasks + ?, leased_at = ?, lease_until = ? WHERE id = ?',
+      )
+      .run(page.tasks.length, now, now + lease.ms, window.id);
+    return { to, done: false, lost: false, order: held.sort_by };
+  }
+  const paired = held.pair !== null && !page.unpair;
+  const other = paired
+    ? (file.sql('SELECT pair, edge FROM idgov_sync_windows WHERE id = ?').get(held.pair) as
+        | { pair: number | null; edge: string | null }
+        | undefined)
+    : undefined;
+  const edge = page.exhausted ? EXHAUSTED_EDGE[page.order ?? 'created'] : (page.edge ?? null);
+  const done =
+    page.exhausted ||
+    page.handOver === true ||
+    page.cursor > to ||
+    (paired && metByOther(page, edge, window.id, other));
   file
     .sql(
       `UPDATE idgov_sync_windows SET cursor_ms = ?, query_from_ms = ?, query_to_ms = ?, page_token = ?,
-       pages = pages + 1, tasks = tasks + ?, still = still + ?, stalled = ?, state = ?,
+       pages = pages + 1, tasks = tasks + ?, still = still + ?, stalled = ?, state = ?, pair = ?, edge = ?,
        leased_at = ?, lease_until = ? WHERE id = ?`,
     )
     .run(
@@ -133,10 +204,12 @@ export function commitWindow(
       page.moved ? 0 : page.tasks.length,
       (page.inBurst ?? !page.moved) ? 1 : 0,
       done ? 'done' : 'free',
+      paired ? held.pair : null,
+      edge,
       now,
       now + lease.ms,
       window.id,
     );
   if (done) file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE id = ?`).run(window.id);
-  return { to, done, lost: false };
+  return { to, done, lost: false, ...(other?.edge != null ? { otherEdge: other.edge } : {}) };
 }

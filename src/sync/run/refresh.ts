@@ -1,0 +1,62 @@
+/**
+ * A run's refresh of the tasks the copy holds as open, a batch at a time: each fetched by ID and
+ * committed in one transaction, those the service no longer returns marked vanished.
+ *
+ * @module
+ */
+import type { TaskView } from '../../../schemas/task-search.ts';
+import { ResponseTooLargeError } from '../../core/errors/errors.ts';
+import type { SyncLease } from '../store.ts';
+import { syncRequest } from './request.ts';
+import { taskRows } from './rows.ts';
+import type { RunContext } from './work.ts';
+
+/** Open tasks a cursor claims at once to refresh. */
+export const REFRESH_BATCH = 100;
+
+/**
+ * Refreshes `ids`, a batch of the tasks the copy holds as open claimed under `lease`, committed in
+ * one transaction.
+ */
+export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: readonly string[]): Promise<void> {
+  const { options, store, run, meter, signal } = ctx;
+  let pages = 0;
+  // By refs, a page at a time: halved, as the windows' pages are, when an answer is too large.
+  const byRefs = async (refs: readonly string[]) => {
+    const views: TaskView[] = [];
+    for (let rest = refs; rest.length > 0; ) {
+      const size = ctx.pageSize.current;
+      const batch = rest.slice(0, size);
+      try {
+        const found = await options.client.tasks
+          .search({ ...syncRequest(options), refs: batch.map((id) => ({ id })), pageSize: size }, { signal })
+          .toArray();
+        views.push(...found);
+        pages += Math.ceil(found.length / size) || 1;
+        rest = rest.slice(size);
+      } catch (error) {
+        if (!(error instanceof ResponseTooLargeError && ctx.pageSize.halve(size, error))) throw error;
+      }
+    }
+    return views;
+  };
+  const views = await byRefs(ids);
+  let tasks = taskRows(views, ctx.refuse);
+  let missing = absent(ids, tasks);
+  // A task missing from the answer is marked vanished (deleted): asked again first, so that one
+  // glitch of the service (a null in the list, a task left out) does not delete a task from the copy.
+  if (missing.length > 0) {
+    const again = await byRefs(missing);
+    // One row an ID, should the service answer with a task twice.
+    tasks = taskRows([...views, ...again], ctx.refuse);
+    missing = absent(missing, tasks);
+  }
+  const counts = await store.commitRefresh(run, { tasks, vanished: missing, syncedAt: options.now() }, lease);
+  meter.refreshed(counts, pages, tasks.length);
+}
+
+/** The IDs of `ids` no row of `rows` holds. */
+function absent(ids: readonly string[], rows: readonly { readonly id: string }[]): string[] {
+  const returned = new Set(rows.map((row) => row.id));
+  return ids.filter((id) => !returned.has(id));
+}
