@@ -45,3 +45,4 @@ export type {
   TaskRow,
   WindowOrder,
 } from './store.ts';
+export { COVERED_EDGE } from './store.ts';

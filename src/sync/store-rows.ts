@@ -13,6 +13,12 @@
 export type WindowOrder = 'created' | 'ticket' | 'reverseTicket';
 
 /**
+ * The edge a burst's end commits once the burst is covered (it paged its query to its last page, or
+ * met the other end): no ticket ID, and the sign for the other end that it is done too.
+ */
+export const COVERED_EDGE = '-';
+
+/**
  * One task as the copy keeps it: the columns users query, and the task's JSON as received.
  *
  * @group Task sync
@@ -85,11 +91,12 @@ export interface PageCommit {
   readonly order?: WindowOrder;
   /**
    * For a burst's end (`ticket` or `reverseTicket`): the furthest ticket ID its pages reached, as
-   * 20 digits (so that text order is number order): the highest for `ticket`, the lowest for
-   * `reverseTicket`. Every ticket ID short of it is committed, so the two ends have met (the window
-   * is done) once the ascending end's edge passes the descending end's.
+   * 20 digits: every task before it in the end's order is committed, so once one end has read the
+   * other's edge, their pages overlap and the burst is covered.
    */
   readonly edge?: string;
+  /** This end read the other end's edge (or found it covered): the burst is covered, both are done. */
+  readonly met?: boolean;
   /**
    * The service does not page this end by ticket ID as the edge needs (an ID out of order, or not
    * an integer): the end pages on alone to the query's last page, and its other end stops.
@@ -100,6 +107,11 @@ export interface PageCommit {
    * off, and pages the rest until it passes this end's edge.
    */
   readonly handOver?: boolean;
+  /**
+   * The service refused this end's order (`TICKET_ID` or `REVERSE_TICKET_ID`): the window's burst
+   * is paged from one end again, by creation time from the window's cursor, and the other end stops.
+   */
+  readonly orderRefused?: boolean;
 }
 
 /**
@@ -115,8 +127,8 @@ export interface PageCommitResult {
   readonly counts: CommitCounts;
   /**
    * The window's order now, when it differs from the page's: an idle cursor paired the window
-   * meanwhile, and its query starts again in that order (the page's tasks are written, its query
-   * and token are not).
+   * meanwhile (or its pair went back to one end), and its query starts again in that order; nothing
+   * of the page was written.
    */
   readonly order?: WindowOrder;
   /** For a burst's end: the edge its other end's committed pages reached, when they reached one. */

@@ -17,6 +17,7 @@ export type {
   TaskRow,
   WindowOrder,
 } from './store-rows.ts';
+export { COVERED_EDGE } from './store-rows.ts';
 
 /**
  * Which copy a store holds: a sync for another tenant or another filter is refused, so that two

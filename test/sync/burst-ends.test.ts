@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IdGovClient } from '../../src/index.ts';
+import { IdGovClient, type Logger } from '../../src/index.ts';
 import { TaskSync } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
@@ -38,25 +38,43 @@ function burstTenant(options: ConstructorParameters<typeof FakeTenant>[0] = {}):
 
 type Answer = { list: Array<{ task?: WireTask } | null>; nextPageToken?: string };
 
-/** A client of `tenant` whose answers to searches by ticket ID `rewrite` may change. */
-function clientOf(tenant: FakeTenant, rewrite?: (answer: Answer) => Answer): IdGovClient {
+/**
+ * A client of `tenant` whose searches by ticket ID `serve` may answer otherwise: given the service's
+ * answer (`answer()`, asked for when wanted) and the sort asked for.
+ */
+function clientOf(
+  tenant: FakeTenant,
+  serve?: (answer: () => Promise<Answer>, sortBy: string) => Promise<Answer | Response>,
+  logger?: Logger,
+): IdGovClient {
   return new IdGovClient({
     baseUrl: tenant.baseUrl,
     credentials: tenant.client,
-    logLevel: 'off',
+    ...(logger ? { logger } : { logLevel: 'off' }),
     fetch: async (input, init) => {
       const request = new Request(input, init);
-      const answer = await fetch(request.clone());
-      if (!rewrite || !request.url.endsWith('/search/tasks') || answer.status !== 200) return answer;
-      const { sortBy } = (await request.json()) as { sortBy?: string };
-      if (sortBy !== TICKET && sortBy !== REVERSE) return answer;
-      return Response.json(rewrite((await answer.json()) as Answer));
+      if (!serve || !request.url.endsWith('/search/tasks')) return fetch(request);
+      const { sortBy } = (await request.clone().json()) as { sortBy?: string };
+      if (sortBy !== TICKET && sortBy !== REVERSE) return fetch(request);
+      const served = await serve(async () => (await (await fetch(request)).json()) as Answer, sortBy);
+      return served instanceof Response ? served : Response.json(served);
     },
   });
 }
 
-async function syncOnce(client: IdGovClient, path: string, concurrency = 4) {
-  const sync = new TaskSync({ client, store: new SqliteSyncStore({ path }), concurrency, logLevel: 'off' });
+/** `serve` for clientOf that changes each answer by `rewrite`. */
+const rewriting =
+  (rewrite: (answer: Answer) => Answer) =>
+  async (answer: () => Promise<Answer>): Promise<Answer> =>
+    rewrite(await answer());
+
+async function syncOnce(client: IdGovClient, path: string, concurrency = 4, logger?: Logger) {
+  const sync = new TaskSync({
+    client,
+    store: new SqliteSyncStore({ path }),
+    concurrency,
+    ...(logger ? { logger } : { logLevel: 'off' }),
+  });
   try {
     return await sync.run();
   } finally {
@@ -90,6 +108,22 @@ describe('a burst of tasks created at one instant', () => {
       // meet (a page each at most, and one asked for ahead before the meeting was known).
       expect(ticket + reverse).toBeLessThanOrEqual(BURST / 100 + 4);
       expect(tenant.stats.searchPages - pagesBefore).toBeLessThanOrEqual((300 + BURST) / 100 + 12);
+    } finally {
+      await close();
+    }
+  });
+
+  it('two cursors page it from both ends too, once the other has nothing else to do', async () => {
+    const tenant = burstTenant();
+    const { close } = await tenant.listen();
+    try {
+      const before = { ...tenant.stats.searchPagesBySort };
+      const path = dbPath();
+      await syncOnce(clientOf(tenant), path, 2);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      const { ticket, reverse } = pagesSince(tenant, before);
+      expect(ticket).toBeGreaterThanOrEqual(5);
+      expect(reverse).toBeGreaterThanOrEqual(5);
     } finally {
       await close();
     }
@@ -131,17 +165,17 @@ describe('a burst of tasks created at one instant', () => {
     ],
   ];
   for (const [what, rewrite] of hostile) {
-    it(`against a service that answers ${what}, each end pages alone to its last page: the copy is exact`, async () => {
+    it(`against a service that answers ${what}, the end that finds it pages alone to its last page: the copy is exact`, async () => {
       const tenant = burstTenant();
       const { close } = await tenant.listen();
       try {
         const before = { ...tenant.stats.searchPagesBySort };
         const path = dbPath();
-        const summary = await syncOnce(clientOf(tenant, rewrite), path);
+        const summary = await syncOnce(clientOf(tenant, rewriting(rewrite)), path);
         expect(summary.complete).toBe(true);
         expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
-        // The ends were made, found the service's order unfit for a meeting, and no end stopped
-        // short: at least one of them paged the whole burst.
+        // The ends were made, one found the service's order unfit for a meeting, and it did not
+        // stop short: it paged the whole burst.
         const { ticket, reverse } = pagesSince(tenant, before);
         expect(Math.max(ticket, reverse)).toBeGreaterThanOrEqual(BURST / 100);
       } finally {
@@ -149,6 +183,150 @@ describe('a burst of tasks created at one instant', () => {
       }
     });
   }
+});
+
+describe('a burst paged from both ends against a hostile service', () => {
+  it('a task put on a page from outside the query (created months before) ends no end early', async () => {
+    const tenant = burstTenant();
+    const old = tenant.tasks[0];
+    let pages = 0;
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      const serve = async (answer: () => Promise<Answer>, sortBy: string) => {
+        const served = await answer();
+        // Its ticket ID, far below the burst's, would have met the other end at once; the IDs
+        // after it would look out of order.
+        if (sortBy === REVERSE && ++pages === 3) served.list.splice(50, 0, { task: old });
+        return served;
+      };
+      const before = { ...tenant.stats.searchPagesBySort };
+      expect((await syncOnce(clientOf(tenant, serve), path)).complete).toBe(true);
+      expect(pages).toBeGreaterThanOrEqual(3);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      // Nor is it taken for the service's ticket order being broken: the ends still meet, and
+      // neither pages the whole burst alone.
+      const { ticket, reverse } = pagesSince(tenant, before);
+      expect(Math.max(ticket, reverse)).toBeLessThan(BURST / 100);
+    } finally {
+      await close();
+    }
+  });
+
+  it('ticket order broken on the page where the descending end would hand over: the gap is still paged', async () => {
+    const tenant = burstTenant();
+    // The burst's older half has dense ticket IDs, its newer half IDs 70 apart (as a filtered
+    // sync sees them): the descending end's pages reach far, the ascending end's little.
+    const tasks = tenant.tasks as WireTask[];
+    for (let n = 0; n < BURST; n++) {
+      const at = tasks.length - BURST + n;
+      tasks[at] = { ...tasks[at], numericId: String(n < 1000 ? 100_000 + n : 107_500 + (n - 1000) * 70) };
+    }
+    const asked = { up: 0, down: 0, downServed: 0, upReached: 0n };
+    const until = async (ready: () => boolean) => {
+      while (!ready()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    const serve = async (answer: () => Promise<Answer>, sortBy: string) => {
+      const up = sortBy === TICKET ? ++asked.up : 0;
+      const down = sortBy === REVERSE ? ++asked.down : 0;
+      // The ascending end's pages come late, so that the descending end is near when it breaks order.
+      if (up >= 5 && up <= 8) await until(() => asked.down >= 9);
+      if (up >= 9) await until(() => asked.downServed >= 10);
+      const served = await answer();
+      if (down === 9) await until(() => asked.upReached >= 100_799n);
+      if (down === 10) [served.list[0], served.list[1]] = [served.list[1] ?? null, served.list[0] ?? null];
+      for (const view of up ? served.list : []) {
+        const id = BigInt(view?.task?.numericId ?? 0);
+        if (id > asked.upReached) asked.upReached = id;
+      }
+      if (down) asked.downServed = Math.max(asked.downServed, down);
+      return served;
+    };
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      expect((await syncOnce(clientOf(tenant, serve), path)).complete).toBe(true);
+      expect(asked.down).toBeGreaterThanOrEqual(10);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a service that orders ticket IDs as text: edges that cross by number are no meeting, and the copy is exact', async () => {
+    const tenant = burstTenant();
+    // The burst's ticket IDs as the service sends them: its first half 10000 up, its second 9000
+    // up, so that by text the second sorts first. Each end then reads its half in number order.
+    const first = (tenant.tasks.length - BURST).toString();
+    const sent = (id: string) => {
+      const n = Number(id) - Number((tenant.tasks[Number(first)] as WireTask).numericId);
+      return n < 0 || n >= BURST ? id : String(n < BURST / 2 ? 10_000 + n : 9_000 + n - BURST / 2);
+    };
+    const asText = async (answer: () => Promise<Answer>) => {
+      const served = await answer();
+      for (const view of served.list)
+        if (view?.task) view.task = { ...view.task, numericId: sent(`${view.task.numericId}`) };
+      return served;
+    };
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      expect((await syncOnce(clientOf(tenant, asText), path)).complete).toBe(true);
+      const copied = copiedTasks(path);
+      expect(tenant.tasks.filter((task) => !copied.has(task.id as string))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a service that refuses the ticket order where an end pages alone: that end pages the burst by creation time', async () => {
+    const tenant = burstTenant();
+    let down = 0;
+    const serve = async (answer: () => Promise<Answer>, sortBy: string) => {
+      if (sortBy !== REVERSE) return answer();
+      down += 1;
+      // Its second page breaks the order (the end pages alone, the other stops); then the sort is refused.
+      if (down >= 3) return Response.json({ code: 3, message: 'unknown sortBy' }, { status: 400 });
+      const served = await answer();
+      if (down === 2) [served.list[0], served.list[1]] = [served.list[1] ?? null, served.list[0] ?? null];
+      return served;
+    };
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      const warnings: string[] = [];
+      const drop = () => {};
+      const logger: Logger = { error: drop, warn: (m) => warnings.push(m), info: drop, debug: drop };
+      expect((await syncOnce(clientOf(tenant, serve), path, 4, logger)).complete).toBe(true);
+      expect(down).toBeGreaterThanOrEqual(3);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      expect(warnings).toEqual([
+        expect.stringMatching(/refused sortBy TASK_SEARCH_SORT_BY_REVERSE_TICKET_ID/),
+      ]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a service that refuses the ticket order: the burst is paged from one end, said once, and the copy is exact', async () => {
+    const tenant = burstTenant();
+    const { close } = await tenant.listen();
+    try {
+      const warnings: string[] = [];
+      const drop = () => {};
+      const logger: Logger = { error: drop, warn: (m) => warnings.push(m), info: drop, debug: drop };
+      const refuse = async () => Response.json({ code: 3, message: 'unknown sortBy' }, { status: 400 });
+      const path = dbPath();
+      const summary = await syncOnce(clientOf(tenant, refuse, logger), path, 4, logger);
+      expect(summary.complete).toBe(true);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      expect(warnings).toEqual([
+        expect.stringMatching(/refused sortBy TASK_SEARCH_SORT_BY_(REVERSE_)?TICKET_ID/),
+      ]);
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe('a sync of a burst paged from both ends, SIGKILLed at random pages', () => {

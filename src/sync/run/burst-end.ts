@@ -1,15 +1,17 @@
 /**
  * One end of a burst paged from both ends. Tasks created at one instant can only be paged with
  * tokens, a page at a time; two cursors page such a burst at once, one by ascending ticket ID and
- * one by descending, and the window is done once the IDs their committed pages reached cross. That
- * needs the service to page by `numericId` (an int64), as its ticket order: an end that finds an ID
- * out of that order, or one that is not such an integer, says so, and pages on alone to its last page.
+ * one by descending, and the window is done once one end has read the task the other's committed
+ * pages reached (its edge): their pages then overlap, and between them hold every task. Each end
+ * checks that the service pages by `numericId` (an int64), so that the two orders are one read
+ * both ways: an end that finds an ID out of that order, or one that is not such an integer, says
+ * so, and pages on alone to its last page.
  *
  * @module
  */
 import { TaskSearchSortBy } from '../../../schemas/enums.ts';
 import type { TaskView } from '../../../schemas/task-search.ts';
-import type { WindowOrder } from '../store.ts';
+import { COVERED_EDGE, type WindowOrder } from '../store-rows.ts';
 
 /** The sort the service is asked for, by a window's order. */
 export const SORT_OF = {
@@ -35,7 +37,9 @@ export class BurstEnd {
   readonly #ascending: boolean;
   #edge: string | undefined;
   #last: string | undefined;
-  // How far the last page's ticket IDs reached past the page before it.
+  // The ticket IDs this query has read: meeting the other end is reading its edge.
+  readonly #read = new Set<string>();
+  // How far the last page moved the edge.
   #stride = 0n;
   #alone = false;
 
@@ -45,7 +49,11 @@ export class BurstEnd {
     this.#edge = edge;
   }
 
-  /** The furthest ticket ID reached: every one short of it is on a page this end has read. */
+  /**
+   * The furthest ticket ID reached, every one short of it on a page this end has read. An ID is an
+   * edge only once the next one came in order after it: a page's last ID, out of order, would show
+   * only on the next page, after the other end had taken it for a meeting.
+   */
   get edge(): string | undefined {
     return this.#edge;
   }
@@ -58,34 +66,45 @@ export class BurstEnd {
   /** The query starts again from its first page (its token was refused): its IDs repeat those read. */
   restart(): void {
     this.#last = undefined;
+    this.#read.clear();
     this.#stride = 0n;
   }
 
   /**
-   * Reads the ticket IDs of a page of the query, in the order received; false (and alone from
-   * then on) when one is out of this end's order or no integer, the first time.
+   * Reads the ticket IDs of a page of the query, in the order received, of the tasks `inQuery`
+   * keeps (one the service put on the page from outside the query says nothing of it); false (and
+   * alone from then on) when one is out of this end's order or no integer, the first time.
    */
-  read(views: readonly (TaskView | null | undefined)[]): boolean {
+  read(
+    views: readonly (TaskView | null | undefined)[],
+    inQuery: (task: NonNullable<TaskView['task']>) => boolean,
+  ): boolean {
     if (this.#alone) return true;
-    const before = this.#last;
+    const before = this.#edge;
     for (const view of views) {
-      if (!view?.task) continue;
-      const id = edgeOf(view.task.numericId);
+      const task = view?.task;
+      if (!task || !inQuery(task)) continue;
+      const id = edgeOf(task.numericId);
       if (id === undefined || (this.#last !== undefined && this.#passes(this.#last, id))) {
         this.#alone = true;
         return false;
       }
+      if (this.#last !== undefined && (this.#edge === undefined || this.#passes(this.#last, this.#edge)))
+        this.#edge = this.#last;
       this.#last = id;
+      this.#read.add(id);
     }
-    const last = this.#last;
-    if (last !== undefined && before !== undefined) this.#stride = distance(last, before);
-    if (last !== undefined && (this.#edge === undefined || this.#passes(last, this.#edge))) this.#edge = last;
+    if (this.#edge !== undefined && before !== undefined) this.#stride = distance(this.#edge, before);
     return true;
   }
 
-  /** Whether this end's edge has passed `other`, the other end's: the two have met. */
+  /**
+   * Whether the two ends have met: this query read `other`, the other end's edge (or the other
+   * end found the burst covered). After a restart or a resume, what the query read before is not
+   * known: it meets only on what it reads from then on, or pages to its last page.
+   */
   met(other: string | undefined): boolean {
-    return other !== undefined && this.#edge !== undefined && this.#passes(this.#edge, other);
+    return other !== undefined && (other === COVERED_EDGE || this.#read.has(other));
   }
 
   /**
@@ -108,4 +127,27 @@ export class BurstEnd {
 function distance(a: string, b: string): bigint {
   const d = BigInt(a) - BigInt(b);
   return d < 0n ? -d : d;
+}
+
+/** Whether a run still pages bursts from both ends: not once the service refused the ticket order. */
+export class TicketOrder {
+  #refused = false;
+  readonly #logger: { warn(message: string): void };
+
+  constructor(logger: { warn(message: string): void }) {
+    this.#logger = logger;
+  }
+
+  get refused(): boolean {
+    return this.#refused;
+  }
+
+  /** The service refused it (`why`): bursts are paged from one end for the rest of the run, said once. */
+  refuse(why: string): void {
+    if (this.#refused) return;
+    this.#refused = true;
+    this.#logger.warn(
+      `task sync: the service ${why}: bursts of tasks created at one instant are paged from one end for the rest of this run`,
+    );
+  }
 }

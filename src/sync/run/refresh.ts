@@ -7,9 +7,9 @@
 import type { TaskView } from '../../../schemas/task-search.ts';
 import { ResponseTooLargeError } from '../../core/errors/errors.ts';
 import type { SyncLease } from '../store.ts';
+import type { RunContext } from './context.ts';
 import { syncRequest } from './request.ts';
 import { taskRows } from './rows.ts';
-import type { RunContext } from './work.ts';
 
 /** Open tasks a cursor claims at once to refresh. */
 export const REFRESH_BATCH = 100;

@@ -3,6 +3,8 @@ import type { Hooks } from '../../core/hooks.ts';
 import { isoTime } from '../../internal/time.ts';
 import type { CopyState, SyncLease, SyncStore, SyncWindowPlan } from '../store.ts';
 import { appliesActedAfter } from './acted-probe.ts';
+import { TicketOrder } from './burst-end.ts';
+import type { RunContext } from './context.ts';
 import { Doorbell } from './doorbell.ts';
 import type { SyncEvents, SyncSummary } from './events.ts';
 import { KeysetPaging } from './keyset.ts';
@@ -13,8 +15,8 @@ import { earliestTask, firstWindows, incrementalWindows } from './plan.ts';
 import { SyncProgressMeter } from './progress.ts';
 import { REFRESH_BATCH, refreshTasks } from './refresh.ts';
 import { ServiceClock } from './service-clock.ts';
-import { pageWindow, type RunContext } from './work.ts';
-import { WorkerLeases } from './worker-leases.ts';
+import { pageWindow } from './work.ts';
+import { holding, WorkerLeases } from './worker-leases.ts';
 
 // A window with no more than this much creation time left is not split: what is left of it is a
 // few instants, and tasks sharing one instant can only be paged with tokens.
@@ -161,7 +163,18 @@ export class TaskSync {
       const pageSize = new PageSize(this.#options.pageSize, this.#options.logger);
       const keyset = new KeysetPaging(this.#options.logger);
       await this.#work(
-        { options: this.#options, store, run, meter, signal, bell: new Doorbell(), pageSize, refuse, keyset },
+        {
+          options: this.#options,
+          store,
+          run,
+          meter,
+          signal,
+          bell: new Doorbell(),
+          pageSize,
+          refuse,
+          keyset,
+          ticketOrder: new TicketOrder(this.#options.logger),
+        },
         stop,
       );
       complete = true;
@@ -230,8 +243,11 @@ export class TaskSync {
       // A service that pages out of creation order is paged by tokens: a split would end a window at
       // its first task past the cut, while later pages may still hold tasks before it.
       // Paging a burst from both ends costs pages (its cursor pages its start again, and the ends
-      // overlap where they meet): worth it once half the cursors have nothing else to do.
-      const pair = this.#options.concurrency > 1 && bell.waiting + 1 >= this.#options.concurrency / 2;
+      // overlap where they meet): worth it once three in four cursors (or all but one) have nothing else to do.
+      const pair =
+        !ctx.ticketOrder.refused &&
+        this.#options.concurrency > 1 &&
+        bell.waiting + 1 >= Math.max(1, Math.floor((this.#options.concurrency * 3) / 4));
       if (ctx.keyset.on && (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS, pair }))) {
         meter.window('split', undefined);
         continue;
@@ -263,30 +279,5 @@ export class TaskSync {
       );
       await bell.wait(Math.min(IDLE_POLL_MS, this.#options.leaseMs / 10), signal);
     }
-  }
-}
-
-/**
- * Does `work` while `lease` holds it (claimed at `since`), renewed by the worker's heartbeat: work
- * whose lease is lost stops (its requests abort) and `lost` is told, rather than the run failing.
- */
-async function holding(
-  ctx: RunContext,
-  {
-    lease,
-    leases,
-    since,
-  }: { readonly lease: SyncLease; readonly leases: WorkerLeases; readonly since: number },
-  work: (ctx: RunContext) => Promise<void>,
-  lost: () => void,
-): Promise<void> {
-  const gone = leases.hold(lease, since);
-  try {
-    await work({ ...ctx, signal: AbortSignal.any([ctx.signal, gone]) });
-  } catch (error) {
-    if (ctx.signal.aborted || !gone.aborted) throw error;
-    lost();
-  } finally {
-    leases.release(lease);
   }
 }

@@ -1,7 +1,6 @@
 /**
  * A cursor's work on a window of creation time: paging it, each page committed with the window's
- * progress, so that a process killed at any instant loses nothing; and what every piece of a
- * run's work is handed ({@link RunContext}).
+ * progress, so that a process killed at any instant loses nothing.
  *
  * @module
  */
@@ -11,38 +10,16 @@ import { APIError } from '../../core/errors/status-errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
-import type { SyncLease, SyncRun, SyncStore, SyncWindow, WindowOrder } from '../store.ts';
+import type { SyncLease, SyncRun, SyncWindow, WindowOrder } from '../store.ts';
 import { refused, unsupported } from './acted-probe.ts';
 import { BurstEnd, SORT_OF } from './burst-end.ts';
-import type { Doorbell } from './doorbell.ts';
-import type { KeysetPaging } from './keyset.ts';
-import type { ResolvedSyncOptions } from './options.ts';
+import type { RunContext } from './context.ts';
 import { createdAt, scanPage } from './page-scan.ts';
-import type { PageSize } from './page-size.ts';
-import type { SyncProgressMeter } from './progress.ts';
 import { syncRequest } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
 
 // Runs told that their service refused includeActedAfter mid-pass; by run, as each piece of work has its own context.
 const toldRefused = new WeakSet<SyncRun>();
-
-/** What a cursor works with during one run. */
-export interface RunContext {
-  readonly options: ResolvedSyncOptions;
-  /** The store, its transient failures waited out. */
-  readonly store: SyncStore;
-  readonly run: SyncRun;
-  readonly meter: SyncProgressMeter;
-  readonly signal: AbortSignal;
-  /** Rung when a cursor finished a piece of work: idle cursors look again. */
-  readonly bell: Doorbell;
-  /** Tasks a request asks for, halved for the rest of the run when an answer is too large. */
-  readonly pageSize: PageSize;
-  /** Told of each task whose ID the copy cannot hold: it is left out, never marked vanished. */
-  readonly refuse: (id: string) => void;
-  /** Whether windows page by creation time (keyset) or, for a service that cannot be paged so, by tokens. */
-  readonly keyset: KeysetPaging;
-}
 
 /**
  * Whether `error`, the answer to a request that carried a saved page token, says the token is gone:
@@ -96,6 +73,16 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
     burst?.restart();
   };
+  // The window's order changed under this cursor (its burst paired, or back to one end): its query
+  // starts again in that order, and the page asked for ahead (in the old one) is not taken.
+  const reorder = (next: WindowOrder, end: number) => {
+    ahead?.then(() => meter.fetched(1)).catch(() => {});
+    ahead = undefined;
+    order = next;
+    burst = next === 'created' ? undefined : new BurstEnd(next, undefined);
+    to = end;
+    restart(cursor, to, ctx.pageSize.current);
+  };
   // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
   // bound of the service loses a task at an edge; a task fetched twice is upserted once. Sent at
   // once (a search is sent when first awaited), as a plain promise.
@@ -114,6 +101,16 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
         { signal },
       )
       .then((page) => page);
+  // A commit that moves nothing: the window ends, or its order changes, where it stands.
+  const still = () => ({
+    tasks: [],
+    expanded: [],
+    cursor,
+    moved: false,
+    queryFrom,
+    queryTo,
+    token: undefined,
+  });
   // The next page, asked for while this one commits (it depends on this page and the window's end
   // as last read, not on the commit): a cursor then waits on the service alone, not on the service
   // and its store in turn. Two pages a cursor are in memory at most.
@@ -138,26 +135,33 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
         restartedAt = cursor;
         continue;
       }
+      // A service that does not take the ticket order (a burst's end refused at its first page): the
+      // window's burst is paged from one end again, by creation time, and no more are paired.
+      if (order !== 'created' && !token && tokenGone(error)) {
+        ctx.ticketOrder.refuse(`refused sortBy ${SORT_OF[order]} (${(error as Error).message})`);
+        const back = await store.commitPage(
+          run,
+          window,
+          { ...still(), exhausted: false, syncedAt: options.now(), order, orderRefused: true },
+          lease,
+        );
+        if (back.lost || back.done || back.order === undefined) {
+          meter.window(back.lost ? 'lost' : 'done', window);
+          return;
+        }
+        reorder(back.order, back.to);
+        continue;
+      }
       // A service that stopped taking the bound since the run began (it was upgraded, or rolled
       // back): the window ends, said once, rather than fail every resumed run; and the run no longer
       // counts as one that saw the tasks acted on, so that the next run looks back to the last that did.
       if (window.actedAfter !== undefined && refused(error)) {
         if (!toldRefused.has(run)) unsupported(options, `refused the bound (${(error as Error).message})`);
         toldRefused.add(run);
-        const cut = {
-          tasks: [],
-          expanded: [],
-          cursor,
-          moved: false,
-          queryFrom,
-          queryTo,
-          token: undefined,
-          order,
-        };
         const ended = await store.commitPage(
           run,
           window,
-          { ...cut, exhausted: true, actedCut: true, syncedAt: options.now() },
+          { ...still(), exhausted: true, actedCut: true, syncedAt: options.now(), order },
           lease,
         );
         meter.window(ended.lost ? 'lost' : 'done', window);
@@ -169,7 +173,11 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     }
     const tasks = taskRows(page.list, ctx.refuse);
     // A burst's end stays at its instant, and its order is ticket IDs: it checks those instead.
-    const unpair = burst !== undefined && !burst.alone && !burst.read(page.list ?? []);
+    const inQuery = (task: { readonly createdAt?: string | null }) => {
+      const at = Date.parse(task.createdAt ?? '');
+      return at >= queryFrom - 1 && at <= queryTo + 1;
+    };
+    const unpair = burst !== undefined && !burst.alone && !burst.read(page.list ?? [], inQuery);
     const { last, atLast, sorted, before } = burst
       ? { last: cursor, atLast: 0, sorted: true, before: false }
       : scanPage(tasks, { queryFrom, queryTo }, cursor);
@@ -195,7 +203,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     const paired = burst?.alone === false;
     const met = paired && burst?.met(otherEdge) === true;
     const near = paired && burst?.near(otherEdge, 3) === true;
-    const handOver = !met && order === 'reverseTicket' && burst?.near(otherEdge, 2) === true;
+    const handOver = paired && !met && order === 'reverseTicket' && burst?.near(otherEdge, 2) === true;
     // Not while the SDK's backoff after empty pages is owed, nor past the window's end as last read
     // (a split since may end it sooner: the page asked for ahead then ends it).
     const following: Query | undefined =
@@ -227,31 +235,45 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
         ...(burst?.edge !== undefined ? { edge: burst.edge } : {}),
         ...(unpair ? { unpair } : {}),
         ...(handOver ? { handOver } : {}),
+        ...(met ? { met } : {}),
       },
       lease,
     );
     otherEdge = result.otherEdge;
+    // The other end's edge as this commit read it may be one this query read: they met, and the
+    // window is done now rather than a page later.
+    const meeting =
+      !result.lost &&
+      !result.done &&
+      result.order === undefined &&
+      burst?.alone === false &&
+      burst.met(otherEdge);
+    const final = meeting
+      ? await store.commitPage(
+          run,
+          window,
+          { ...still(), exhausted: false, syncedAt: options.now(), order, met: true },
+          lease,
+        )
+      : undefined;
+    if (!result.lost && result.order !== undefined && result.order !== order) {
+      // Paired meanwhile: nothing of the page was written (the query in ticket order fetches it again).
+      meter.fetched(1);
+      ctx.bell.ring();
+      reorder(result.order, result.to);
+      continue;
+    }
     if (result.lost) meter.fetched(1);
     else meter.page(result.counts, own.length, window, last, result.to);
-    if (result.lost || result.done) {
+    const ended = final ?? result;
+    if (ended.lost || ended.done) {
       // The page asked for ahead is not committed, but if it came in, the service served it: counted.
       ahead?.then(() => meter.fetched(1)).catch(() => {});
-      meter.window(result.lost ? 'lost' : 'done', window);
+      meter.window(ended.lost ? 'lost' : 'done', window);
       return;
     }
     // What a page showed (a window's density, a burst) may make a split worth it: idle cursors look.
     ctx.bell.ring();
-    if (result.order !== undefined && result.order !== order) {
-      // Paired meanwhile: the burst is paged again from its first ticket ID, and the page asked
-      // for ahead (in the old order) is not.
-      ahead?.then(() => meter.fetched(1)).catch(() => {});
-      ahead = undefined;
-      order = result.order;
-      burst = new BurstEnd(order, undefined);
-      to = result.to;
-      restart(cursor, to, ctx.pageSize.current);
-      continue;
-    }
     cursor = last;
     to = result.to;
     if (keyset) {

@@ -10,6 +10,7 @@
 import type { Logger } from '../../core/logger.ts';
 import { Heartbeat } from '../../stores/heartbeat.ts';
 import type { SyncLease, SyncStore } from '../store.ts';
+import type { RunContext } from './context.ts';
 
 /** The leases of one worker's cursors. */
 export class WorkerLeases {
@@ -52,5 +53,30 @@ export class WorkerLeases {
     this.#heartbeat.stop();
     this.#working.clear();
     await this.#store.endLeases(holders);
+  }
+}
+
+/**
+ * Does `work` while `lease` holds it (claimed at `since`), renewed by the worker's heartbeat: work
+ * whose lease is lost stops (its requests abort) and `lost` is told, rather than the run failing.
+ */
+export async function holding(
+  ctx: RunContext,
+  {
+    lease,
+    leases,
+    since,
+  }: { readonly lease: SyncLease; readonly leases: WorkerLeases; readonly since: number },
+  work: (ctx: RunContext) => Promise<void>,
+  lost: () => void,
+): Promise<void> {
+  const gone = leases.hold(lease, since);
+  try {
+    await work({ ...ctx, signal: AbortSignal.any([ctx.signal, gone]) });
+  } catch (error) {
+    if (ctx.signal.aborted || !gone.aborted) throw error;
+    lost();
+  } finally {
+    leases.release(lease);
   }
 }

@@ -174,7 +174,9 @@ export class SqliteCopy implements SyncStore {
     return this.#file.write(() => {
       assertHeld(this.#file, this.#holder);
       const moved = commitWindow(this.#file, window, page, lease, this.#clock());
-      if (moved.lost) return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
+      // Lost, or its order changed under the page: nothing of it is written.
+      if (moved.lost || moved.order !== undefined)
+        return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
       if (page.actedCut)
         this.#file.sql('UPDATE idgov_sync_runs SET acted_after_ms = NULL WHERE id = ?').run(run.id);
       const syncedAt = isoTime(page.syncedAt);

@@ -9,6 +9,7 @@ import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import { pairPlan, splitPlan } from '../split-plan.ts';
 import type { PageCommit, PageCommitResult, SyncLease, SyncRun, SyncWindow, WindowOrder } from '../store.ts';
+import { COVERED_EDGE } from '../store-rows.ts';
 
 interface WindowRow {
   id: number;
@@ -114,9 +115,19 @@ export function split(
 /**
  * Pages the burst of window `id` from both ends: a new window, free to claim, pages its query from
  * the last ticket ID down; the window itself starts its query again from the first, as its cursor
- * learns when it next commits. Both query the window's time left, so that they page the same tasks.
+ * learns when it next commits. Both query the burst's instant alone (what follows it is split off
+ * first, to page by creation time), so that they page the same tasks, and no more by tokens than
+ * a burst needs.
  */
 function pair(file: SqliteFile, id: number): void {
+  file
+    .sql(
+      `INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent, acted_after_ms)
+       SELECT run_id, cursor_ms + 1, to_ms, cursor_ms + 1, cursor_ms + 1, to_ms, id, acted_after_ms FROM idgov_sync_windows
+       WHERE id = ? AND to_ms > cursor_ms + 1`,
+    )
+    .run(id);
+  file.sql('UPDATE idgov_sync_windows SET to_ms = min(to_ms, cursor_ms + 1) WHERE id = ?').run(id);
   const other = file
     .sql(
       `INSERT INTO idgov_sync_windows (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, parent, acted_after_ms, sort_by, pair)
@@ -131,24 +142,62 @@ function pair(file: SqliteFile, id: number): void {
     .run(other, id);
 }
 
-// The edge of an end that paged its query to the last page: it passed every ticket ID.
-const EXHAUSTED_EDGE: Record<WindowOrder, string | null> = { created: null, ticket: '~', reverseTicket: '' };
+/**
+ * Whether `other`, the other end of a burst whose window is `id`, leaves this end done: it no
+ * longer pages with this one (its service did not page by ticket ID as the edges need, so it pages
+ * alone to its last page), or it found the burst covered (it paged to its last page, or met this one).
+ */
+function otherDone(id: number, other: { pair: number | null; edge: string | null } | undefined): boolean {
+  return !other || other.pair !== id || other.edge === COVERED_EDGE;
+}
 
 /**
- * Whether the end of a burst that committed `page` (with `edge`) is done by its other end
- * `other`: it no longer pages with this one (its service did not page by ticket ID as the edges
- * need, so it pages alone to its last page), or the two ends' edges have crossed (an end that paged
- * to its last page passed every ID).
+ * The service refused the ticket order of window `id`, an end of a burst: paired with `other`, the
+ * ascending end pages the burst by creation time again from its cursor, and the descending end is
+ * done; alone (its other end stopped, leaving it the burst), this end does. The one whose order
+ * changes learns it at its next commit (this one, at once).
  */
-function metByOther(
-  page: PageCommit,
-  edge: string | null,
+function unpairRefused(
+  file: SqliteFile,
   id: number,
-  other: { pair: number | null; edge: string | null } | undefined,
-): boolean {
-  if (!other || other.pair !== id) return true;
-  if (edge === null || other.edge === null) return false;
-  return page.order === 'ticket' ? edge > other.edge : other.edge > edge;
+  other: number | null,
+  lease: SyncLease,
+  now: number,
+  to: number,
+): Omit<PageCommitResult, 'counts'> {
+  const partner =
+    other === null
+      ? undefined
+      : (file.sql('SELECT pair FROM idgov_sync_windows WHERE id = ?').get(other) as
+          | { pair: number | null }
+          | undefined);
+  const together = partner?.pair === id;
+  const byCreation = file.sql(
+    `UPDATE idgov_sync_windows SET sort_by = 'created', pair = NULL, edge = NULL, page_token = NULL,
+     query_from_ms = cursor_ms, query_to_ms = to_ms WHERE id = ?`,
+  );
+  if (!together) byCreation.run(id);
+  else {
+    for (const end of [id, other]) {
+      const row = file.sql('SELECT sort_by FROM idgov_sync_windows WHERE id = ?').get(end) as {
+        sort_by: WindowOrder;
+      };
+      if (row.sort_by === 'ticket') byCreation.run(end);
+      else
+        file
+          .sql(`UPDATE idgov_sync_windows SET state = 'done', pair = NULL, ${FREE_SQL} WHERE id = ?`)
+          .run(end);
+    }
+  }
+  const row = file.sql('SELECT sort_by, state FROM idgov_sync_windows WHERE id = ?').get(id) as {
+    sort_by: WindowOrder;
+    state: string;
+  };
+  if (row.state === 'done') return { to, done: true, lost: false };
+  file
+    .sql('UPDATE idgov_sync_windows SET leased_at = ?, lease_until = ? WHERE id = ?')
+    .run(now, now + lease.ms, id);
+  return { to, done: false, lost: false, order: row.sort_by };
 }
 
 /**
@@ -169,26 +218,25 @@ export function commitWindow(
   if (!held) return { to: window.to, done: false, lost: true };
   const to = held.to_ms;
   if (held.sort_by !== (page.order ?? 'created')) {
-    // Paired meanwhile: the page's tasks are written; its query (of the old order) is not.
+    // Paired meanwhile (or back to one end): nothing of the page is written, as the query in the
+    // new order fetches it again; it would be older than what the other end may have written since.
     file
-      .sql(
-        'UPDATE idgov_sync_windows SET pages = pages + 1, tasks = tasks + ?, leased_at = ?, lease_until = ? WHERE id = ?',
-      )
-      .run(page.tasks.length, now, now + lease.ms, window.id);
+      .sql('UPDATE idgov_sync_windows SET leased_at = ?, lease_until = ? WHERE id = ?')
+      .run(now, now + lease.ms, window.id);
     return { to, done: false, lost: false, order: held.sort_by };
   }
+  if (page.orderRefused) return unpairRefused(file, window.id, held.pair, lease, now, to);
   const paired = held.pair !== null && !page.unpair;
   const other = paired
     ? (file.sql('SELECT pair, edge FROM idgov_sync_windows WHERE id = ?').get(held.pair) as
         | { pair: number | null; edge: string | null }
         | undefined)
     : undefined;
-  const edge = page.exhausted ? EXHAUSTED_EDGE[page.order ?? 'created'] : (page.edge ?? null);
+  const covered = page.exhausted || (paired && page.met === true);
+  const edge =
+    covered && page.order !== undefined && page.order !== 'created' ? COVERED_EDGE : (page.edge ?? null);
   const done =
-    page.exhausted ||
-    page.handOver === true ||
-    page.cursor > to ||
-    (paired && metByOther(page, edge, window.id, other));
+    covered || page.cursor > to || (paired && (page.handOver === true || otherDone(window.id, other)));
   file
     .sql(
       `UPDATE idgov_sync_windows SET cursor_ms = ?, query_from_ms = ?, query_to_ms = ?, page_token = ?,
