@@ -86,12 +86,16 @@ describe('BurstEnd', () => {
     expect(down.near(undefined, 3)).toBe(false);
   });
 
-  it('pages alone from the first ID out of its order, or one that is no integer, and says so once', () => {
+  it('pages alone from the first ID out of its order, repeated, or no integer, and says so once', () => {
     const up = new BurstEnd('ticket', undefined);
     expect(up.read(page('5', '6'), inQuery)).toBe(true);
     expect(up.read(page('7', '4'), inQuery)).toBe(false);
     expect(up.alone).toBe(true);
     expect(up.read(page('1'), inQuery)).toBe(true);
+    // Tasks sharing an ID: each end could read them in an order the other does not reverse.
+    const twice = new BurstEnd('ticket', undefined);
+    expect(twice.read(page('5', '6'), inQuery)).toBe(true);
+    expect(twice.read(page('6', '7'), inQuery)).toBe(false);
     const noId = new BurstEnd('reverseTicket', undefined);
     expect(noId.read(page('9', undefined), inQuery)).toBe(false);
     expect(noId.alone).toBe(true);

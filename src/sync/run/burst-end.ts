@@ -73,7 +73,8 @@ export class BurstEnd {
   /**
    * Reads the ticket IDs of a page of the query, in the order received, of the tasks `inQuery`
    * keeps (one the service put on the page from outside the query says nothing of it); false (and
-   * alone from then on) when one is out of this end's order or no integer, the first time.
+   * alone from then on) when one is out of this end's order (or repeats the one before) or no
+   * integer, the first time.
    */
   read(
     views: readonly (TaskView | null | undefined)[],
@@ -85,7 +86,9 @@ export class BurstEnd {
       const task = view?.task;
       if (!task || !inQuery(task)) continue;
       const id = edgeOf(task.numericId);
-      if (id === undefined || (this.#last !== undefined && this.#passes(this.#last, id))) {
+      // A repeated ID is out of order too: tasks sharing one could be read by each end in an order
+      // the other does not reverse, and one of them by neither.
+      if (id === undefined || (this.#last !== undefined && !this.#passes(id, this.#last))) {
         this.#alone = true;
         return false;
       }

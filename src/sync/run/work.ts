@@ -64,7 +64,9 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
   let pageSize = ctx.pageSize.current;
   let chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES, token);
   // Where the query last started again after its token was refused: refused again there, it is not the token.
-  let restartedAt: number | undefined;
+  let restartedAt: string | undefined;
+  // How far the window got: its cursor, and a burst's end's edge (its cursor stays at the burst).
+  const reached = () => `${cursor} ${burst?.edge ?? ''}`;
   const restart = (from = cursor, end = to, size = ctx.pageSize.current) => {
     token = undefined;
     queryFrom = from;
@@ -130,9 +132,9 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       }
       // A saved token may have expired, or be bound to a request the service no longer takes:
       // restart the query from the last committed creation time.
-      if (token && tokenGone(error) && restartedAt !== cursor) {
+      if (token && tokenGone(error) && restartedAt !== reached()) {
         restart();
-        restartedAt = cursor;
+        restartedAt = reached();
         continue;
       }
       // A service that does not take the ticket order (a burst's end refused at its first page): the

@@ -168,10 +168,17 @@ function unpairRefused(
   const partner =
     other === null
       ? undefined
-      : (file.sql('SELECT pair FROM idgov_sync_windows WHERE id = ?').get(other) as
-          | { pair: number | null }
+      : (file.sql('SELECT pair, edge FROM idgov_sync_windows WHERE id = ?').get(other) as
+          | { pair: number | null; edge: string | null }
           | undefined);
   const together = partner?.pair === id;
+  // The other end found the burst covered already: nothing is left to page by creation time.
+  if (together && partner?.edge === COVERED_EDGE) {
+    file
+      .sql(`UPDATE idgov_sync_windows SET state = 'done', page_token = NULL, ${FREE_SQL} WHERE id = ?`)
+      .run(id);
+    return { to, done: true, lost: false };
+  }
   const byCreation = file.sql(
     `UPDATE idgov_sync_windows SET sort_by = 'created', pair = NULL, edge = NULL, page_token = NULL,
      query_from_ms = cursor_ms, query_to_ms = to_ms WHERE id = ?`,
