@@ -40,11 +40,11 @@ type Answer = { list: Array<{ task?: WireTask } | null>; nextPageToken?: string 
 
 /**
  * A client of `tenant` whose searches by ticket ID `serve` may answer otherwise: given the service's
- * answer (`answer()`, asked for when wanted) and the sort asked for.
+ * answer (`answer()`, asked for when wanted), the sort asked for and the page token sent.
  */
 function clientOf(
   tenant: FakeTenant,
-  serve?: (answer: () => Promise<Answer>, sortBy: string) => Promise<Answer | Response>,
+  serve?: (answer: () => Promise<Answer>, sortBy: string, pageToken?: string) => Promise<Answer | Response>,
   logger?: Logger,
 ): IdGovClient {
   return new IdGovClient({
@@ -54,9 +54,13 @@ function clientOf(
     fetch: async (input, init) => {
       const request = new Request(input, init);
       if (!serve || !request.url.endsWith('/search/tasks')) return fetch(request);
-      const { sortBy } = (await request.clone().json()) as { sortBy?: string };
+      const { sortBy, pageToken } = (await request.clone().json()) as { sortBy?: string; pageToken?: string };
       if (sortBy !== TICKET && sortBy !== REVERSE) return fetch(request);
-      const served = await serve(async () => (await (await fetch(request)).json()) as Answer, sortBy);
+      const served = await serve(
+        async () => (await (await fetch(request)).json()) as Answer,
+        sortBy,
+        pageToken,
+      );
       return served instanceof Response ? served : Response.json(served);
     },
   });
@@ -248,6 +252,31 @@ describe('a burst paged from both ends against a hostile service', () => {
       expect((await syncOnce(clientOf(tenant, serve), path)).complete).toBe(true);
       expect(asked.down).toBeGreaterThanOrEqual(10);
       expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('page tokens of an end that expire twice in one burst: the end starts its query again each time, and the copy is exact', async () => {
+    const tenant = burstTenant();
+    let tokens = 0;
+    const serve = async (answer: () => Promise<Answer>, sortBy: string, pageToken?: string) => {
+      // The ascending end's 3rd and 6th pages asked with a token: the token is gone.
+      if (sortBy === TICKET && pageToken && [3, 6].includes(++tokens))
+        return Response.json({ code: 5, message: 'page token expired' }, { status: 410 });
+      return answer();
+    };
+    const { close } = await tenant.listen();
+    try {
+      const before = { ...tenant.stats.searchPagesBySort };
+      const path = dbPath();
+      expect((await syncOnce(clientOf(tenant, serve), path)).complete).toBe(true);
+      expect(tokens).toBeGreaterThanOrEqual(6);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      // The ends still met: neither paged the whole burst alone.
+      const { ticket, reverse } = pagesSince(tenant, before);
+      expect(reverse).toBeLessThan(BURST / 100);
+      expect(ticket).toBeGreaterThan(0);
     } finally {
       await close();
     }

@@ -131,26 +131,3 @@ function distance(a: string, b: string): bigint {
   const d = BigInt(a) - BigInt(b);
   return d < 0n ? -d : d;
 }
-
-/** Whether a run still pages bursts from both ends: not once the service refused the ticket order. */
-export class TicketOrder {
-  #refused = false;
-  readonly #logger: { warn(message: string): void };
-
-  constructor(logger: { warn(message: string): void }) {
-    this.#logger = logger;
-  }
-
-  get refused(): boolean {
-    return this.#refused;
-  }
-
-  /** The service refused it (`why`): bursts are paged from one end for the rest of the run, said once. */
-  refuse(why: string): void {
-    if (this.#refused) return;
-    this.#refused = true;
-    this.#logger.warn(
-      `task sync: the service ${why}: bursts of tasks created at one instant are paged from one end for the rest of this run`,
-    );
-  }
-}

@@ -5,9 +5,8 @@
  * @module
  */
 import type { SyncRun, SyncStore } from '../store.ts';
-import type { TicketOrder } from './burst-end.ts';
 import type { Doorbell } from './doorbell.ts';
-import type { KeysetPaging } from './keyset.ts';
+import type { Fallback } from './fallback.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import type { PageSize } from './page-size.ts';
 import type { SyncProgressMeter } from './progress.ts';
@@ -27,7 +26,7 @@ export interface RunContext {
   /** Told of each task whose ID the copy cannot hold: it is left out, never marked vanished. */
   readonly refuse: (id: string) => void;
   /** Whether windows page by creation time (keyset) or, for a service that cannot be paged so, by tokens. */
-  readonly keyset: KeysetPaging;
+  readonly keyset: Fallback;
   /** Whether bursts may still be paged from both ends (the service takes the ticket order). */
-  readonly ticketOrder: TicketOrder;
+  readonly ticketOrder: Fallback;
 }

@@ -3,11 +3,10 @@ import type { Hooks } from '../../core/hooks.ts';
 import { isoTime } from '../../internal/time.ts';
 import type { CopyState, SyncLease, SyncStore, SyncWindowPlan } from '../store.ts';
 import { appliesActedAfter } from './acted-probe.ts';
-import { TicketOrder } from './burst-end.ts';
 import type { RunContext } from './context.ts';
 import { Doorbell } from './doorbell.ts';
 import type { SyncEvents, SyncSummary } from './events.ts';
-import { KeysetPaging } from './keyset.ts';
+import { Fallback } from './fallback.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
 import { PageSize } from './page-size.ts';
 import { patientStore } from './patient-store.ts';
@@ -161,7 +160,10 @@ export class TaskSync {
         );
       };
       const pageSize = new PageSize(this.#options.pageSize, this.#options.logger);
-      const keyset = new KeysetPaging(this.#options.logger);
+      const keyset = new Fallback(
+        this.#options.logger,
+        'this run pages by its page tokens from here on, not by creation time (a task purged between two pages may then be missed until a full run)',
+      );
       await this.#work(
         {
           options: this.#options,
@@ -173,7 +175,10 @@ export class TaskSync {
           pageSize,
           refuse,
           keyset,
-          ticketOrder: new TicketOrder(this.#options.logger),
+          ticketOrder: new Fallback(
+            this.#options.logger,
+            'bursts of tasks created at one instant are paged from one end for the rest of this run',
+          ),
         },
         stop,
       );
@@ -245,7 +250,7 @@ export class TaskSync {
       // Paging a burst from both ends costs pages (its cursor pages its start again, and the ends
       // overlap where they meet): worth it once three in four cursors (or all but one) have nothing else to do.
       const pair =
-        !ctx.ticketOrder.refused &&
+        ctx.ticketOrder.on &&
         this.#options.concurrency > 1 &&
         bell.waiting + 1 >= Math.max(1, Math.floor((this.#options.concurrency * 3) / 4));
       if (ctx.keyset.on && (await store.splitLargest(run, { minTasks, minSpanMs: MIN_SPLIT_MS, pair }))) {

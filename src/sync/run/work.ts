@@ -6,7 +6,6 @@
  */
 
 import { AbortError, ResponseTooLargeError } from '../../core/errors/errors.ts';
-import { APIError } from '../../core/errors/status-errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
@@ -15,21 +14,14 @@ import { refused, unsupported } from './acted-probe.ts';
 import { BurstEnd, SORT_OF } from './burst-end.ts';
 import type { RunContext } from './context.ts';
 import { createdAt, scanPage } from './page-scan.ts';
-import { syncRequest } from './request.ts';
+import { requestRefused, syncRequest } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
 
 // Runs told that their service refused includeActedAfter mid-pass; by run, as each piece of work has its own context.
 const toldRefused = new WeakSet<SyncRun>();
 
-/**
- * Whether `error`, the answer to a request that carried a saved page token, says the token is gone:
- * any 4xx but 401, 403, 408 and 429, which say something of the credentials or the moment, not of
- * the token (services answer an expired one with 400, 404, 410 or 422).
- */
-function tokenGone(error: unknown): boolean {
-  if (!(error instanceof APIError) || error.status < 400 || error.status >= 500) return false;
-  return ![401, 403, 408, 429].includes(error.status);
-}
+// Times a query starts again after its token was refused, before the window gets further.
+const TOKEN_RESTARTS = 3;
 
 /**
  * Pages `window` to its end under `lease`, committing each page with the window's progress; stops
@@ -63,9 +55,10 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
   // A token is bound to its request, page size included: the query keeps the size it began with.
   let pageSize = ctx.pageSize.current;
   let chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES, token);
-  // Where the query last started again after its token was refused: refused again there, it is not the token.
-  let restartedAt: string | undefined;
-  // How far the window got: its cursor, and a burst's end's edge (its cursor stays at the burst).
+  // How often the query started again after its token was refused since the window last got further
+  // (its cursor, or a burst's end's edge: its cursor stays at the burst, and a query started again
+  // reads the burst's start again before it passes its edge). Refused that often, it is not the token.
+  let restarts = { at: '', times: 0 };
   const reached = () => `${cursor} ${burst?.edge ?? ''}`;
   const restart = (from = cursor, end = to, size = ctx.pageSize.current) => {
     token = undefined;
@@ -132,15 +125,17 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       }
       // A saved token may have expired, or be bound to a request the service no longer takes:
       // restart the query from the last committed creation time.
-      if (token && tokenGone(error) && restartedAt !== reached()) {
-        restart();
-        restartedAt = reached();
-        continue;
+      if (token && requestRefused(error)) {
+        restarts = { at: reached(), times: restarts.at === reached() ? restarts.times + 1 : 1 };
+        if (restarts.times <= TOKEN_RESTARTS) {
+          restart();
+          continue;
+        }
       }
       // A service that does not take the ticket order (a burst's end refused at its first page): the
       // window's burst is paged from one end again, by creation time, and no more are paired.
-      if (order !== 'created' && !token && tokenGone(error)) {
-        ctx.ticketOrder.refuse(`refused sortBy ${SORT_OF[order]} (${(error as Error).message})`);
+      if (order !== 'created' && !token && requestRefused(error)) {
+        ctx.ticketOrder.off(`refused sortBy ${SORT_OF[order]} (${(error as Error).message})`);
         const back = await store.commitPage(
           run,
           window,
