@@ -13,6 +13,7 @@ import { TaskSync } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
+import { copyAndFeed, feedProblems } from '../helpers/change-feed.ts';
 import { syncThroughKills } from '../helpers/child.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
@@ -352,6 +353,55 @@ describe('a burst paged from both ends against a hostile service', () => {
       expect(warnings).toEqual([
         expect.stringMatching(/refused sortBy TASK_SEARCH_SORT_BY_(REVERSE_)?TICKET_ID/),
       ]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('a burst paged from both ends while its tasks change', () => {
+  /**
+   * The tasks of each page `slow` answers get a comment just after the service read them, and its
+   * answer is held back `ms`: the other end fetches the newer versions of the tasks where the two
+   * ends overlap, and commits them first.
+   */
+  const lagging =
+    (tenant: FakeTenant, slow: string, ms: number) =>
+    async (answer: () => Promise<Answer>, sortBy: string): Promise<Answer> => {
+      const served = await answer();
+      if (sortBy !== slow) return served;
+      const ids = new Set(served.list.map((view) => view?.task?.id));
+      tenant.commentOnTasks(ids.size, (task) => ids.has(task.id));
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return served;
+    };
+
+  // The descending end lagging: the ascending end, paging on, reads the newer versions of the tasks
+  // of the descending end's page in flight, and commits them first.
+  it("an end whose answers come late writes no older version over the other end's newer one: the feed holds no change that did not happen", async () => {
+    const tenant = burstTenant();
+    const { close } = await tenant.listen();
+    try {
+      const before = { ...tenant.stats.searchPagesBySort };
+      const path = dbPath();
+      const client = clientOf(tenant, lagging(tenant, REVERSE, 400));
+      expect((await syncOnce(client, path)).complete).toBe(true);
+      const { ticket, reverse } = pagesSince(tenant, before);
+      expect(Math.min(ticket, reverse)).toBeGreaterThan(0);
+      // A second run finds the comments the first did not see, as incremental runs do.
+      expect((await syncOnce(clientOf(tenant), path)).complete).toBe(true);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      const { copy, feed } = await copyAndFeed(new SqliteSyncStore({ path }));
+      expect(feedProblems(copy, feed)).toEqual([]);
+      // Each task got at most one comment: its feed goes from no comment to one, never back.
+      const comments = new Map<string, number>();
+      const back: string[] = [];
+      for (const change of feed) {
+        const count = (JSON.parse(change.json) as { commentCount?: number }).commentCount ?? 0;
+        if (count < (comments.get(change.taskId) ?? 0)) back.push(`${change.taskId} at seq ${change.seq}`);
+        comments.set(change.taskId, count);
+      }
+      expect(back).toEqual([]);
     } finally {
       await close();
     }

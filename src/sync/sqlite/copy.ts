@@ -180,7 +180,9 @@ export class SqliteCopy implements SyncStore {
       if (page.actedCut)
         this.#file.sql('UPDATE idgov_sync_runs SET acted_after_ms = NULL WHERE id = ?').run(run.id);
       const syncedAt = isoTime(page.syncedAt);
-      const counts = upsertTasks(this.#file, run, page.tasks, syncedAt, this.#feed);
+      // The order the page was fetched in is the window's (checked above): an end of a burst.
+      const burstEnd = page.order !== undefined && page.order !== 'created';
+      const counts = upsertTasks(this.#file, run, page.tasks, syncedAt, this.#feed, burstEnd);
       putExpanded(this.#file, page.expanded, syncedAt);
       return { ...moved, counts };
     });

@@ -14,8 +14,10 @@ import type { ChangeWriter } from './changes.ts';
 /**
  * Upserts `rows`, fetched by `run`: a later fetch replaces an earlier one, whatever the service's
  * `updatedAt` says (its nodes' clocks differ), and a fetch of an earlier run than the one that last
- * wrote a task (a writer late by a whole run) changes nothing. Counts what changed, and records
- * each real change in the feed.
+ * wrote a task (a writer late by a whole run) changes nothing. With `oncePerRun`, neither does a
+ * fetch of a task `run` wrote already: the two ends of a burst overlap where they meet, and the
+ * page committed last may hold the older fetch, which would put a change that never happened in the
+ * feed. Counts what changed, and records each real change in the feed.
  */
 export function upsertTasks(
   file: SqliteFile,
@@ -23,6 +25,7 @@ export function upsertTasks(
   rows: readonly TaskRow[],
   syncedAt: string,
   feed: ChangeWriter,
+  oncePerRun = false,
 ): { new: number; changed: number; deleted: number } {
   const counts = { new: 0, changed: 0, deleted: 0 };
   const recording = rows.length > 0 && feed.on();
@@ -40,7 +43,7 @@ export function upsertTasks(
     const before = existing.get(row.id) as
       | { seen_run: number; state: string | null; deleted_at: string | null; vanished: number; task: string }
       | undefined;
-    if (before && before.seen_run > run.id) continue;
+    if (before && (before.seen_run > run.id || (oncePerRun && before.seen_run === run.id))) continue;
     put.run(
       row.id,
       row.state ?? null,
