@@ -224,6 +224,78 @@ for (const kind of kinds) {
       expect(await held(store)).toEqual({ t1: 'TASK_STATE_OPEN' });
     });
 
+    it("a window writes only the tasks of its range: one at an edge it shares is the next window's, however late the page that also fetched it commits", async () => {
+      const store = await fresh();
+      const edge = T0 - DAY;
+      const run = await store.beginRun('full', T0, [
+        { from: T0 - 2 * DAY, to: edge },
+        { from: edge, to: T0 },
+      ]);
+      // Both a day long: which is claimed first is the store's choice.
+      const claimed = [await store.claimWindow(run, lease('r')), await store.claimWindow(run, lease('l'))];
+      const right = claimed.find((w) => w?.from === edge);
+      const left = claimed.find((w) => w?.to === edge);
+      if (!left || !right) throw new Error('no windows');
+      const holder = (w: { id: number }) => lease(w.id === claimed[0]?.id ? 'r' : 'l');
+      // The right window fetched the task at the edge after it closed, and committed first.
+      await store.commitPage(
+        run,
+        right,
+        page([row('edge', edge, { state: 'TASK_STATE_CLOSED' })], edge, right, 'r2'),
+        holder(right),
+      );
+      // The left window's page, fetched earlier, holds it still open, with one a ms past the edge
+      // and one a ms before its start (its queries reach that far), which no window ends at.
+      const late = await store.commitPage(
+        run,
+        left,
+        page(
+          [row('before', T0 - 2 * DAY - 1), row('mine', edge - 1), row('edge', edge), row('past', edge + 1)],
+          edge + 1,
+          left,
+        ),
+        holder(left),
+      );
+      expect(late).toMatchObject({ done: true, counts: { new: 2, changed: 0 } });
+      expect(await held(store)).toEqual({
+        before: 'TASK_STATE_OPEN',
+        edge: 'TASK_STATE_CLOSED',
+        mine: 'TASK_STATE_OPEN',
+      });
+      // The last window writes what lies past the run's end (no window begins there).
+      await store.commitPage(
+        run,
+        right,
+        page([row('past', edge + 1), row('end', T0 + 1)], T0 + 1, right),
+        holder(right),
+      );
+      expect(Object.keys(await held(store)).sort()).toEqual(['before', 'edge', 'end', 'mine', 'past']);
+    });
+
+    it("a page fetched before its window was split writes nothing past the new end: that is the new window's, committed first or not", async () => {
+      const store = await fresh();
+      const run = await store.beginRun('full', T0, [{ from: T0 - 1_000, to: T0 }]);
+      const limits = { minTasks: 200, minSpanMs: 2 };
+      const window = await store.claimWindow(run, lease('a'));
+      if (!window) throw new Error('no window');
+      const dense = Array.from({ length: 100 }, (_, i) => row(`t${i}`, T0 - 1_000 + i));
+      await store.commitPage(run, window, page(dense, T0 - 901, window, 'p2'), lease('a'));
+      expect(await store.splitLargest(run, limits)).toBe(true);
+      const half = await store.claimWindow(run, lease('b'));
+      if (!half) throw new Error('no half');
+      // The new half fetches and commits the task closed; the page fetched before the split, open.
+      await store.commitPage(
+        run,
+        half,
+        page([row('x', T0 - 10, { state: 'TASK_STATE_CLOSED' })], T0 - 10, half),
+        lease('b'),
+      );
+      const stale = [row('y', T0 - 850), row('x', T0 - 10)];
+      const late = await store.commitPage(run, window, page(stale, T0 - 10, window, 'p3'), lease('a'));
+      expect(late).toMatchObject({ to: half.from, counts: { new: 1, changed: 0 } });
+      expect((await held(store)).x).toBe('TASK_STATE_CLOSED');
+    });
+
     it('splits the window with the most tasks left at the midpoint of its time left; the new half is free to claim', async () => {
       const store = await fresh();
       const run = await store.beginRun('full', T0, [{ from: T0 - 1_000, to: T0 }]);

@@ -121,6 +121,26 @@ export async function splitLargest(
 }
 
 /**
+ * The common table expression `own`: the range of the window the commit's `w` moved on, as it
+ * stands now, and whether a window of the run begins or ends at either end. The rule of the SQLite
+ * store's `ownedTasks`: a window writes the tasks created in its range, and past an end only where
+ * no window begins or ends there. Queries reach a millisecond past their window, so a task at an
+ * edge is fetched by both windows; were both to write it, the page committed last would win,
+ * though it may be the one fetched first, and a split since the page was fetched leaves it tasks
+ * that are now the new window's.
+ */
+const OWNED_SQL = (t: SyncTables) => `own AS (
+    SELECT from_ms, to_ms,
+      EXISTS (SELECT 1 FROM ${t.windows} n WHERE n.run_id = w.run_id AND n.id <> w.id AND n.to_ms = w.from_ms) AS before,
+      EXISTS (SELECT 1 FROM ${t.windows} n WHERE n.run_id = w.run_id AND n.id <> w.id AND n.from_ms = w.to_ms) AS after
+    FROM w)`;
+
+// A task of the page (`r`) that the window owns; the time in Unix ms, exactly (`extract` is numeric).
+const OWNED_GUARD = `EXISTS (SELECT 1 FROM own WHERE r.created_at IS NULL
+    OR (floor(extract(epoch FROM r.created_at) * 1000) >= own.from_ms OR NOT own.before)
+       AND (floor(extract(epoch FROM r.created_at) * 1000) < own.to_ms OR NOT own.after))`;
+
+/**
  * Commits a page with its window's progress and its changes in one statement, if `lease` still
  * holds the window; renews the lease, or ends it with the window. `feedAll`: the feed records the
  * first copy too.
@@ -152,8 +172,9 @@ export async function commitPage(
          leased_at = CASE WHEN ${done} THEN NULL ELSE ${NOW} END,
          lease_until = CASE WHEN ${done} THEN NULL ELSE ${NOW} + $11 END
        WHERE id = $1 AND lease_token = $2
-       RETURNING to_ms, state),
-     ${upsertTasksSql(t, { tasks: '$12', syncedAt: '$14::timestamptz', run: '$15::bigint' }, 'EXISTS (SELECT 1 FROM w)')},
+       RETURNING id, run_id, from_ms, to_ms, state),
+     ${OWNED_SQL(t)},
+     ${upsertTasksSql(t, { tasks: '$12', syncedAt: '$14::timestamptz', run: '$15::bigint' }, OWNED_GUARD)},
      ${fetchedChangesSql(feedOnSql(t, '$17'))},
      ${recordChangesSql(t, ['fetched'], '$14::timestamptz')},
      ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, `EXISTS (SELECT 1 FROM w) AND ${AFTER_SEQ}`)},

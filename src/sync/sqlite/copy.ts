@@ -34,7 +34,7 @@ import { checkCopy, hasCompletedRun, readRows, readStatus } from './read.ts';
 import { putExpanded, upsertTasks, vanishLeased, vanishUnseen } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
 import type { SqliteCopyOptions } from './store.ts';
-import { claim, commitWindow, split } from './windows.ts';
+import { claim, commitWindow, ownedTasks, split } from './windows.ts';
 
 // The refresh's work: tasks the copy holds as open that the run (placeholder `?`) has not fetched.
 const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ?";
@@ -182,7 +182,8 @@ export class SqliteCopy implements SyncStore {
       const syncedAt = isoTime(page.syncedAt);
       // The order the page was fetched in is the window's (checked above): an end of a burst.
       const burstEnd = page.order !== undefined && page.order !== 'created';
-      const counts = upsertTasks(this.#file, run, page.tasks, syncedAt, this.#feed, burstEnd);
+      const tasks = ownedTasks(this.#file, window.id, page.tasks);
+      const counts = upsertTasks(this.#file, run, tasks, syncedAt, this.#feed, burstEnd);
       putExpanded(this.#file, page.expanded, syncedAt);
       return { ...moved, counts };
     });

@@ -9,7 +9,7 @@ import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import { pairPlan, splitPlan } from '../split-plan.ts';
 import type { PageCommit, PageCommitResult, SyncLease, SyncRun, SyncWindow, WindowOrder } from '../store.ts';
-import { COVERED_EDGE } from '../store-rows.ts';
+import { COVERED_EDGE, type TaskRow } from '../store-rows.ts';
 
 interface WindowRow {
   id: number;
@@ -267,4 +267,29 @@ export function commitWindow(
     );
   if (done) file.sql(`UPDATE idgov_sync_windows SET ${FREE_SQL} WHERE id = ?`).run(window.id);
   return { to, done, lost: false, ...(other?.edge != null ? { otherEdge: other.edge } : {}) };
+}
+
+/**
+ * The tasks of a page of window `id` that it writes (see `OWNED_SQL` of the PostgreSQL store, the
+ * same rule): those created in its range as it stands now, and past an end only where no window of
+ * the run begins or ends there. Queries reach a millisecond past their window, so a task at an edge
+ * is fetched by both windows; were both to write it, the page committed last would win, though it
+ * may be the one fetched first, and a split since the page was fetched leaves it tasks that are now
+ * the new window's.
+ */
+export function ownedTasks(file: SqliteFile, id: number, tasks: readonly TaskRow[]): readonly TaskRow[] {
+  const range = file
+    .sql(
+      `SELECT from_ms, to_ms,
+         EXISTS (SELECT 1 FROM idgov_sync_windows n WHERE n.run_id = w.run_id AND n.id <> w.id AND n.to_ms = w.from_ms) AS before,
+         EXISTS (SELECT 1 FROM idgov_sync_windows n WHERE n.run_id = w.run_id AND n.id <> w.id AND n.from_ms = w.to_ms) AS after
+       FROM idgov_sync_windows w WHERE id = ?`,
+    )
+    .get(id) as { from_ms: number; to_ms: number; before: number; after: number };
+  return tasks.filter((row) => {
+    const at = Date.parse(row.createdAt ?? '');
+    if (at < range.from_ms) return range.before === 0;
+    if (at >= range.to_ms) return range.after === 0;
+    return true;
+  });
 }
