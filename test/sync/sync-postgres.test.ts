@@ -4,10 +4,13 @@
  * connections mid-run, and bad setups. The multi-process crash test is sync-postgres-crash.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskView } from '../../schemas/task-search.ts';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
+import type { TaskRow } from '../../src/sync/index.ts';
 import { TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
 import { PostgresSyncStore, postgresSyncSchema } from '../../src/sync/postgres/store.ts';
-import { FakeTenant } from '../../src/testing/index.ts';
+import { taskRow } from '../../src/sync/run/rows.ts';
+import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
 import { caught } from '../helpers/caught.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
@@ -149,6 +152,55 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
       expect(late.lost).toBe(true);
     } finally {
       await closeSlow();
+    }
+  });
+
+  it("a refresh committed after its lease ran out, while another worker's claim of the task is under way, writes nothing: the new holder's fetch lands", async () => {
+    const prefix = newPrefix();
+    const small = new FakeTenant({ tasks: 30, seed: 5 });
+    const { close: closeSmall } = await small.listen();
+    const { default: Pg } = await import('pg');
+    const other = new Pg.Client({ connectionString: pg?.url });
+    try {
+      const { sync, store } = worker(small, prefix, { concurrency: 2 });
+      await store.migrate();
+      await sync.run();
+      const run = await store.beginRun('incremental', Date.now(), []);
+      const a = { holder: 'worker-a/0', ms: 300 };
+      const [id] = await store.claimOpenTasks(run, a, 1);
+      const i = small.tasks.findIndex((task) => task.id === id);
+      const view = (task: unknown) => taskRow({ task } as TaskView, () => {}) as TaskRow;
+      const stale = view(small.tasks[i]);
+      small.tasks[i] = { ...(small.tasks[i] as WireTask), state: 'TASK_STATE_CLOSED' };
+      await new Promise((resolve) => setTimeout(resolve, 500)); // a's lease ran out
+      // b's claim, its UPDATE made and not yet committed, when a's late commit arrives.
+      await other.connect();
+      await other.query('BEGIN');
+      await other.query(
+        `UPDATE ${prefix}_tasks SET lease_token = 'worker-b/0', leased_at = 0, lease_until = 9e15 WHERE id = $1`,
+        [id],
+      );
+      const late = store.commitRefresh(
+        run,
+        { tasks: [stale], vanished: [], syncedAt: Date.now() - 5_000 },
+        a,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query('COMMIT');
+      expect(await late).toEqual({ new: 0, changed: 0, deleted: 0 });
+      const b = { holder: 'worker-b/0', ms: 60_000 };
+      const fresh = await store.commitRefresh(
+        run,
+        { tasks: [view(small.tasks[i])], vanished: [], syncedAt: Date.now() },
+        b,
+      );
+      expect(fresh).toEqual({ new: 0, changed: 1, deleted: 0 });
+      expect(await sql(`SELECT state, lease_token FROM ${prefix}_tasks WHERE id = $1`, [id])).toEqual([
+        { state: 'TASK_STATE_CLOSED', lease_token: null },
+      ]);
+    } finally {
+      await other.end();
+      await closeSmall();
     }
   });
 

@@ -55,8 +55,10 @@ export async function commitRefresh(
     'committing a refresh',
     `WITH ${upsertTasksSql(
       t,
-      { tasks: '$1', syncedAt: '$2::timestamptz', run: '$3::bigint' },
-      // Only the tasks this lease still holds: a holder whose lease ran out and passed on writes nothing.
+      { tasks: '$1', syncedAt: '$2::timestamptz', run: '$3::bigint', heldBy: '$5' },
+      // Only the tasks this lease still holds: a holder whose lease ran out and passed on writes
+      // nothing. Checked again on each locked row (heldBy): a claim committed after this statement's
+      // snapshot was taken is not in it.
       `r.id IN (SELECT id FROM ${t.tasks} WHERE lease_token = $5)`,
     )},
      gone AS (UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, $2::timestamptz), vanished = true,

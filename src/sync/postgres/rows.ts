@@ -64,7 +64,8 @@ export function expandedParameter(rows: readonly ExpandedRow[]): string {
  * and `up` (what was written: `inserted` for new ones, and the change it made). A later fetch replaces
  * an earlier one whatever the service's `updated_at` says (its nodes' clocks differ); a fetch of an
  * earlier run than the one that last wrote the task changes nothing, checked on the locked row.
- * Leases on the rows end: a task fetched is refreshed.
+ * Leases on the rows end: a task fetched is refreshed. With `heldBy`, only rows that lease holds
+ * when locked are written (a refresh's).
  *
  * The kind of change (the rule of `fetchedChangeKind`) and the state before are judged against the
  * row the upsert replaces, locked, and kept in `change_kind` and `change_previous_state` for
@@ -73,9 +74,11 @@ export function expandedParameter(rows: readonly ExpandedRow[]): string {
  */
 export function upsertTasksSql(
   t: SyncTables,
-  params: { readonly tasks: string; readonly syncedAt: string; readonly run: string },
+  params: { readonly tasks: string; readonly syncedAt: string; readonly run: string; readonly heldBy?: string },
   guard = 'true',
 ): string {
+  // Judged on the locked row: a lease taken by another since the statement's snapshot wins.
+  const held = params.heldBy ? ` AND t.lease_token = ${params.heldBy}` : '';
   return `input AS (
     SELECT * FROM jsonb_to_recordset(${params.tasks}::jsonb)
       AS r(id text, state text, created_at timestamptz, updated_at timestamptz, deleted_at timestamptz, task jsonb)
@@ -95,7 +98,7 @@ export function upsertTasksSql(
           OR (t.deleted_at IS NOT NULL AND excluded.deleted_at IS NULL) THEN 'changed'
       END,
       change_previous_state = t.state
-    WHERE excluded.seen_run >= t.seen_run
+    WHERE excluded.seen_run >= t.seen_run${held}
     RETURNING t.id, (xmax = 0) AS inserted, t.change_kind, t.change_previous_state)`;
 }
 
