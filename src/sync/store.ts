@@ -205,18 +205,21 @@ export interface SyncStore {
    */
   commitPage(run: SyncRun, window: SyncWindow, page: PageCommit, lease: SyncLease): Promise<PageCommitResult>;
   /**
-   * Takes, under `lease`, up to `limit` tasks the copy holds as open that `run` has not fetched yet
-   * and no live lease holds, in ID order: a batch of the refresh. Their IDs; none when all are taken,
-   * and none while a window of the run is not done (the tasks its pages fetch need no refresh).
+   * Takes, under `lease`, up to `limit` tasks that `run` has not fetched yet and no live lease
+   * holds, in ID order: a batch of the refresh, which asks for them by ID. For an incremental run,
+   * those the copy holds as open; for a full run, every task not deleted that its range covered
+   * (created by its `startedAt`), which it would otherwise mark vanished: one its pages missed (a
+   * purge that shifted a service's offset tokens) is still there. Their IDs; none when all are
+   * taken, and none while a window of the run is not done (the tasks its pages fetch need no refresh).
    */
   claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]>;
   /**
-   * Commits a batch of the refresh of open tasks in one transaction: the tasks the service
+   * Commits a batch of the refresh in one transaction: the tasks the service
    * returned, and the IDs it did not (marked deleted, `vanished`); their leases end.
    */
   commitRefresh(run: SyncRun, batch: RefreshBatch, lease: SyncLease): Promise<CommitCounts>;
   /**
-   * Ends `run` if no work of it is left (every window done; for an incremental run, every open task
+   * Ends `run` if no work of it is left (every window done, every task `claimOpenTasks` would give
    * refreshed), once: of the workers that try, one ends it; after a full run, tasks it did not see
    * are marked deleted and vanished. `finished` says whether the run is over (by this call or
    * another's); `vanished`, how many tasks not yet deleted this call marked; `held`, while it is not over, the live

@@ -392,6 +392,49 @@ for (const kind of kinds) {
       });
     });
 
+    it('a full run asks by ID for every live task it did not see, closed ones too, before it marks them vanished: one still there stays', async () => {
+      const store = await fresh();
+      const first = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const w1 = await store.claimWindow(first, lease('a'));
+      const tasks = [
+        row('open', T0 - 9),
+        row('closed', T0 - 8, { state: 'TASK_STATE_CLOSED' }),
+        row('deleted', T0 - 7, { deleted: T0 - 7 }),
+        row('seen', T0 - 6),
+      ];
+      await store.commitPage(first, w1 as never, page(tasks, T0, w1 as never), lease('a'));
+      expect((await store.finishRun(first, T0)).finished).toBe(true);
+      // The second full run's pages miss all but one (a purge shifted a service's offset tokens).
+      const second = await store.beginRun('full', T0 + DAY, [{ from: T0 - DAY, to: T0 + DAY }]);
+      const w2 = await store.claimWindow(second, lease('a'));
+      await store.commitPage(
+        second,
+        w2 as never,
+        page([row('seen', T0 - 6)], T0 + DAY, w2 as never),
+        lease('a'),
+      );
+      expect(await store.finishRun(second, T0 + DAY)).toMatchObject({ finished: false });
+      expect(await store.claimOpenTasks(second, lease('a'), 10)).toEqual(['closed', 'open']);
+      const counts = await store.commitRefresh(
+        second,
+        {
+          tasks: [row('closed', T0 - 8, { state: 'TASK_STATE_CLOSED' })],
+          vanished: ['open'],
+          syncedAt: T0 + DAY,
+        },
+        lease('a'),
+      );
+      expect(counts).toEqual({ new: 0, changed: 0, deleted: 1 });
+      // A deleted task it did not see is vanished, but was not newly deleted.
+      expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: true, vanished: 0 });
+      expect(await held(store)).toEqual({
+        closed: 'TASK_STATE_CLOSED',
+        deleted: 'TASK_STATE_OPEN deleted vanished',
+        open: 'TASK_STATE_OPEN deleted vanished',
+        seen: 'TASK_STATE_OPEN',
+      });
+    });
+
     it('a run ended unfinished (a full run asked for) counts as no run and hands out no more work', async () => {
       const store = await fresh();
       const full = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
@@ -458,7 +501,13 @@ for (const kind of kinds) {
         page([row('a', T0 - 9)], T0 + DAY, w2 as never),
         lease('a'),
       );
-      expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: true, vanished: 1 });
+      // b, unseen, is asked for by ID first (the refresh): the service no longer has it.
+      expect(await store.finishRun(second, T0 + DAY)).toMatchObject({ finished: false, vanished: 0 });
+      expect(await store.claimOpenTasks(second, lease('a'), 10)).toEqual(['b']);
+      expect(
+        await store.commitRefresh(second, { tasks: [], vanished: ['b'], syncedAt: T0 + DAY }, lease('a')),
+      ).toEqual({ new: 0, changed: 0, deleted: 1 });
+      expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: true, vanished: 0 });
       expect(await store.finishRun(second, T0 + DAY)).toEqual({ finished: true, vanished: 0 });
       expect(await held(store)).toEqual({ a: 'TASK_STATE_OPEN', b: 'TASK_STATE_OPEN deleted vanished' });
       expect(await store.status()).toMatchObject({

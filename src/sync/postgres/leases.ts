@@ -25,15 +25,14 @@ export function endLeasesSql(t: SyncTables): string {
 
 /**
  * A subquery: the live leases on the work of the run in placeholder `run`, as a JSON array of
- * `{ holder, until }`, one a holder (the latest ending); null when none. Tasks are leased only by
- * an incremental run's refresh: a full run's leave them out (`refresh` false), since on a copy
- * being filled the planner, knowing nothing yet of the column, would read every task for them.
+ * `{ holder, until }`, one a holder (the latest ending); null when none. Tasks are leased only by a
+ * run's refresh, once its windows are done: until then they are not looked at, since on a copy being
+ * filled the planner, knowing nothing yet of the column, would read every task for them.
  */
-export function heldLeasesSql(t: SyncTables, run: string, refresh: boolean): string {
+export function heldLeasesSql(t: SyncTables, run: string): string {
   const live = `lease_token IS NOT NULL AND NOT ${notHeldSql(NOW)}`;
-  const tasks = refresh
-    ? `UNION ALL SELECT lease_token, lease_until, leased_at FROM ${t.tasks} WHERE ${live}`
-    : '';
+  const tasks = `UNION ALL SELECT lease_token, lease_until, leased_at FROM ${t.tasks} WHERE ${live}
+        AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = ${run} AND state <> 'done')`;
   return `(SELECT json_agg(json_build_object('holder', holder, 'until', until) ORDER BY holder) FROM (
       SELECT lease_token AS holder, max(lease_until) AS until FROM (
         SELECT lease_token, lease_until, leased_at FROM ${t.windows} WHERE run_id = ${run} AND state <> 'done' AND ${live}

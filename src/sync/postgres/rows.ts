@@ -74,7 +74,12 @@ export function expandedParameter(rows: readonly ExpandedRow[]): string {
  */
 export function upsertTasksSql(
   t: SyncTables,
-  params: { readonly tasks: string; readonly syncedAt: string; readonly run: string; readonly heldBy?: string },
+  params: {
+    readonly tasks: string;
+    readonly syncedAt: string;
+    readonly run: string;
+    readonly heldBy?: string;
+  },
   guard = 'true',
 ): string {
   // Judged on the locked row: a lease taken by another since the statement's snapshot wins.

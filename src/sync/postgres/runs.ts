@@ -8,7 +8,7 @@ import { ConfigurationError } from '../../core/errors/errors.ts';
 import type { CopyIdentity, CopyState, HeldLease, RunEnd, SyncRun, SyncWindowPlan } from '../store.ts';
 import { feedOnSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
 import { heldLeasesSql } from './leases.ts';
-import { OPEN_UNSEEN } from './refresh.ts';
+import { REFRESH_DUE } from './refresh.ts';
 import type { PgQuery } from './rows.ts';
 import { addedColumns, completedRunSql, POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './schema.ts';
 
@@ -175,7 +175,7 @@ export async function finishRun(
     `WITH r AS (
        UPDATE ${t.runs} SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL
          AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
-         AND (kind = 'full' OR NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${OPEN_UNSEEN('$1')}))
+         AND NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${REFRESH_DUE('$1', 'kind', 'started_at')})
        RETURNING kind, started_at),
      -- Only what the run's range covered: a task created after its end is not its to judge.
      -- o is the row as it was: a deleted task the service then forgot was not newly deleted.
@@ -190,7 +190,7 @@ export async function finishRun(
      d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
      SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v WHERE newly) AS vanished,
             coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before,
-            ${heldLeasesSql(t, '$1', run.kind === 'incremental')} AS held`,
+            ${heldLeasesSql(t, '$1')} AS held`,
     [run.id, finishedAt, feedAll],
   );
   const row = rows[0];

@@ -66,9 +66,6 @@ export interface PostgresSyncStoreOptions extends PostgresStoreOptions {
   readonly changeFeed?: ChangeFeedStart | undefined;
 }
 
-const _OPEN_UNSEEN = (run: string) =>
-  `state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ${run}`;
-
 /**
  * A task copy in PostgreSQL that any number of workers sync at once: run the same `TaskSync` (or
  * `idgov sync --postgres URL`) in as many processes, on as many machines, as you like. Workers

@@ -1,5 +1,6 @@
 /**
- * A run's refresh of the tasks the copy holds as open, a batch at a time: each fetched by ID and
+ * A run's refresh of the tasks its windows did not fetch (for an incremental run, those the copy
+ * holds as open; for a full run, every live one), a batch at a time: each fetched by ID and
  * committed in one transaction, those the service no longer returns marked vanished.
  *
  * @module
@@ -15,8 +16,8 @@ import { taskRows } from './rows.ts';
 export const REFRESH_BATCH = 100;
 
 /**
- * Refreshes `ids`, a batch of the tasks the copy holds as open claimed under `lease`, committed in
- * one transaction.
+ * Refreshes `ids`, a batch of the tasks claimed under `lease` (`SyncStore.claimOpenTasks`),
+ * committed in one transaction.
  */
 export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: readonly string[]): Promise<void> {
   const { options, store, run, meter, signal } = ctx;

@@ -258,7 +258,7 @@ export class TaskSync {
         continue;
       }
       since = performance.now();
-      const ids = run.kind === 'incremental' ? await store.claimOpenTasks(run, lease, REFRESH_BATCH) : [];
+      const ids = await store.claimOpenTasks(run, lease, REFRESH_BATCH);
       if (ids.length > 0) {
         bell.ring();
         await holding(

@@ -8,7 +8,7 @@
  */
 
 import { isoTime } from '../../internal/time.ts';
-import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
+import { FREE_SQL } from '../../stores/lease.ts';
 import { SqliteFile } from '../../stores/sqlite-file.ts';
 import type { ReadChanges } from '../changes.ts';
 import type { ReadBatch } from '../copy-rows.ts';
@@ -31,19 +31,11 @@ import { ChangeWriter, pruneChangeRows, readChangeBatch } from './changes.ts';
 import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './holder.ts';
 import { endLeases, heldLeases, renewLeases } from './leases.ts';
 import { checkCopy, hasCompletedRun, readRows, readStatus } from './read.ts';
+import { claimRefresh, refreshDue } from './refresh.ts';
 import { putExpanded, upsertTasks, vanishLeased, vanishUnseen } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
 import type { SqliteCopyOptions } from './store.ts';
 import { claim, commitWindow, ownedTasks, split } from './windows.ts';
-
-// The refresh's work: tasks the copy holds as open that the run (placeholder `?`) has not fetched.
-const OPEN_UNSEEN = "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ?";
-
-// A window of the run (placeholder `?`) is not done: the refresh waits for it.
-const WINDOWS_PENDING = "EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ? AND state <> 'done')";
-
-// The run (placeholder `?`) is not over: one ended (by a full run asked for) hands out no more work.
-const RUN_OPEN = 'EXISTS (SELECT 1 FROM idgov_sync_runs WHERE id = ? AND finished_at IS NULL)';
 
 /** The SQLite copy's work, behind `SqliteSyncStore`. */
 export class SqliteCopy implements SyncStore {
@@ -190,20 +182,7 @@ export class SqliteCopy implements SyncStore {
   }
 
   async claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]> {
-    return this.#file.write(() => {
-      const now = this.#clock();
-      const rows = this.#file
-        .sql(
-          `SELECT id FROM idgov_tasks WHERE ${OPEN_UNSEEN} AND ${notHeldSql('?', '?')} AND NOT ${WINDOWS_PENDING} AND ${RUN_OPEN}
-           ORDER BY id LIMIT ?`,
-        )
-        .all(run.id, now, now, run.id, run.id, limit) as Array<{ id: string }>;
-      const take = this.#file.sql(
-        'UPDATE idgov_tasks SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?',
-      );
-      for (const { id } of rows) take.run(lease.holder, now, now + lease.ms, id);
-      return rows.map((row) => row.id);
-    });
+    return this.#file.write(() => claimRefresh(this.#file, run, lease, limit, this.#clock()));
   }
 
   async commitRefresh(run: SyncRun, batch: RefreshBatch, lease: SyncLease): Promise<CommitCounts> {
@@ -236,14 +215,13 @@ export class SqliteCopy implements SyncStore {
       const state = this.#file
         .sql(
           `SELECT finished_at IS NOT NULL AS finished,
-             EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ?1 AND state <> 'done') AS windows,
-             (kind = 'incremental' AND EXISTS (SELECT 1 FROM idgov_tasks WHERE ${OPEN_UNSEEN.replaceAll('?', '?1')})) AS refresh
+             EXISTS (SELECT 1 FROM idgov_sync_windows WHERE run_id = ?1 AND state <> 'done') AS windows
            FROM idgov_sync_runs WHERE id = ?1`,
         )
-        .get(run.id) as { finished: number; windows: number; refresh: number } | undefined;
+        .get(run.id) as { finished: number; windows: number } | undefined;
       // A run gone (ended unfinished by a full run) is over too.
       if (!state || state.finished) return { finished: true, vanished: 0 };
-      if (state.windows || state.refresh) {
+      if (state.windows || refreshDue(this.#file, run)) {
         return { finished: false, vanished: 0, held: heldLeases(this.#file, run, this.#clock()) };
       }
       const vanished =

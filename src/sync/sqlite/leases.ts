@@ -34,15 +34,13 @@ export function endLeases(file: SqliteFile, holders: readonly string[]): void {
 }
 
 /**
- * The live leases on `run`'s work at `now`: one a holder, the latest ending. Tasks are leased only
- * by an incremental run's refresh: a full run's are not looked for.
+ * The live leases on `run`'s work at `now`: one a holder, the latest ending (of its windows, and of
+ * the tasks its refresh holds).
  */
 export function heldLeases(file: SqliteFile, run: SyncRun, now: number): HeldLease[] {
   const live = `lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}`;
   const tasks =
-    run.kind === 'incremental'
-      ? 'UNION ALL SELECT lease_token, lease_until, leased_at FROM idgov_tasks WHERE lease_token IS NOT NULL'
-      : '';
+    'UNION ALL SELECT lease_token, lease_until, leased_at FROM idgov_tasks WHERE lease_token IS NOT NULL';
   const rows = file
     .sql(
       `SELECT lease_token AS holder, max(lease_until) AS until FROM (
