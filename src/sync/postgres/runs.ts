@@ -174,8 +174,9 @@ export async function finishRun(
     'ending a run',
     `WITH r AS (
        UPDATE ${t.runs} SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL
-         AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
-         AND NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${REFRESH_DUE('$1', 'kind', 'started_at')})
+         -- The tasks are read only once the windows are done (a CASE keeps that order).
+         AND CASE WHEN EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done') THEN false
+           ELSE NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${REFRESH_DUE('$1', 'kind', 'started_at')}) END
        RETURNING kind, started_at),
      -- Only what the run's range covered: a task created after its end is not its to judge.
      -- o is the row as it was: a deleted task the service then forgot was not newly deleted.
