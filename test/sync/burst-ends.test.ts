@@ -283,6 +283,33 @@ describe('a burst paged from both ends against a hostile service', () => {
     }
   });
 
+  it('page tokens that live for three pages of a query: each end started again leaves out what it read, and the ends still meet', async () => {
+    const tenant = burstTenant();
+    const since: Record<string, number> = {};
+    let refused = 0;
+    const serve = async (answer: () => Promise<Answer>, sortBy: string, pageToken?: string) => {
+      if (!pageToken) since[sortBy] = 0;
+      else if (++since[sortBy]! >= 3) {
+        refused += 1;
+        return Response.json({ code: 5, message: 'page token expired' }, { status: 410 });
+      }
+      return answer();
+    };
+    const { close } = await tenant.listen();
+    try {
+      const before = { ...tenant.stats.searchPagesBySort };
+      const path = dbPath();
+      expect((await syncOnce(clientOf(tenant, serve), path)).complete).toBe(true);
+      expect(refused).toBeGreaterThanOrEqual(3);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      const { ticket, reverse } = pagesSince(tenant, before);
+      expect(reverse).toBeLessThan(BURST / 100);
+      expect(ticket + reverse).toBeLessThanOrEqual(BURST / 100 + 4);
+    } finally {
+      await close();
+    }
+  });
+
   it('a service that orders ticket IDs as text: edges that cross by number are no meeting, and the copy is exact', async () => {
     const tenant = burstTenant();
     // The burst's ticket IDs as the service sends them: its first half 10000 up, its second 9000

@@ -20,6 +20,7 @@ import {
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
+import { decodePageToken } from '../../src/testing/page-token.ts';
 import { copyAndFeed, feedProblems } from '../helpers/change-feed.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
@@ -247,6 +248,51 @@ for (const kind of kinds) {
         expect(
           (await differences(open, tenant)).filter((line) => !line.startsWith(`${purged?.id}:`)),
         ).toEqual([]);
+      });
+    });
+
+    it("a burst whose pages outlast the service's page tokens: each query started again leaves out the tasks it read, and the run completes", async () => {
+      const tenant = tenantWithBurst(1_000, 700, 53);
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        // A token lives for three pages of its query: the burst's seven cannot be paged in one go.
+        let refused = 0;
+        let excluding = 0;
+        const { client } = clientOf(tenant, (body) => {
+          const { pageToken, ...request } = body as SearchBody & { excludeIds?: string[] };
+          if (request.excludeIds) excluding += 1;
+          if (pageToken && (decodePageToken(pageToken, request) ?? 0) >= 300) {
+            refused += 1;
+            return Response.json({ message: 'page token expired' }, { status: 410 });
+          }
+          return undefined;
+        });
+        expect((await runSync(client, open, { concurrency: 1 })).summary.complete).toBe(true);
+        expect(refused).toBeGreaterThan(0);
+        expect(excluding).toBeGreaterThan(0);
+        expect(await differences(open, tenant)).toEqual([]);
+      });
+    });
+
+    it('a service that refuses excludeIds: a query whose token expired starts again reading what it read, as before', async () => {
+      const tenant = tenantWithBurst(1_000, 700, 54);
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        let expired = 0;
+        let refused = 0;
+        const { client } = clientOf(tenant, (body) => {
+          if ((body as { excludeIds?: string[] }).excludeIds) {
+            refused += 1;
+            return Response.json({ message: 'unknown field excludeIds' }, { status: 400 });
+          }
+          if (body.pageToken && expired === 0 && ++expired) {
+            return Response.json({ message: 'page token expired' }, { status: 410 });
+          }
+          return undefined;
+        });
+        expect((await runSync(client, open, { concurrency: 1 })).summary.complete).toBe(true);
+        expect(refused).toBe(1);
+        expect(await differences(open, tenant)).toEqual([]);
       });
     });
 

@@ -13,6 +13,7 @@ import type { SyncLease, SyncRun, SyncWindow, WindowOrder } from '../store.ts';
 import { refused, unsupported } from './acted-probe.ts';
 import { BurstEnd, SORT_OF } from './burst-end.ts';
 import type { RunContext } from './context.ts';
+import { InstantRead } from './instant-read.ts';
 import { createdAt, scanPage } from './page-scan.ts';
 import { requestRefused, syncRequest } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
@@ -55,18 +56,20 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
   // A token is bound to its request, page size included: the query keeps the size it began with.
   let pageSize = ctx.pageSize.current;
   let chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES, token);
-  // How often the query started again after its token was refused since the window last got further
-  // (its cursor, or a burst's end's edge: its cursor stays at the burst, and a query started again
-  // reads the burst's start again before it passes its edge). Refused that often, it is not the token.
+  // How often the query started again after its token was refused since the window last got further (its cursor,
+  // a burst's end's edge, or the tasks read at its cursor's instant, left out: `exclude`); that often, not the token.
   let restarts = { at: '', times: 0 };
-  const reached = () => `${cursor} ${burst?.edge ?? ''}`;
-  const restart = (from = cursor, end = to, size = ctx.pageSize.current) => {
+  const instant = new InstantRead();
+  const reached = () => `${cursor} ${burst?.edge ?? ''} ${instant.size}`;
+  let exclude: readonly string[] | undefined;
+  const restart = (from = cursor, end = to, size = ctx.pageSize.current, skip?: readonly string[]) => {
     token = undefined;
     queryFrom = from;
     queryTo = end;
     pageSize = size;
     chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
-    burst?.restart();
+    exclude = skip;
+    if (!skip) burst?.restart(); // leaving out what it read, a burst's end reads on in order
   };
   // The window's order changed under this cursor (its burst paired, or back to one end): its query
   // starts again in that order, and the page asked for ahead (in the old one) is not taken.
@@ -78,9 +81,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     to = end;
     restart(cursor, to, ctx.pageSize.current);
   };
-  // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive
-  // bound of the service loses a task at an edge; a task fetched twice is upserted once. Sent at
-  // once (a search is sent when first awaited), as a plain promise.
+  // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive bound of the service
+  // loses a task at an edge (the store writes it once). Sent at once (a search is sent when first awaited).
   const search = (query: Query) =>
     options.client.tasks
       .search(
@@ -92,6 +94,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
           createdBefore: isoTime(query.queryTo + 1),
           ...(window.actedAfter !== undefined ? { includeActedAfter: isoTime(window.actedAfter) } : {}),
           ...(query.token ? { pageToken: query.token } : {}),
+          ...(query.exclude ? { excludeIds: [...query.exclude] } : {}),
         },
         { signal },
       )
@@ -106,14 +109,13 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     queryTo,
     token: undefined,
   });
-  // The next page, asked for while this one commits (it depends on this page and the window's end
-  // as last read, not on the commit): a cursor then waits on the service alone, not on the service
-  // and its store in turn. Two pages a cursor are in memory at most.
+  // The next page, asked for while this one commits (it depends on this page and the window's end as last read):
+  // a cursor then waits on the service alone, not on the service and its store in turn. Two pages in memory at most.
   let ahead: ReturnType<typeof search> | undefined;
   for (;;) {
     let page: Awaited<ReturnType<typeof search>>;
     try {
-      page = await (ahead ?? search({ queryFrom, queryTo, token, pageSize, order }));
+      page = await (ahead ?? search({ queryFrom, queryTo, token, pageSize, order, exclude }));
       // A page asked for ahead may have come in after the stop: a stopped run commits nothing more.
       if (signal.aborted) throw signal.reason;
     } catch (error) {
@@ -123,12 +125,18 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
         restart();
         continue;
       }
+      // A service that does not take excludeIds: the query starts again reading what it read.
+      if (exclude && !token && requestRefused(error)) {
+        instant.refuse();
+        restart();
+        continue;
+      }
       // A saved token may have expired, or be bound to a request the service no longer takes:
       // restart the query from the last committed creation time.
       if (token && requestRefused(error)) {
         restarts = { at: reached(), times: restarts.at === reached() ? restarts.times + 1 : 1 };
         if (restarts.times <= TOKEN_RESTARTS) {
-          restart();
+          restart(cursor, to, ctx.pageSize.current, instant.exclude(cursor));
           continue;
         }
       }
@@ -149,9 +157,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
         reorder(back.order, back.to);
         continue;
       }
-      // A service that stopped taking the bound since the run began (it was upgraded, or rolled
-      // back): the window ends, said once, rather than fail every resumed run; and the run no longer
-      // counts as one that saw the tasks acted on, so that the next run looks back to the last that did.
+      // A service that stopped taking the bound since the run began (upgraded, rolled back): the window ends, said
+      // once, rather than fail every resumed run; the run no longer counts as one that saw the tasks acted on.
       if (window.actedAfter !== undefined && refused(error)) {
         if (!toldRefused.has(run)) unsupported(options, `refused the bound (${(error as Error).message})`);
         toldRefused.add(run);
@@ -184,9 +191,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     else if (before) ctx.keyset.off('answers tasks created before the createdAfter asked for');
     const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
-    // A query made before a split reaches past the window's end as it is now: what lies past it is
-    // the other half's to write (written here too, this older copy of a task could overwrite one
-    // fetched later). The cursor past the end still ends the window.
+    // A query made before a split reaches past the window's end as it is now: what lies past it is the other
+    // half's (the store writes only the window's range too). The cursor past the end still ends the window.
     const past = (at: number) => at > to + 1 && at <= queryTo + 1;
     const own = last > to + 1 ? tasks.filter((row) => !past(createdAt(row))) : tasks;
     const moved = last > cursor;
@@ -194,9 +200,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     // unless that instant holds more than one task of the page: a burst may go on, which the token
     // pages through (a keyset would fetch its start again).
     const keyset = ctx.keyset.on && moved && next !== undefined && atLast === 1;
-    // A burst's end that met its other end needs no next page. Near it, the next page is not asked
-    // for ahead (the other end's page under way may meet this one), and the descending end leaves
-    // the ascending one the last page, so that both do not fetch it.
+    // A burst's end that met its other end needs no next page. Near it, the next page is not asked for ahead (the
+    // other end's page under way may meet this one), and the descending end leaves the ascending one the last page.
     const paired = burst?.alone === false;
     const met = paired && burst?.met(otherEdge) === true;
     const near = paired && burst?.near(otherEdge, 3) === true;
@@ -208,7 +213,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
         ? undefined
         : keyset
           ? { queryFrom: last, queryTo: to, token: undefined, pageSize: ctx.pageSize.current, order }
-          : { queryFrom, queryTo, token: next, pageSize, order };
+          : { queryFrom, queryTo, token: next, pageSize, order, exclude };
     if (following) {
       ahead = search(following);
       // Awaited at the next turn of the loop, unless the commit fails or ends the window first.
@@ -271,6 +276,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     }
     // What a page showed (a window's density, a burst) may make a split worth it: idle cursors look.
     ctx.bell.ring();
+    instant.add(own, last);
     cursor = last;
     to = result.to;
     if (keyset) {
@@ -289,4 +295,6 @@ interface Query {
   readonly token: string | undefined;
   readonly pageSize: number;
   readonly order: WindowOrder;
+  /** Tasks of the cursor's instant it leaves out, read before its token was refused. */
+  readonly exclude?: readonly string[] | undefined;
 }
