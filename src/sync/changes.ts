@@ -12,6 +12,7 @@ import { parseResponse } from '../core/validation/validation.ts';
 import { abortable, wait } from '../internal/wait.ts';
 import { StoreError } from '../stores/store-error.ts';
 import { CHANGE_KINDS, type ChangeKind } from './change-kinds.ts';
+import { ChangesPrunedError } from './changes-pruned.ts';
 
 /**
  * A row of the feed as stored (`<prefix>_changes`).
@@ -103,6 +104,8 @@ export interface ChangeBatch {
   readonly records: readonly ChangeRecord[];
   /** The greatest `seq` looked at, a change of another kind included; undefined when there was none. */
   readonly through: number | undefined;
+  /** The least `seq` looked at: past `after + 1`, the changes between were pruned. */
+  readonly first: number | undefined;
   /** Whether `limit` rows were looked at: more may follow at once. */
   readonly full: boolean;
 }
@@ -213,6 +216,9 @@ export async function* readChangeRecords(
       if (!(await wait(query.pollMs ?? 500, { signal: query.signal }))) return;
       continue;
     }
+    // Handed out one after another, seqs have a gap only where a prune was: a reader from 0 reads what is left.
+    if (after > 0 && batch.first !== undefined && batch.first > after + 1)
+      throw new ChangesPrunedError(after, batch.first);
     for (const row of batch.records) {
       yield row;
       if (query.signal?.aborted) return;

@@ -12,10 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
 import { StoreError } from '../../src/stores/store-error.ts';
 import { type ChangeBatch, readChangeRecords } from '../../src/sync/changes.ts';
-import { type ChangeRecord, type SyncWindow, TaskSync } from '../../src/sync/index.ts';
+import { type ChangeRecord, ChangesPrunedError, type SyncWindow, TaskSync } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
+import { caught } from '../helpers/caught.ts';
 import { all, asFolded, byTask, copyAndFeed, expectedChanges, fold } from '../helpers/change-feed.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
@@ -220,6 +221,14 @@ for (const kind of kinds) {
         const last = (await all(store.changeRows())).at(-1)?.seq ?? 0;
         expect(await store.pruneChanges(11)).toBe(10);
         expect((await all(store.changeRows())).at(0)?.seq).toBe(11);
+        // A reader that had read to seq 4 would pass over 5 to 10: told so, by a typed error.
+        const behind = await caught(all(store.changeRows({ after: 4 })));
+        expect(behind).toBeInstanceOf(ChangesPrunedError);
+        expect(behind).toMatchObject({ after: 4, lastPruned: 10 });
+        expect((behind as Error).message).toMatch(/changes 5 to 10 of the change feed were pruned/);
+        // One that had read to 10 follows on; one from 0 reads what is left.
+        expect((await all(store.changeRows({ after: 10 }))).at(0)?.seq).toBe(11);
+        expect((await all(store.changes({ after: 0 }))).at(0)?.seq).toBe(11);
         // A before past the end is a mistyped one: refused, nothing deleted.
         await expect(store.pruneChanges(last * 10)).rejects.toThrow(
           new RegExp(
@@ -392,6 +401,7 @@ describe('a follower of the feed', () => {
   const batch = (records: ChangeRecord[], limit = 500): ChangeBatch => ({
     records,
     through: records.at(-1)?.seq,
+    first: records[0]?.seq,
     full: records.length === limit,
   });
 
@@ -455,6 +465,7 @@ describe('a follower of the feed', () => {
       return {
         records: rows.filter((row) => !kinds || kinds.includes(row.kind)),
         through: rows.at(-1)?.seq,
+        first: rows[0]?.seq,
         full: rows.length === limit,
       };
     };

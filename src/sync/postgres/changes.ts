@@ -104,7 +104,12 @@ export async function readChangeBatch(
         ],
   );
   const last = rows.at(-1);
-  return { records, through: last ? Number(last.seq) : undefined, full: rows.length === limit };
+  return {
+    records,
+    through: last ? Number(last.seq) : undefined,
+    first: rows[0] ? Number(rows[0].seq) : undefined,
+    full: rows.length === limit,
+  };
 }
 
 /** Deletes the changes before `before`: how many. */

@@ -80,7 +80,12 @@ export function readChangeBatch(
       json: String(row.task),
     }));
   const last = rows.at(-1);
-  return { records, through: last ? Number(last.seq) : undefined, full: rows.length === limit };
+  return {
+    records,
+    through: last ? Number(last.seq) : undefined,
+    first: rows[0] ? Number(rows[0].seq) : undefined,
+    full: rows.length === limit,
+  };
 }
 
 // Changes pruned a transaction at a time.
