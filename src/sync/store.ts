@@ -198,7 +198,7 @@ export interface SyncStore {
    * last wrote a task changes nothing), its expanded objects, and the
    * window's progress, renewing the lease. Only the tasks the window owns are written: those
    * created in its range as it stands at the commit, and past an end only where no window of the
-   * run begins or ends there (queries reach a millisecond past their window, and a split may have
+   * run goes on from there (queries reach a millisecond past their window, and a split may have
    * moved its end since the page was fetched); a burst's two ends write no task the run wrote
    * already. Returns the window's end as it is now (a split may have
    * moved it), whether the window is done, and `lost` (nothing written) when another holder took it.

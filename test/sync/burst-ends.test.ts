@@ -148,6 +148,31 @@ describe('a burst of tasks created at one instant', () => {
     }
   });
 
+  it("a burst at the run's very end (answers without a Date header: the run ends at the newest task) is copied whole, though its window ends at its instant", async () => {
+    const tenant = burstTenant();
+    const { close } = await tenant.listen();
+    try {
+      const client = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'off',
+        fetch: async (input, init) => {
+          const answer = await fetch(new Request(input, init));
+          const headers = new Headers(answer.headers);
+          headers.delete('date');
+          return new Response(answer.body, { status: answer.status, headers });
+        },
+      });
+      const before = { ...tenant.stats.searchPagesBySort };
+      const path = dbPath();
+      expect((await syncOnce(client, path, 2)).complete).toBe(true);
+      expect(Math.min(...Object.values(pagesSince(tenant, before)))).toBeGreaterThan(0);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   const hostile: Array<[string, (answer: Answer) => Answer]> = [
     ['ticket IDs out of order within a page', (answer) => ({ ...answer, list: [...answer.list].reverse() })],
     [

@@ -13,16 +13,17 @@ import { counted, NOW, type PgQuery, tasksParameter, UPSERT_COUNTS, upsertTasksS
 import type { SyncTables } from './schema.ts';
 
 /**
- * The refresh's work, the rule of the SQLite store's `REFRESH_DUE`: the live tasks the run has not
- * fetched that it asks for by ID. An incremental run, those the copy holds as open; a full run,
- * every one its range covered, before it would mark them vanished. `run` is its ID, `kind` and
- * `startedAt` (Unix ms) its row's, as SQL expressions.
+ * The refresh's work, the rule of the SQLite store's `refreshDueSql`: the live tasks `run` has not
+ * fetched that it asks for by ID. An incremental run, those the copy holds as open (found by the
+ * index on state); a full run, every one its range covered, before it would mark them vanished.
+ * `id` is the run's ID as an SQL expression.
  */
-export const REFRESH_DUE = (run: string, kind: string, startedAt: string) =>
-  `deleted_at IS NULL AND seen_run <> ${run} AND CASE WHEN ${kind} = 'full'
-     THEN created_at IS NULL OR created_at <= to_timestamp(${startedAt} / 1000.0) ELSE state = 'TASK_STATE_OPEN' END`;
+export const refreshDueSql = (run: SyncRun, id: string) =>
+  run.kind === 'full'
+    ? `deleted_at IS NULL AND seen_run <> ${id} AND (created_at IS NULL OR created_at <= to_timestamp(${Number(run.startedAt)} / 1000.0))`
+    : `state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ${id}`;
 
-/** Takes, under `lease`, up to `limit` tasks due a refresh (`REFRESH_DUE`) no live lease holds, in ID order. */
+/** Takes, under `lease`, up to `limit` tasks due a refresh (`refreshDueSql`) no live lease holds, in ID order. */
 export async function claimOpenTasks(
   query: PgQuery,
   t: SyncTables,
@@ -33,12 +34,12 @@ export async function claimOpenTasks(
   const { rows } = await query<{ id: string }>(
     'claiming open tasks',
     `UPDATE ${t.tasks} SET lease_token = $2, leased_at = ${NOW}, lease_until = ${NOW} + $3
-     WHERE id IN (SELECT id FROM ${t.tasks} WHERE ${REFRESH_DUE('$1', '$5::text', '$6::bigint')} AND ${notHeldSql(NOW)}
+     WHERE id IN (SELECT id FROM ${t.tasks} WHERE ${refreshDueSql(run, '$1')} AND ${notHeldSql(NOW)}
                     AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done')
                     AND EXISTS (SELECT 1 FROM ${t.runs} WHERE id = $1 AND finished_at IS NULL)
                   ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
      RETURNING id`,
-    [run.id, lease.holder, lease.ms, limit, run.kind, run.startedAt],
+    [run.id, lease.holder, lease.ms, limit],
   );
   return rows.map((row) => row.id).sort();
 }

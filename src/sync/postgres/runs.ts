@@ -8,7 +8,7 @@ import { ConfigurationError } from '../../core/errors/errors.ts';
 import type { CopyIdentity, CopyState, HeldLease, RunEnd, SyncRun, SyncWindowPlan } from '../store.ts';
 import { feedOnSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
 import { heldLeasesSql } from './leases.ts';
-import { REFRESH_DUE } from './refresh.ts';
+import { refreshDueSql } from './refresh.ts';
 import type { PgQuery } from './rows.ts';
 import { addedColumns, completedRunSql, POSTGRES_SYNC_SCHEMA_VERSION, type SyncTables } from './schema.ts';
 
@@ -176,7 +176,7 @@ export async function finishRun(
        UPDATE ${t.runs} SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL
          -- The tasks are read only once the windows are done (a CASE keeps that order).
          AND CASE WHEN EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = $1 AND state <> 'done') THEN false
-           ELSE NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${REFRESH_DUE('$1', 'kind', 'started_at')}) END
+           ELSE NOT EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${refreshDueSql(run, '$1')}) END
        RETURNING kind, started_at),
      -- Only what the run's range covered: a task created after its end is not its to judge.
      -- o is the row as it was: a deleted task the service then forgot was not newly deleted.

@@ -122,17 +122,17 @@ export async function splitLargest(
 
 /**
  * The common table expression `own`: the range of the window the commit's `w` moved on, as it
- * stands now, and whether a window of the run begins or ends at either end. The rule of the SQLite
+ * stands now, and whether a window of the run goes on from either end. The rule of the SQLite
  * store's `ownedTasks`: a window writes the tasks created in its range, and past an end only where
- * no window begins or ends there. Queries reach a millisecond past their window, so a task at an
+ * no window goes on from there. Queries reach a millisecond past their window, so a task at an
  * edge is fetched by both windows; were both to write it, the page committed last would win,
  * though it may be the one fetched first, and a split since the page was fetched leaves it tasks
  * that are now the new window's.
  */
 const OWNED_SQL = (t: SyncTables) => `own AS (
     SELECT from_ms, to_ms,
-      EXISTS (SELECT 1 FROM ${t.windows} n WHERE n.run_id = w.run_id AND n.id <> w.id AND n.to_ms = w.from_ms) AS before,
-      EXISTS (SELECT 1 FROM ${t.windows} n WHERE n.run_id = w.run_id AND n.id <> w.id AND n.from_ms = w.to_ms) AS after
+      EXISTS (SELECT 1 FROM ${t.windows} n WHERE n.run_id = w.run_id AND n.to_ms = w.from_ms AND n.from_ms < w.from_ms) AS before,
+      EXISTS (SELECT 1 FROM ${t.windows} n WHERE n.run_id = w.run_id AND n.from_ms = w.to_ms AND n.to_ms > w.to_ms) AS after
     FROM w)`;
 
 // A task of the page (`r`) that the window owns; the time in Unix ms, exactly (`extract` is numeric).

@@ -13,10 +13,13 @@ import type { SyncLease, SyncRun } from '../store.ts';
 // The tasks due a refresh (placeholders: `dueParams`). An incremental run, those the copy holds as
 // open (a change to one need not show in its windows); a full run, every one its range covered,
 // before it would mark them vanished: a task its pages missed (a purge that shifted a service's
-// offset tokens in a burst) is still there.
-const REFRESH_DUE = `deleted_at IS NULL AND seen_run <> ? AND CASE WHEN ?
-  THEN created_at IS NULL OR created_at <= ? ELSE state = 'TASK_STATE_OPEN' END`;
-const dueParams = (run: SyncRun) => [run.id, run.kind === 'full' ? 1 : 0, isoTime(run.startedAt)];
+// offset tokens in a burst) is still there. Two statements, so that an incremental run's finds the
+// open tasks by the index on state.
+const refreshDueSql = (run: SyncRun) =>
+  run.kind === 'full'
+    ? 'deleted_at IS NULL AND seen_run <> ? AND (created_at IS NULL OR created_at <= ?)'
+    : "state = 'TASK_STATE_OPEN' AND deleted_at IS NULL AND seen_run <> ?";
+const dueParams = (run: SyncRun) => (run.kind === 'full' ? [run.id, isoTime(run.startedAt)] : [run.id]);
 
 // The run's windows are all done, and it is not over (one ended by a full run asked for hands out
 // no more work): placeholders, its ID twice.
@@ -37,7 +40,9 @@ export function claimRefresh(
   const ready = file.sql(`SELECT ${READY} AS ready`).get(run.id, run.id) as { ready: number };
   if (!ready.ready) return [];
   const rows = file
-    .sql(`SELECT id FROM idgov_tasks WHERE ${REFRESH_DUE} AND ${notHeldSql('?', '?')} ORDER BY id LIMIT ?`)
+    .sql(
+      `SELECT id FROM idgov_tasks WHERE ${refreshDueSql(run)} AND ${notHeldSql('?', '?')} ORDER BY id LIMIT ?`,
+    )
     .all(...dueParams(run), now, now, limit) as Array<{ id: string }>;
   const take = file.sql(
     'UPDATE idgov_tasks SET lease_token = ?, leased_at = ?, lease_until = ? WHERE id = ?',
@@ -49,7 +54,7 @@ export function claimRefresh(
 /** Whether a task is due a refresh of `run`, held or not: the run waits for it. */
 export function refreshDue(file: SqliteFile, run: SyncRun): boolean {
   const row = file
-    .sql(`SELECT EXISTS (SELECT 1 FROM idgov_tasks WHERE ${REFRESH_DUE}) AS due`)
+    .sql(`SELECT EXISTS (SELECT 1 FROM idgov_tasks WHERE ${refreshDueSql(run)}) AS due`)
     .get(...dueParams(run)) as {
     due: number;
   };

@@ -272,7 +272,8 @@ export function commitWindow(
 /**
  * The tasks of a page of window `id` that it writes (see `OWNED_SQL` of the PostgreSQL store, the
  * same rule): those created in its range as it stands now, and past an end only where no window of
- * the run begins or ends there. Queries reach a millisecond past their window, so a task at an edge
+ * the run goes on from there (one that begins or ends there and reaches further: not the other end
+ * of its own burst, whose range is the burst's instant too). Queries reach a millisecond past their window, so a task at an edge
  * is fetched by both windows; were both to write it, the page committed last would win, though it
  * may be the one fetched first, and a split since the page was fetched leaves it tasks that are now
  * the new window's.
@@ -281,8 +282,8 @@ export function ownedTasks(file: SqliteFile, id: number, tasks: readonly TaskRow
   const range = file
     .sql(
       `SELECT from_ms, to_ms,
-         EXISTS (SELECT 1 FROM idgov_sync_windows n WHERE n.run_id = w.run_id AND n.id <> w.id AND n.to_ms = w.from_ms) AS before,
-         EXISTS (SELECT 1 FROM idgov_sync_windows n WHERE n.run_id = w.run_id AND n.id <> w.id AND n.from_ms = w.to_ms) AS after
+         EXISTS (SELECT 1 FROM idgov_sync_windows n WHERE n.run_id = w.run_id AND n.to_ms = w.from_ms AND n.from_ms < w.from_ms) AS before,
+         EXISTS (SELECT 1 FROM idgov_sync_windows n WHERE n.run_id = w.run_id AND n.from_ms = w.to_ms AND n.to_ms > w.to_ms) AS after
        FROM idgov_sync_windows w WHERE id = ?`,
     )
     .get(id) as { from_ms: number; to_ms: number; before: number; after: number };
