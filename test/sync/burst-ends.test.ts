@@ -283,57 +283,75 @@ describe('a burst paged from both ends against a hostile service', () => {
     }
   });
 
-  it('page tokens of an end that expire twice in one burst: the end starts its query again each time, and the copy is exact', async () => {
-    const tenant = burstTenant();
-    let tokens = 0;
-    const serve = async (answer: () => Promise<Answer>, sortBy: string, pageToken?: string) => {
-      // The ascending end's 3rd and 6th pages asked with a token: the token is gone.
-      if (sortBy === TICKET && pageToken && [3, 6].includes(++tokens))
-        return Response.json({ code: 5, message: 'page token expired' }, { status: 410 });
-      return answer();
-    };
-    const { close } = await tenant.listen();
-    try {
-      const before = { ...tenant.stats.searchPagesBySort };
-      const path = dbPath();
-      expect((await syncOnce(clientOf(tenant, serve), path)).complete).toBe(true);
-      expect(tokens).toBeGreaterThanOrEqual(6);
-      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
-      // The ends still met: neither paged the whole burst alone.
-      const { ticket, reverse } = pagesSince(tenant, before);
-      expect(reverse).toBeLessThan(BURST / 100);
-      expect(ticket).toBeGreaterThan(0);
-    } finally {
-      await close();
-    }
-  });
-
-  it('page tokens that live for three pages of a query: each end started again leaves out what it read, and the ends still meet', async () => {
-    const tenant = burstTenant();
-    const since: Record<string, number> = {};
-    let refused = 0;
-    const serve = async (answer: () => Promise<Answer>, sortBy: string, pageToken?: string) => {
-      if (!pageToken) since[sortBy] = 0;
-      else if (++since[sortBy]! >= 3) {
-        refused += 1;
-        return Response.json({ code: 5, message: 'page token expired' }, { status: 410 });
+  // Services whose page tokens die, each as `expiring` makes it (the refusals it made so far, by
+  // `refused()`), with how many it must have made and what the two ends' pages must show.
+  const expiring: Array<{
+    what: string;
+    service(): { serve: Parameters<typeof clientOf>[1]; refused(): number };
+    least: number;
+    pages(ticket: number, reverse: number): void;
+  }> = [
+    {
+      what: 'page tokens of an end that expire twice in one burst: the end starts its query again each time, and the copy is exact',
+      service() {
+        let tokens = 0;
+        let refused = 0;
+        return {
+          serve: async (answer, sortBy, pageToken) => {
+            // The ascending end's 3rd and 6th pages asked with a token: the token is gone.
+            if (sortBy === TICKET && pageToken && [3, 6].includes(++tokens)) {
+              refused += 1;
+              return Response.json({ code: 5, message: 'page token expired' }, { status: 410 });
+            }
+            return answer();
+          },
+          refused: () => refused,
+        };
+      },
+      least: 2,
+      pages: (ticket) => expect(ticket).toBeGreaterThan(0),
+    },
+    {
+      what: 'page tokens that live for three pages of a query: each end started again leaves out what it read, and the ends still meet',
+      service() {
+        const since: Record<string, number> = {};
+        let refused = 0;
+        return {
+          serve: async (answer, sortBy, pageToken) => {
+            if (!pageToken) since[sortBy] = 0;
+            else if (++since[sortBy]! >= 3) {
+              refused += 1;
+              return Response.json({ code: 5, message: 'page token expired' }, { status: 410 });
+            }
+            return answer();
+          },
+          refused: () => refused,
+        };
+      },
+      least: 3,
+      pages: (ticket, reverse) => expect(ticket + reverse).toBeLessThanOrEqual(BURST / 100 + 4),
+    },
+  ];
+  for (const { what, service, least, pages } of expiring) {
+    it(what, async () => {
+      const tenant = burstTenant();
+      const { serve, refused } = service();
+      const { close } = await tenant.listen();
+      try {
+        const before = { ...tenant.stats.searchPagesBySort };
+        const path = dbPath();
+        expect((await syncOnce(clientOf(tenant, serve), path)).complete).toBe(true);
+        expect(refused()).toBeGreaterThanOrEqual(least);
+        expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+        // The ends still met: neither paged the whole burst alone.
+        const { ticket, reverse } = pagesSince(tenant, before);
+        expect(reverse).toBeLessThan(BURST / 100);
+        pages(ticket, reverse);
+      } finally {
+        await close();
       }
-      return answer();
-    };
-    const { close } = await tenant.listen();
-    try {
-      const before = { ...tenant.stats.searchPagesBySort };
-      const path = dbPath();
-      expect((await syncOnce(clientOf(tenant, serve), path)).complete).toBe(true);
-      expect(refused).toBeGreaterThanOrEqual(3);
-      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
-      const { ticket, reverse } = pagesSince(tenant, before);
-      expect(reverse).toBeLessThan(BURST / 100);
-      expect(ticket + reverse).toBeLessThanOrEqual(BURST / 100 + 4);
-    } finally {
-      await close();
-    }
-  });
+    });
+  }
 
   it('a service that orders ticket IDs as text: edges that cross by number are no meeting, and the copy is exact', async () => {
     const tenant = burstTenant();
