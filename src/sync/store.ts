@@ -114,13 +114,17 @@ export interface SyncLease {
  * @group Task sync
  */
 export interface CopyState {
-  /** When the last completed run started (Unix ms); undefined before the first completes. */
+  /**
+   * When the run completed last started (Unix ms); undefined before the first completes. The last
+   * to complete, not the greatest start: a run that went by a service clock running ahead must not
+   * hold every later run's reach there once the clock is put right.
+   */
   readonly lastRunStartedAt: number | undefined;
   /** The creation time of the copy's first task (Unix ms); undefined when it holds none. */
   readonly earliestCreatedAt: number | undefined;
   /**
-   * When the last completed run that saw the tasks acted on started (Unix ms): a full run, or an
-   * incremental one that paged them. An incremental run's pass of tasks acted on begins there, so
+   * When the run completed last of those that saw the tasks acted on started (Unix ms): a full
+   * run, or an incremental one that paged them. An incremental run's pass of tasks acted on begins there, so
    * that a run without one (of an earlier release, or against a service that does not apply the
    * bound) leaves no gap. A store keeps it by `beginRun`'s windows and `commitPage`'s `actedCut`.
    */

@@ -309,6 +309,32 @@ for (const kind of kinds) {
       });
     });
 
+    it('a service clock 2 hours ahead for two runs, then put right: the next run is a full one, says why, and the runs after it reach from there', async () => {
+      let ahead = 2 * 3_600_000;
+      const tenant = new FakeTenant({ history: 600, seed: 56, now: () => Date.now() + ahead });
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        const { client } = clientOf(tenant);
+        await runSync(client, open);
+        tenant.createTasks(10);
+        expect((await runSync(client, open)).summary.kind).toBe('incremental');
+        // Put right: what it stamps now lies before the last run's start.
+        ahead = 0;
+        tenant.createTasks(15);
+        tenant.closeTasks(10);
+        const after = await runSync(client, open);
+        expect(after.summary).toMatchObject({ kind: 'full', complete: true });
+        expect(after.warnings.join('\n')).toMatch(/last run began at .* after its time now .* full one/);
+        expect(await differences(open, tenant)).toEqual([]);
+        tenant.createTasks(12);
+        tenant.closeTasks(5);
+        const next = await runSync(client, open);
+        expect(next.summary.kind).toBe('incremental');
+        expect(next.warnings).toEqual([]);
+        expect(await differences(open, tenant)).toEqual([]);
+      });
+    });
+
     it('a machine clock 30 minutes slow: a full run still copies the tasks of the last 30 minutes', async () => {
       const tenant = new FakeTenant({ history: 800, seed: 53 });
       await withTenant(tenant, async () => {
@@ -458,7 +484,10 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
   function rewritingClient(
     tenant: FakeTenant,
     rewrite: (answer: { list: unknown[]; nextPageToken?: string }) => unknown,
-    options: { date?: () => string; ask?: (body: Record<string, unknown>) => Record<string, unknown> } = {},
+    options: {
+      date?: () => string | undefined;
+      ask?: (body: Record<string, unknown>) => Record<string, unknown>;
+    } = {},
   ): IdGovClient {
     return new IdGovClient({
       baseUrl: tenant.baseUrl,
@@ -475,7 +504,9 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
         const answer = await fetch(asked);
         if (!answer.ok) return answer;
         const headers = new Headers(answer.headers);
-        if (options.date) headers.set('date', options.date());
+        const date = options.date?.();
+        if (date) headers.set('date', date);
+        else if (options.date) headers.delete('date');
         headers.delete('content-length');
         return new Response(JSON.stringify(rewrite(await answer.json())), { status: 200, headers });
       },
@@ -543,6 +574,25 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
       tenant.createTasks(20);
       await runSync(honest, open);
       expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
+  it('no Date header, and one task stamped in 2099: the runs go by the newest believable creation time, and copy the tasks created since', async () => {
+    const tenant = new FakeTenant({ history: 400, seed: 64 });
+    const [future] = tenant.createTasks(1);
+    const at = tenant.tasks.findIndex((task) => task.id === future?.id);
+    tenant.tasks[at] = { ...(future as WireTask), createdAt: '2099-01-01T00:00:00.000Z' };
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      const undated = rewritingClient(tenant, (answer) => answer, { date: () => undefined });
+      await runSync(undated, open);
+      tenant.createTasks(20);
+      tenant.closeTasks(10);
+      expect((await runSync(undated, open)).summary.kind).toBe('incremental');
+      // Copied when its time comes: the only task the copy lacks.
+      expect(await differences(open, tenant)).toEqual([
+        `${future?.id}: copy missing, tenant TASK_STATE_OPEN`,
+      ]);
     });
   });
 });

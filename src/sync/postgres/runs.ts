@@ -56,9 +56,10 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
   }>(
     'opening the copy',
     `SELECT (SELECT json_object_agg(key, value) FROM ${t.meta}) AS meta,
-            (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL) AS last,
-            (SELECT max(started_at) FROM ${t.runs} WHERE finished_at IS NOT NULL
-               AND (kind = 'full' OR acted_after_ms IS NOT NULL)) AS acted,
+            (SELECT started_at FROM ${t.runs} WHERE finished_at IS NOT NULL
+               ORDER BY id DESC LIMIT 1) AS last,
+            (SELECT started_at FROM ${t.runs} WHERE finished_at IS NOT NULL
+               AND (kind = 'full' OR acted_after_ms IS NOT NULL) ORDER BY id DESC LIMIT 1) AS acted,
             (SELECT floor(extract(epoch FROM min(created_at)) * 1000)::bigint FROM ${t.tasks}) AS earliest,
             EXISTS (SELECT 1 FROM ${t.runs}) OR EXISTS (SELECT 1 FROM ${t.tasks}) AS begun`,
     [],

@@ -5,11 +5,13 @@
  * @module
  */
 import { ResponseValidationError } from '../../core/errors/errors.ts';
+import { isoTime } from '../../internal/time.ts';
 import type { CopyState, SyncWindowPlan } from '../store.ts';
+import { appliesActedAfter } from './acted-probe.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import { syncRequest } from './request.ts';
 import { copyTime } from './rows.ts';
-import { CLOCK_GRAIN_MS, type ServiceClock } from './service-clock.ts';
+import { CLOCK_GRAIN_MS, ServiceClock } from './service-clock.ts';
 
 // Tasks looked at for a creation time before the service's answers are taken to carry none.
 const EARLIEST_LOOKS = 1_000;
@@ -73,13 +75,20 @@ export function firstWindows(from: number | undefined, to: number, count: number
  * where their first pages find tasks: their stretches of time are mostly empty. The run starts at
  * `now()`, the service's time, asked after the probe, whose answer may have told it. The reach back
  * is the overlap and a second more: the service's clock is told to the second.
+ *
+ * No windows, but `aheadOf` (the start it cannot reach from), when a run the copy's reach comes
+ * from started after this one: the service's clock ran ahead then, or was put back since, and the
+ * tasks it stamped in between lie before that start, where no incremental run would look.
  */
 export async function incrementalWindows(
   copy: CopyState,
   overlap: number,
   applies: () => Promise<boolean>,
   now: () => Promise<number>,
-): Promise<{ readonly startedAt: number; readonly windows: SyncWindowPlan[] }> {
+): Promise<
+  | { readonly startedAt: number; readonly windows: SyncWindowPlan[] }
+  | { readonly startedAt: number; readonly windows?: undefined; readonly aheadOf: number }
+> {
   // The last run's end may be up to a second past the service's clock when it paged there.
   const overlapMs = overlap + CLOCK_GRAIN_MS;
   const last = copy.lastRunStartedAt;
@@ -94,7 +103,39 @@ export async function incrementalWindows(
         }
       : undefined;
   const startedAt = await now();
+  const reach = Math.max(last ?? Number.NEGATIVE_INFINITY, copy.actedSeenSince ?? Number.NEGATIVE_INFINITY);
+  if (reach > startedAt) return { startedAt, aheadOf: reach };
   const windows: SyncWindowPlan[] = [{ from: since ?? startedAt - overlapMs, to: startedAt }];
   if (acted) windows.push(acted);
   return { startedAt, windows };
+}
+
+/**
+ * A new run's kind, start and first windows: a full run's, or an incremental one's unless the copy's
+ * reach lies after the service's time now (then a full one, said). `probed` is told of each page
+ * the probe of `includeActedAfter` fetched.
+ */
+export async function planRun(
+  options: ResolvedSyncOptions,
+  copy: CopyState,
+  full: boolean,
+  signal: AbortSignal | undefined,
+  probed: () => void,
+): Promise<{ full: boolean; startedAt: number; windows: readonly SyncWindowPlan[] }> {
+  const clock = new ServiceClock(options);
+  if (!full) {
+    const planned = await incrementalWindows(
+      copy,
+      options.overlapMs,
+      () => appliesActedAfter(options, signal, clock, probed),
+      () => clock.now(signal),
+    );
+    if (planned.windows) return { full, ...planned };
+    options.logger.warn(
+      `task sync: the copy's last run began at ${isoTime(planned.aheadOf)} by the service's clock, after its time now (${isoTime(planned.startedAt)}): its clock ran ahead then, or was put back since. This run is a full one, so that no task it stamped in between is missed.`,
+    );
+  }
+  const earliest = await earliestTask(options, signal, clock);
+  const startedAt = await clock.now(signal);
+  return { full: true, startedAt, windows: firstWindows(earliest, startedAt, options.concurrency) };
 }

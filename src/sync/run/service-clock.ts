@@ -3,7 +3,7 @@
  * its windows' ends and the next incremental run's reach come from it, so that a machine clock
  * that runs fast or slow, or jumps when put right, loses no task. Read from the `Date` header of
  * the run's first answer (to the second); a service whose answers carry none gives the newest
- * creation time it shows instead.
+ * creation time it shows instead (one no more than a day after this machine's clock).
  *
  * @module
  */
@@ -71,10 +71,18 @@ export class ServiceClock {
     const { data, response } = await options.client.tasks.search(request, { signal }).withResponse();
     this.observe(response.headers);
     if (this.#at !== undefined) return this.#at;
-    const newest = data.list?.map((view) => copyTime(view?.task?.createdAt)).find((at) => at !== undefined);
-    if (newest !== undefined) return Date.parse(newest);
+    // A task stamped far ahead (a node's clock a year off) is not the service's time: a run that went
+    // by it would leave every task created until then to no incremental run.
+    const believable = options.now() + BELIEVABLE_MS;
+    const newest = data.list
+      ?.map((view) => copyTime(view?.task?.createdAt))
+      .map((at) => (at === undefined ? Number.NaN : Date.parse(at)))
+      .find((at) => at <= believable);
+    if (newest !== undefined) return newest;
     options.logger.warn(
-      "task sync: the service's answers carry no Date header and it holds no task: this run goes by this machine's clock",
+      data.list?.length
+        ? "task sync: the service's answers carry no Date header, and its newest tasks are dated more than a day after this machine's clock: this run goes by this machine's clock"
+        : "task sync: the service's answers carry no Date header and it holds no task: this run goes by this machine's clock",
     );
     return options.now();
   }

@@ -1,8 +1,7 @@
 import { AbortError } from '../../core/errors/errors.ts';
 import type { Hooks } from '../../core/hooks.ts';
 import { isoTime } from '../../internal/time.ts';
-import type { CopyState, SyncLease, SyncStore, SyncWindowPlan } from '../store.ts';
-import { appliesActedAfter } from './acted-probe.ts';
+import type { CopyState, SyncLease, SyncStore } from '../store.ts';
 import type { RunContext } from './context.ts';
 import { Doorbell } from './doorbell.ts';
 import type { SyncEvents, SyncSummary } from './events.ts';
@@ -10,10 +9,9 @@ import { Fallback } from './fallback.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
 import { PageSize } from './page-size.ts';
 import { patientStore } from './patient-store.ts';
-import { earliestTask, firstWindows, incrementalWindows } from './plan.ts';
+import { planRun } from './plan.ts';
 import { SyncProgressMeter } from './progress.ts';
 import { REFRESH_BATCH, refreshTasks } from './refresh.ts';
-import { ServiceClock } from './service-clock.ts';
 import { pageWindow } from './work.ts';
 import { holding, WorkerLeases } from './worker-leases.ts';
 
@@ -119,26 +117,15 @@ export class TaskSync {
     // Pages of the probe of includeActedAfter, counted once the run is known.
     let probePages = 0;
     if (!run) {
-      const clock = new ServiceClock(this.#options);
-      const signal = options.signal;
-      const full = options.full === true || copy.lastRunStartedAt === undefined;
-      let startedAt: number;
-      let windows: readonly SyncWindowPlan[];
-      if (full) {
-        const earliest = await earliestTask(this.#options, signal, clock);
-        startedAt = await clock.now(signal);
-        windows = firstWindows(earliest, startedAt, this.#options.concurrency);
-      } else {
-        ({ startedAt, windows } = await incrementalWindows(
-          copy,
-          this.#options.overlapMs,
-          () =>
-            appliesActedAfter(this.#options, signal, clock, () => {
-              probePages += 1;
-            }),
-          () => clock.now(signal),
-        ));
-      }
+      const { full, startedAt, windows } = await planRun(
+        this.#options,
+        copy,
+        options.full === true || copy.lastRunStartedAt === undefined,
+        options.signal,
+        () => {
+          probePages += 1;
+        },
+      );
       run = await store.beginRun(full ? 'full' : 'incremental', startedAt, windows);
       // Another worker began an incremental run between ending the last one and beginning this:
       // a full run was asked for, so that one ends too.

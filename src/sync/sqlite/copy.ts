@@ -98,9 +98,10 @@ export class SqliteCopy implements SyncStore {
       this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token IS NOT NULL`).run();
       const last = this.#file
         .sql(
-          `SELECT (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL) AS at,
-             (SELECT max(started_at) FROM idgov_sync_runs WHERE finished_at IS NOT NULL
-                AND (kind = 'full' OR acted_after_ms IS NOT NULL)) AS acted,
+          `SELECT (SELECT started_at FROM idgov_sync_runs WHERE finished_at IS NOT NULL
+                ORDER BY id DESC LIMIT 1) AS at,
+             (SELECT started_at FROM idgov_sync_runs WHERE finished_at IS NOT NULL
+                AND (kind = 'full' OR acted_after_ms IS NOT NULL) ORDER BY id DESC LIMIT 1) AS acted,
              (SELECT min(created_at) FROM idgov_tasks) AS earliest`,
         )
         .get() as { at: number | null; acted: number | null; earliest: string | null };
