@@ -12,6 +12,7 @@ import { parseResponse } from '../core/validation/validation.ts';
 import { abortable, wait } from '../internal/wait.ts';
 import { StoreError } from '../stores/store-error.ts';
 import { CHANGE_KINDS, type ChangeKind } from './change-kinds.ts';
+import { ChangesAheadError } from './changes-ahead.ts';
 import { ChangesPrunedError } from './changes-pruned.ts';
 
 /**
@@ -108,6 +109,12 @@ export interface ChangeBatch {
   readonly first: number | undefined;
   /** Whether `limit` rows were looked at: more may follow at once. */
   readonly full: boolean;
+  /**
+   * When no row follows `after`: the last `seq` the feed handed out (0 when none), pruned or not. A
+   * position past it belongs to another feed (the copy was made again). Optional for stores of
+   * your own: without it, that goes unnoticed.
+   */
+  readonly last?: number | undefined;
 }
 
 /** Reads the rows after `after`, up to `limit` of them, keeping the changes of `kinds` (every kind when undefined). */
@@ -219,6 +226,7 @@ export async function* readChangeRecords(
     // Handed out one after another, seqs have a gap only where a prune was: a reader from 0 reads what is left.
     if (after > 0 && batch.first !== undefined && batch.first > after + 1)
       throw new ChangesPrunedError(after, batch.first);
+    if (batch.last !== undefined && after > batch.last) throw new ChangesAheadError(after, batch.last);
     for (const row of batch.records) {
       yield row;
       if (query.signal?.aborted) return;

@@ -15,6 +15,7 @@ export type {
   ChangesQuery,
   TaskChange,
 } from './changes.ts';
+export { ChangesAheadError } from './changes-ahead.ts';
 export { ChangesPrunedError } from './changes-pruned.ts';
 export type { CopiedTask, CopyReader } from './copy-reader.ts';
 export type { CopyQuery, CopyRecord } from './copy-rows.ts';

@@ -12,7 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
 import { StoreError } from '../../src/stores/store-error.ts';
 import { type ChangeBatch, readChangeRecords } from '../../src/sync/changes.ts';
-import { type ChangeRecord, ChangesPrunedError, type SyncWindow, TaskSync } from '../../src/sync/index.ts';
+import {
+  type ChangeRecord,
+  ChangesAheadError,
+  ChangesPrunedError,
+  type SyncWindow,
+  TaskSync,
+} from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
@@ -245,6 +251,38 @@ for (const kind of kinds) {
         expect(after.every((c) => c.seq > last)).toBe(true);
       } finally {
         await sync.close();
+      }
+    }, 60_000);
+
+    it('a reader past the end of the feed (the copy made again) is told so, with where this feed ends', async () => {
+      const old = await kind.make();
+      const remade = await kind.make();
+      const first = new TaskSync({ client, store: old, concurrency: 2 });
+      const second = new TaskSync({ client, store: remade, concurrency: 2 });
+      try {
+        await first.run();
+        tenant.closeTasks(3);
+        await first.run();
+        const position = (await all(old.changeRows())).at(-1)?.seq ?? 0;
+        // The same tenant copied anew: its feed numbers from 1 again, and ends before the position.
+        tenant.purgeTasks(5);
+        await second.run();
+        const last = (await all(remade.changeRows())).at(-1)?.seq ?? 0;
+        expect(last).toBeLessThan(position);
+        const ahead = await caught(all(remade.changeRows({ after: position, follow: true })));
+        expect(ahead).toBeInstanceOf(ChangesAheadError);
+        expect(ahead).toMatchObject({ after: position, last });
+        expect((ahead as Error).message).toMatch(
+          new RegExp(
+            `at seq ${position}, past the end of the change feed \\(its last change is seq ${last}\\)`,
+          ),
+        );
+        // At the end, or behind it, reads on.
+        expect(await all(remade.changeRows({ after: last }))).toEqual([]);
+        expect((await all(remade.changeRows({ after: last - 1 }))).map((c) => c.seq)).toEqual([last]);
+      } finally {
+        await first.close();
+        await second.close();
       }
     }, 60_000);
 

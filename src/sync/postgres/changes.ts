@@ -109,7 +109,18 @@ export async function readChangeBatch(
     through: last ? Number(last.seq) : undefined,
     first: rows[0] ? Number(rows[0].seq) : undefined,
     full: rows.length === limit,
+    last: last ? undefined : await lastSeq(query, t),
   };
+}
+
+/** The last seq handed out (the counter), pruned or not; 0 before the first. */
+async function lastSeq(query: PgQuery, t: SyncTables): Promise<number> {
+  const { rows } = await query<{ last: string }>(
+    'reading the change feed',
+    `SELECT value AS last FROM ${t.meta} WHERE key = 'changes_seq'`,
+    [],
+  );
+  return Number(rows[0]?.last ?? 0);
 }
 
 /** Deletes the changes before `before`: how many. */

@@ -85,7 +85,16 @@ export function readChangeBatch(
     through: last ? Number(last.seq) : undefined,
     first: rows[0] ? Number(rows[0].seq) : undefined,
     full: rows.length === limit,
+    last: last ? undefined : file.read(() => lastSeq(file) ?? 0),
   };
+}
+
+/** The last seq handed out, pruned or not (AUTOINCREMENT keeps it); undefined before the first. */
+function lastSeq(file: SqliteFile): number | undefined {
+  const row = file.sql("SELECT seq FROM sqlite_sequence WHERE name = 'idgov_changes'").get() as
+    | { seq: number }
+    | undefined;
+  return row && Number(row.seq);
 }
 
 // Changes pruned a transaction at a time.
@@ -96,11 +105,8 @@ const PRUNE_BATCH = 10_000;
  * a batch a transaction, so that no writer waits for the whole of it.
  */
 export function pruneChangeRows(file: SqliteFile, before: number): number {
-  // AUTOINCREMENT keeps the last seq handed out, pruned or not.
-  const last = file.sql("SELECT seq FROM sqlite_sequence WHERE name = 'idgov_changes'").get() as
-    | { seq: number }
-    | undefined;
-  const problem = last && pruneProblem(before, Number(last.seq));
+  const last = lastSeq(file);
+  const problem = last !== undefined && pruneProblem(before, last);
   if (problem) throw new ConfigurationError(problem);
   const batch = file.sql(
     'DELETE FROM idgov_changes WHERE seq IN (SELECT seq FROM idgov_changes WHERE seq < ? ORDER BY seq LIMIT ?)',
