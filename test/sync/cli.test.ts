@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
@@ -358,6 +359,22 @@ describe('idgov', () => {
       expect(ran.code, path).toBe(2);
       expect(ran.stderr).toMatch(message);
     }
+  });
+
+  it('status of a copy another process holds locked says so (exit 1, try again), not that it holds no copy', async () => {
+    const db = join(dir, 'locked.db');
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const holder = new DatabaseSync(db);
+    try {
+      holder.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE');
+      const ran = await idgov(['status', '--db', db], env);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toMatch(/waited .* for another connection's lock/);
+      expect(ran.stderr).not.toMatch(/no task copy/);
+    } finally {
+      holder.close();
+    }
+    expect((await idgov(['status', '--db', db], env)).code).toBe(0);
   });
 
   // Root may write anywhere: the reader is run as nobody, which needs root to switch to, and a

@@ -6,6 +6,7 @@
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { isDamaged, type SqliteFile } from '../../stores/sqlite-file.ts';
+import { StoreError } from '../../stores/store-error.ts';
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
 import { type CopyStatus, copyStatus, type StatusRows } from '../copy-status.ts';
 
@@ -15,6 +16,9 @@ export function checkCopy(file: SqliteFile): void {
     file.sql('SELECT 1 FROM idgov_tasks LIMIT 1').get();
   } catch (error) {
     file.close();
+    // Another connection's lock held past busyTimeoutMs is no fault of the file: said as such.
+    const failed = file.failed(error, 'reading');
+    if (failed instanceof StoreError && failed.transient) throw failed;
     const path = file.path;
     const message = (error as Error).message;
     throw new ConfigurationError(
