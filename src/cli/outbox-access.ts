@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { shownUrl } from '../internal/url.ts';
 import type { OutboxStore } from '../outbox/store.ts';
 import { nodeSqlite } from '../stores/node-sqlite.ts';
@@ -30,10 +30,13 @@ async function openStore(target: OutboxTarget): Promise<ToolStore> {
   const path = target.db ?? '';
   if (!existsSync(path))
     throw new UsageError(`--db ${path}: no such file (an outbox's SQLite file is made by the outbox).`);
+  if (statSync(path).isDirectory())
+    throw new UsageError(`--db ${path} is a directory: name the outbox's SQLite file in it.`);
   // Another SQLite file must not become an outbox (the store makes its table when it opens).
   const { DatabaseSync } = nodeSqlite('idgov outbox');
-  const probe = new DatabaseSync(path, { readOnly: true });
+  let probe: InstanceType<typeof DatabaseSync> | undefined;
   try {
+    probe = new DatabaseSync(path, { readOnly: true });
     const outbox = probe
       .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idgov_webhook_outbox'")
       .get();
@@ -45,7 +48,7 @@ async function openStore(target: OutboxTarget): Promise<ToolStore> {
       `--db ${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`,
     );
   } finally {
-    probe.close();
+    probe?.close();
   }
   const { SqliteOutboxStore } = await import('../outbox/sqlite-store.ts');
   return new SqliteOutboxStore({ path });

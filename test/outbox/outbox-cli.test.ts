@@ -290,10 +290,13 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
   });
 });
 
-it('idgov outbox refuses a SQLite file that does not exist, or holds no outbox, rather than make one there', async () => {
+it('idgov outbox refuses a SQLite file that does not exist, a directory, or one that holds no outbox, rather than make one there', async () => {
   const ran = await idgov(['outbox', 'status', '--db', join(dir, 'typo.db')]);
   expect(ran.code).toBe(2);
   expect(ran.stderr).toMatch(/no such file/);
+  const folder = await idgov(['outbox', 'status', '--db', dir]);
+  expect(folder.code).toBe(2);
+  expect(folder.stderr).toMatch(/is a directory: name the outbox's SQLite file in it/);
   const { DatabaseSync } = await import('node:sqlite');
   const other = join(dir, 'invoices.db');
   const db = new DatabaseSync(other);
