@@ -116,6 +116,22 @@ describe('idgov', () => {
     expect((await idgov(['export', '--db', db], env)).stderr).toBe('');
   });
 
+  it('sync --full stopped by SIGINT says to resume without --full (which would begin the run again), and that resumes it', async () => {
+    const db = join(dir, 'full-interrupted.db');
+    let signalled = false;
+    const stopped = await idgov(['sync', '--db', db, '--concurrency', '1', '--full'], env, (text, kill) => {
+      if (!signalled && /sync: \d+ pages/.test(text)) {
+        signalled = true;
+        kill();
+      }
+    });
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(/Stopped by SIGINT; full run: .*Run it again without --full to resume/);
+    const resumed = await idgov(['sync', '--db', db], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/Done: full run \(resumed\)/);
+  });
+
   it("export: NDJSON of every task as sent with the copy's facts beside it, or CSV of the documented columns", async () => {
     const db = join(dir, 'export.db');
     expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
