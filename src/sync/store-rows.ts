@@ -144,6 +144,8 @@ export interface PageCommitResult {
 export interface RefreshBatch {
   readonly tasks: readonly TaskRow[];
   readonly vanished: readonly string[];
+  /** The expanded objects the answers inlined (with `expand`): written as a page's are. */
+  readonly expanded?: readonly ExpandedRow[] | undefined;
   /** When the batch was fetched (Unix ms). */
   readonly syncedAt: number;
 }

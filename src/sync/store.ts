@@ -218,8 +218,9 @@ export interface SyncStore {
    */
   claimOpenTasks(run: SyncRun, lease: SyncLease, limit: number): Promise<string[]>;
   /**
-   * Commits a batch of the refresh in one transaction: the tasks the service
-   * returned, and the IDs it did not (marked deleted, `vanished`); their leases end.
+   * Commits a batch of the refresh in one transaction: the tasks the service returned, and the IDs
+   * it did not (marked deleted, `vanished`), and the expanded objects its answers inlined (while
+   * the lease holds any of the tasks); their leases end.
    */
   commitRefresh(run: SyncRun, batch: RefreshBatch, lease: SyncLease): Promise<CommitCounts>;
   /**

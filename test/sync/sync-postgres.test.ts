@@ -299,6 +299,33 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     }
   });
 
+  it('the refresh of open tasks writes the expanded objects its answers inline', async () => {
+    const prefix = newPrefix();
+    const small = new FakeTenant({ history: 300, seed: 35 });
+    const { close: closeSmall } = await small.listen();
+    try {
+      const w = worker(small, prefix, { expand: ['approver_ids'] });
+      await w.store.migrate();
+      await w.sync.run();
+      // Reassigned without an action: only the refresh of open tasks sees it.
+      const old = Date.now() - 86_400_000;
+      const at = small.tasks.findIndex(
+        (task) =>
+          task.state === 'TASK_STATE_OPEN' && !task.deletedAt && Date.parse(task.createdAt ?? '') < old,
+      );
+      small.tasks[at] = { ...(small.tasks[at] as WireTask), approverIds: ['user-brand-new-approver'] };
+      expect(await w.sync.run()).toMatchObject({ kind: 'incremental', tasksChanged: 1 });
+      const rows = await sql<{ type: string; object: { id: string } }>(
+        `SELECT type, object FROM ${prefix}_expanded WHERE id = 'user-brand-new-approver'`,
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.type).toMatch(/user\.v1\.User$/);
+      expect(rows[0]?.object.id).toBe('user-brand-new-approver');
+    } finally {
+      await closeSmall();
+    }
+  });
+
   it('migrate() changes nothing once the tables are there, so a worker starting while others write never waits on them', async () => {
     const { default: Pg } = await import('pg');
     const pool = new Pg.Pool({ connectionString: pg?.url });

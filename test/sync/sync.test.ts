@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigurationError, IdGovClient, ResponseValidationError, TaskState } from '../../src/index.ts';
-import { type SyncProgress, TaskSync } from '../../src/sync/index.ts';
+import { type SyncProgress, TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
-import { FakeData, FakeTenant } from '../../src/testing/index.ts';
+import { FakeData, FakeTenant, type WireTask } from '../../src/testing/index.ts';
 import { caught } from '../helpers/caught.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
 
@@ -27,13 +27,18 @@ afterEach(async () => {
 function syncOf(
   tenant: FakeTenant,
   path: string,
-  options: { concurrency?: number; onProgress?: (p: SyncProgress) => void } = {},
+  options: {
+    concurrency?: number;
+    onProgress?: (p: SyncProgress) => void;
+    expand?: TaskSyncOptions['expand'];
+  } = {},
 ) {
   const client = new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' });
   const sync = new TaskSync({
     client,
     store: new SqliteSyncStore({ path }),
     concurrency: options.concurrency ?? 4,
+    expand: options.expand,
     logLevel: 'error',
     hooks: options.onProgress ? { progress: options.onProgress } : undefined,
   });
@@ -161,6 +166,40 @@ describe('a full run', () => {
     expect(new Set(rows.filter((r) => r.type.endsWith('user.v1.User')).map((r) => r.id))).toEqual(users);
     expect(rows.some((r) => r.type.endsWith('app.v1.App'))).toBe(true);
     expect(rows.every((r) => JSON.parse(r.object).id === r.id)).toBe(true);
+  });
+});
+
+describe('the refresh of open tasks by ID', () => {
+  it('writes the expanded objects its answers inline: a new approver of an old open task is in idgov_expanded', async () => {
+    const tenant = new FakeTenant({ history: 500, seed: 6 });
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      const expand: TaskSyncOptions['expand'] = ['approver_ids', 'user_id'];
+      await syncOf(tenant, path, { expand }).run();
+      // Reassigned without an action: only the refresh of open tasks sees it.
+      const old = Date.now() - 86_400_000;
+      const at = tenant.tasks.findIndex(
+        (task) =>
+          task.state === 'TASK_STATE_OPEN' && !task.deletedAt && Date.parse(task.createdAt ?? '') < old,
+      );
+      tenant.tasks[at] = { ...(tenant.tasks[at] as WireTask), approverIds: ['user-brand-new-approver'] };
+      const summary = await syncOf(tenant, path, { expand }).run();
+      expect(summary).toMatchObject({ kind: 'incremental', tasksChanged: 1 });
+      const db = new DatabaseSync(path, { readOnly: true });
+      const rows = db
+        .prepare("SELECT type, object FROM idgov_expanded WHERE id = 'user-brand-new-approver'")
+        .all() as Array<{
+        type: string;
+        object: string;
+      }>;
+      db.close();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.type).toMatch(/user\.v1\.User$/);
+      expect(JSON.parse(rows[0]?.object ?? '{}').id).toBe('user-brand-new-approver');
+    } finally {
+      await close();
+    }
   });
 });
 

@@ -8,8 +8,17 @@
 import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import type { CommitCounts, RefreshBatch, SyncLease, SyncRun } from '../store.ts';
-import { feedOnSql, fetchedChangesSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
-import { counted, NOW, type PgQuery, tasksParameter, UPSERT_COUNTS, upsertTasksSql } from './rows.ts';
+import { AFTER_SEQ, feedOnSql, fetchedChangesSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
+import {
+  counted,
+  expandedParameter,
+  NOW,
+  type PgQuery,
+  tasksParameter,
+  UPSERT_COUNTS,
+  upsertExpandedSql,
+  upsertTasksSql,
+} from './rows.ts';
 import type { SyncTables } from './schema.ts';
 
 /**
@@ -73,7 +82,12 @@ export async function commitRefresh(
               WHERE id = ANY($4::text[]) AND deleted_at IS NULL AND lease_token = $5 RETURNING id, state, task),
      ${fetchedChangesSql(feedOnSql(t, '$6'))},
      ${vanishedChangesSql('gone', feedOnSql(t, '$6'))},
-     ${recordChangesSql(t, ['fetched', 'vanished'], '$2::timestamptz')}
+     ${recordChangesSql(t, ['fetched', 'vanished'], '$2::timestamptz')},
+     ${upsertExpandedSql(
+       t,
+       { expanded: '$7', syncedAt: '$2::timestamptz' },
+       `EXISTS (SELECT 1 FROM ${t.tasks} WHERE lease_token = $5) AND ${AFTER_SEQ}`,
+     )}
      SELECT ${UPSERT_COUNTS}, (SELECT count(*) FROM gone) AS gone`,
     [
       tasksParameter(batch.tasks),
@@ -82,6 +96,7 @@ export async function commitRefresh(
       [...batch.vanished],
       lease.holder,
       feedAll,
+      expandedParameter(batch.expanded ?? []),
     ],
   );
   const row = rows[0] as { new: string; changed: string; deleted: string; gone: string };

@@ -10,7 +10,7 @@ import { ResponseTooLargeError } from '../../core/errors/errors.ts';
 import type { SyncLease } from '../store.ts';
 import type { RunContext } from './context.ts';
 import { syncRequest } from './request.ts';
-import { taskRows } from './rows.ts';
+import { expandedRows, taskRows } from './rows.ts';
 
 /** Open tasks a cursor claims at once to refresh. */
 export const REFRESH_BATCH = 100;
@@ -22,18 +22,28 @@ export const REFRESH_BATCH = 100;
 export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: readonly string[]): Promise<void> {
   const { options, store, run, meter, signal } = ctx;
   let pages = 0;
+  // The objects the answers inline (with `expand`), which the refreshed tasks point to.
+  const expanded: unknown[] = [];
   // By refs, a page at a time: halved, as the windows' pages are, when an answer is too large.
   const byRefs = async (refs: readonly string[]) => {
-    const views: TaskView[] = [];
+    const views: Array<TaskView | null> = [];
     for (let rest = refs; rest.length > 0; ) {
       const size = ctx.pageSize.current;
       const batch = rest.slice(0, size);
       try {
-        const found = await options.client.tasks
-          .search({ ...syncRequest(options), refs: batch.map((id) => ({ id })), pageSize: size }, { signal })
-          .toArray();
+        const search = options.client.tasks.search(
+          { ...syncRequest(options), refs: batch.map((id) => ({ id })), pageSize: size },
+          { signal },
+        );
+        const found: Array<TaskView | null> = [];
+        const inlined: unknown[] = [];
+        for await (const page of search.pages()) {
+          found.push(...(page.list ?? []));
+          inlined.push(...(page.expanded ?? []));
+          pages += 1;
+        }
         views.push(...found);
-        pages += Math.ceil(found.length / size) || 1;
+        expanded.push(...inlined);
         rest = rest.slice(size);
       } catch (error) {
         if (!(error instanceof ResponseTooLargeError && ctx.pageSize.halve(size, error))) throw error;
@@ -52,7 +62,11 @@ export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: reado
     tasks = taskRows([...views, ...again], ctx.refuse);
     missing = absent(missing, tasks);
   }
-  const counts = await store.commitRefresh(run, { tasks, vanished: missing, syncedAt: options.now() }, lease);
+  const counts = await store.commitRefresh(
+    run,
+    { tasks, vanished: missing, expanded: expandedRows(expanded), syncedAt: options.now() },
+    lease,
+  );
   meter.refreshed(counts, pages, tasks.length);
 }
 

@@ -206,6 +206,7 @@ export class SqliteCopy implements SyncStore {
         this.#feed,
       );
       counts.deleted += vanishLeased(this.#file, batch.vanished, lease.holder, syncedAt, this.#feed);
+      if (mine.size > 0) putExpanded(this.#file, batch.expanded ?? [], syncedAt);
       this.#file.sql(`UPDATE idgov_tasks SET ${FREE_SQL} WHERE lease_token = ?`).run(lease.holder);
       return counts;
     });
