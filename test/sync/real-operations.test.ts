@@ -595,4 +595,33 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
       ]);
     });
   });
+
+  it('a task left out of the refresh by ID for a second and a half (an index catching up) is asked again later, and not marked vanished', async () => {
+    const tenant = new FakeTenant({ history: 600, seed: 65 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      const honest = clientOf(tenant).client;
+      await runSync(honest, open);
+      const old = Date.now() - 86_400_000;
+      const hidden = tenant.tasks.find(
+        (task) =>
+          task.state === 'TASK_STATE_OPEN' && !task.deletedAt && Date.parse(task.createdAt ?? '') < old,
+      )?.id as string;
+      let since: number | undefined;
+      const lagging = rewritingClient(tenant, (answer) => answer, {
+        ask: (body) => {
+          const refs = body.refs as Array<{ id: string }> | undefined;
+          if (!refs?.some((ref) => ref.id === hidden)) return body;
+          since ??= Date.now();
+          if (Date.now() - since > 1_500) return body;
+          const rest = refs.filter((ref) => ref.id !== hidden);
+          return { ...body, refs: rest.length > 0 ? rest : [{ id: 'no-such-task' }] };
+        },
+      });
+      const { summary } = await runSync(lagging, open);
+      expect(since).toBeDefined();
+      expect(summary).toMatchObject({ kind: 'incremental', tasksDeleted: 0 });
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
 });

@@ -7,6 +7,7 @@
  */
 import type { TaskView } from '../../../schemas/task-search.ts';
 import { ResponseTooLargeError } from '../../core/errors/errors.ts';
+import { wait } from '../../internal/wait.ts';
 import type { SyncLease } from '../store.ts';
 import type { RunContext } from './context.ts';
 import { syncRequest } from './request.ts';
@@ -14,6 +15,9 @@ import { expandedRows, taskRows } from './rows.ts';
 
 /** Open tasks a cursor claims at once to refresh. */
 export const REFRESH_BATCH = 100;
+
+/** How long a refresh waits before it asks again for the tasks an answer left out. */
+export const REASK_DELAY_MS = 2_000;
 
 /**
  * Refreshes `ids`, a batch of the tasks claimed under `lease` (`SyncStore.claimOpenTasks`),
@@ -54,9 +58,11 @@ export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: reado
   const views = await byRefs(ids);
   let tasks = taskRows(views, ctx.refuse);
   let missing = absent(ids, tasks);
-  // A task missing from the answer is marked vanished (deleted): asked again first, so that one
-  // glitch of the service (a null in the list, a task left out) does not delete a task from the copy.
+  // A task missing from the answer is marked vanished (deleted): asked again first, a moment later,
+  // so that a glitch of the service (a null in the list, a task left out, a search index or replica
+  // catching up) does not delete a task from the copy, and write a vanish to the feed that never was.
   if (missing.length > 0) {
+    await wait(REASK_DELAY_MS, { signal });
     const again = await byRefs(missing);
     // One row an ID, should the service answer with a task twice.
     tasks = taskRows([...views, ...again], ctx.refuse);
