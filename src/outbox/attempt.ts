@@ -38,7 +38,10 @@ export async function attemptClaimed(
   try {
     return await Promise.all(
       claimed.map(async (event) => {
-        const stop = (lost.get(event.eventId) as AbortController).signal;
+        const control = lost.get(event.eventId) as AbortController;
+        // Its lease may have all but run out before the claim's answer came: released, not sent.
+        if (!heartbeat.fresh(event.eventId)) control.abort(new Error('lease ran out before the attempt'));
+        const stop = control.signal;
         // Once the listener answered, the lease needs no renewing: recording the outcome ends it.
         const sent = () => heartbeat.release(event.eventId);
         return report(
@@ -65,6 +68,9 @@ export async function attemptEvent(
   const started = now();
   let result: Parameters<typeof judge>[0];
   try {
+    // Stopped, or its lease lost, before it began: nothing is sent (a fetch of one's own may not
+    // look at the signal before it sends).
+    signal?.throwIfAborted();
     const delivery = await sender.send(event.body, {
       eventId: event.eventId,
       signal,

@@ -57,6 +57,16 @@ export class Heartbeat {
     (this.#timer as { unref?: () => void }).unref?.();
   }
 
+  /**
+   * Whether the work under `key` may still be started: held, and renewed (or taken) less than two
+   * thirds of a lease ago. A claim whose answer came late (a paused process, a lock waited on) must
+   * not start work another may take any moment.
+   */
+  fresh(key: string): boolean {
+    const held = this.#held.get(key);
+    return held !== undefined && performance.now() - held.at < (this.#options.leaseMs * 2) / 3;
+  }
+
   /** Work under `key` is done or given up: no more beats for it; none at all once nothing is held. */
   release(key: string): void {
     this.#held.delete(key);

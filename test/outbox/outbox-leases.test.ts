@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type OutboxStore, WebhookOutbox } from '../../src/outbox/index.ts';
+import { MemoryOutboxStore, type OutboxStore, WebhookOutbox } from '../../src/outbox/index.ts';
 import { PostgresOutboxStore } from '../../src/outbox/postgres-store.ts';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
@@ -172,4 +172,51 @@ describe('attempts slower than the lease (1.5 s against 1 s)', () => {
     },
     30_000,
   );
+});
+
+it('a claim whose answer came after its lease ran out (a paused process) is not sent: released, and the worker that took the event over sends it once', async () => {
+  const url = 'https://acme.example.com/api/v1/webhooks/incoming/l1';
+  const sends: string[] = [];
+  let inFlight = 0;
+  let overlapping = 0;
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    sends.push(new Headers(init?.headers ?? (input as Request).headers).get('webhook-event-id') ?? '');
+    inFlight += 1;
+    if (inFlight > 1) overlapping += 1;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    inFlight -= 1;
+    return new Response('{}', { status: 200 });
+  };
+  const shared = new MemoryOutboxStore();
+  // Committed at once, answered 1.5 s later: the lease (1 s) ran out in between.
+  const paused = new Proxy(shared, {
+    get(target, property) {
+      if (property === 'claim')
+        return async (...args: Parameters<OutboxStore['claim']>) => {
+          const claimed = await target.claim(...args);
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          return claimed;
+        };
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const outbox = (store: OutboxStore) =>
+    new WebhookOutbox({
+      sender: new WebhookSender({ url, hmac: { secret: 's3cr3t' }, fetch }),
+      store,
+      leaseMs: 1_000,
+      logLevel: 'off',
+    });
+  const late = outbox(paused);
+  const other = outbox(shared);
+  const { eventId } = await late.enqueue({ n: 1 });
+  const lateDrain = late.drain();
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  const taken = await other.drain();
+  const lateReport = await lateDrain;
+  expect(taken).toMatchObject({ attempts: 1, delivered: 1 });
+  expect(lateReport).toMatchObject({ delivered: 0 });
+  expect(sends).toEqual([eventId]);
+  expect(overlapping).toBe(0);
 });
