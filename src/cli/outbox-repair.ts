@@ -5,18 +5,10 @@
  * @module
  */
 import { isoTime } from '../internal/time.ts';
-import { FINISHED_STATES, type FinishedState, type OutboxEvent } from '../outbox/store.ts';
+import { retryRefusal } from '../outbox/retry-refusal.ts';
+import { FINISHED_STATES, type FinishedState } from '../outbox/store.ts';
 import { listenersOf, type OutboxTarget, withStore, write } from './outbox-access.ts';
 import { EXIT } from './usage.ts';
-
-/** Why `retry` could not send `event` again. */
-function whyNot(event: OutboxEvent | undefined, now: number): string {
-  if (!event) return 'no such event';
-  if (event.state === 'delivered' || event.state === 'expired') return `it is ${event.state}`;
-  if (now >= event.expiresAt)
-    return 'its window has ended (the listener would no longer take it as the same event)';
-  return 'an attempt is in flight (a live lease holds it)';
-}
 
 /**
  * `idgov outbox retry`: the events named (or every dead one) back to pending, due now. Exit 1 if
@@ -34,7 +26,7 @@ export function retryCommand(
       const now = Date.now();
       const retried = await store.retry(eventId, now);
       const event = retried ? undefined : await store.get(eventId);
-      const why = retried ? undefined : whyNot(event, now);
+      const why = retried ? undefined : `it ${retryRefusal(event, now)}`;
       const ended = !retried && !named && event?.state === 'dead' && now >= event.expiresAt;
       tried += 1;
       if (ended) pastWindow += 1;

@@ -17,6 +17,7 @@ import type {
   OutboxEvents,
   OutboxReceipt,
 } from './reports.ts';
+import { retryRefusal } from './retry-refusal.ts';
 import { FINISHED_STATES, type FinishedState, type OutboxEvent, type OutboxState } from './store.ts';
 import { WaitingTeller } from './waiting.ts';
 
@@ -235,23 +236,21 @@ export class WebhookOutbox {
 
   /**
    * Sends a dead (or waiting) event again, at once, with its original event ID. Throws when it is
-   * unknown, delivered, or past its window (`expired`): then only a new event, with a new ID, can
-   * carry it, and the automation may run a second time.
+   * unknown, delivered, past its window (`expired`: then only a new event, with a new ID, can carry
+   * it, and the automation may run a second time), or has an attempt in flight (wait for it).
    */
   async retry(eventId: string): Promise<void> {
-    const event = await this.#options.store.get(eventId);
-    if (
-      !event ||
-      event.listener !== this.listener ||
-      !(await this.#options.store.retry(eventId, this.#options.now()))
-    ) {
-      const why = !event
-        ? 'is not in the outbox'
-        : event.listener !== this.listener
-          ? `belongs to another listener (${event.listener})`
-          : event.state === 'delivered'
-            ? 'was delivered'
-            : 'is past its idempotency window (expired): enqueue it as a new event if the automation should run again';
+    const { store, now } = this.#options;
+    const event = await store.get(eventId);
+    if (event && event.listener !== this.listener) {
+      throw new RequestValidationError(
+        `Cannot retry event ${eventId}: it belongs to another listener (${event.listener}).`,
+        'eventId',
+      );
+    }
+    const at = now();
+    if (!event || !(await store.retry(eventId, at))) {
+      const why = retryRefusal(event && (await store.get(eventId)), at);
       throw new RequestValidationError(`Cannot retry event ${eventId}: it ${why}.`, 'eventId');
     }
     this.#nudge();

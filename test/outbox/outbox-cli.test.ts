@@ -152,7 +152,7 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     expect(one.stdout).toContain(`${id(3)}: pending, due now`);
     const refused = await idgov(['outbox', 'retry', ...where, id(2), '--json']);
     expect(refused.code).toBe(1);
-    expect(lines(refused.stdout)).toEqual([{ eventId: id(2), retried: false, why: 'it is delivered' }]);
+    expect(lines(refused.stdout)).toEqual([{ eventId: id(2), retried: false, why: 'it was delivered' }]);
     const all = await idgov(['outbox', 'retry', ...where, '--all-dead', '--json']);
     expect(all.code).toBe(0);
     expect(lines(all.stdout)).toEqual([{ eventId: id(4), retried: true }]);
@@ -230,7 +230,7 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
 
     const all = await idgov(['outbox', 'retry', ...where, '--all-dead']);
     expect(all.code, all.stderr).toBe(0);
-    expect(all.stdout).toContain(`${id(7)}: not retried: its window has ended`);
+    expect(all.stdout).toContain(`${id(7)}: not retried: it is past its idempotency window (expired: its window has ended`);
     expect(all.stdout).toMatch(
       /2 of 3 event\(s\) retried\.\n1 dead event\(s\) past their window .*idgov outbox purge --dead-before DATE/,
     );

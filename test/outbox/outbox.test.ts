@@ -215,6 +215,30 @@ describe('delivery', () => {
     expect((await caught(outbox.retry(crypto.randomUUID()))).message).toMatch(/not in the outbox/);
   });
 
+  it('retry() of an event an attempt is in flight for says to wait for it, not that it expired (a new event would run the automation twice)', async () => {
+    let answer!: () => void;
+    const fetch = async () => {
+      await new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      return new Response('{}', { status: 200 });
+    };
+    const outbox = new WebhookOutbox({
+      sender: new WebhookSender({ url: URL_, hmac: { secret }, fetch }),
+      store: new MemoryOutboxStore(),
+      logLevel: 'off',
+    });
+    const { eventId } = await outbox.enqueue({ a: 1 });
+    const draining = outbox.drain();
+    while (!answer) await new Promise((resolve) => setTimeout(resolve, 5));
+    const refused = await caught(outbox.retry(eventId));
+    expect(refused).toBeInstanceOf(RequestValidationError);
+    expect(refused.message).toMatch(/has an attempt in flight .*try again once the attempt ends/);
+    expect(refused.message).not.toMatch(/expired|new event/);
+    answer();
+    expect(await draining).toMatchObject({ delivered: 1 });
+  });
+
   it('never sends past the idempotency window: a retry that would fall after it expires the event', async () => {
     const seen = listener([status(503)]);
     const { outbox, clock, attempts } = setup({ expireAfterMs: 3_000 });
