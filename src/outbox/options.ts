@@ -156,8 +156,22 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
     leaseMs,
     pollIntervalMs: positiveInteger(options.pollIntervalMs, 'pollIntervalMs', 1_000),
     onAttempt: options.onAttempt,
-    now: options.now ?? Date.now,
+    now: options.now ? wholeMs(options.now) : Date.now,
     logger,
     hooks: new Hooks<OutboxEvents>(logger, options.hooks),
+  };
+}
+
+/**
+ * A clock of the caller's, read as the stores keep time: whole ms (a fraction, as
+ * `performance.timeOrigin + performance.now()` gives, would make a SQLite row look damaged, and
+ * fail every PostgreSQL query). One that gives no time at all is refused when read, naming it.
+ */
+function wholeMs(now: () => number): () => number {
+  return () => {
+    const at = now();
+    if (!Number.isFinite(at))
+      throw new ConfigurationError(`now() must return Unix ms, like Date.now() (got ${String(at)}).`);
+    return Math.floor(at);
   };
 }

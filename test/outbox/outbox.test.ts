@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { HttpResponse, http } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigurationError, RequestValidationError } from '../../src/index.ts';
 import {
   MemoryOutboxStore,
@@ -480,4 +483,35 @@ describe('options', () => {
       expect(() => new WebhookOutbox({ sender, store, ...options })).toThrow(ConfigurationError);
     });
   }
+});
+
+it('a clock of fractional ms (performance.timeOrigin + performance.now()) delivers on SQLite, and one that gives no time is refused by name', async () => {
+  const { SqliteOutboxStore } = await import('../../src/outbox/sqlite-store.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'idgov-outbox-clock-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  let sends = 0;
+  const fetch = async () => {
+    sends += 1;
+    return new Response('{}', { status: 200 });
+  };
+  const outbox = (now: () => number) =>
+    new WebhookOutbox({
+      sender: new WebhookSender({
+        url: 'https://acme.example.com/api/v1/webhooks/incoming/l1',
+        hmac: { secret: createHmacSecret() },
+        fetch,
+      }),
+      store: new SqliteOutboxStore({ path: join(dir, 'outbox.db') }),
+      now,
+      logLevel: 'off',
+    });
+  const precise = outbox(() => performance.timeOrigin + performance.now());
+  const { eventId } = await precise.enqueue({ n: 1 });
+  expect(await precise.drain()).toMatchObject({ delivered: 1, dead: 0 });
+  expect(sends).toBe(1);
+  expect(await precise.get(eventId)).toMatchObject({ state: 'delivered' });
+  const broken = outbox(() => Number.NaN);
+  const refused = await caught(broken.enqueue({ n: 2 }));
+  expect(refused).toBeInstanceOf(ConfigurationError);
+  expect(refused.message).toMatch(/now\(\) must return Unix ms, like Date.now\(\) \(got NaN\)/);
 });
