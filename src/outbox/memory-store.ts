@@ -48,16 +48,15 @@ export class MemoryOutboxStore implements OutboxStore {
     const claimed: ClaimedEvent[] = [];
     for (const row of this.#rows.values()) {
       const { event } = row;
-      if (event.listener !== listener || event.state !== 'pending' || event.expiresAt <= now) continue;
+      if (event.listener !== listener || event.state !== 'pending') continue;
+      // Past its window, an event is skipped, unless an attempt is still in flight: it is the head then.
+      const held = isHeld(row.leasedAt, row.leaseUntil, now);
+      if (event.expiresAt <= now && !held) continue;
       if (exclude.has(event.eventId)) {
         if (ordered) break; // the head was attempted: nothing overtakes it
         continue;
       }
-      if (
-        claimed.length < limit &&
-        isDue(event, now, leaseMs) &&
-        !isHeld(row.leasedAt, row.leaseUntil, now)
-      ) {
+      if (claimed.length < limit && event.expiresAt > now && isDue(event, now, leaseMs) && !held) {
         Object.assign(row, taken(leaseToken, now, leaseMs));
         claimed.push({ ...event, leaseToken });
       }

@@ -108,9 +108,11 @@ export class PostgresOutboxStore implements OutboxStore {
     const ready = `state = 'pending' AND expires_at > $2 AND ${dueSql('$2', '$5')} AND ${notHeldSql('$2')}
       AND event_id <> ALL($6::text[])`;
     // Ordered: the head, found without SKIP LOCKED (skipping a locked head would send the next event
-    // first); the UPDATE then waits for the row and re-checks it. Unordered: any free due events.
+    // first), and past its window while an attempt is in flight (what follows waits for its outcome);
+    // the UPDATE then waits for the row and re-checks it. Unordered: any free due events.
     const target = ordered
-      ? `seq = (SELECT min(seq) FROM ${t} WHERE listener = $1 AND state = 'pending' AND expires_at > $2) AND ${ready}`
+      ? `seq = (SELECT min(seq) FROM ${t} WHERE listener = $1 AND state = 'pending'
+                  AND (expires_at > $2 OR NOT ${notHeldSql('$2')})) AND ${ready}`
       : `seq IN (SELECT seq FROM ${t} WHERE listener = $1 AND ${ready} ORDER BY seq LIMIT $7 FOR UPDATE SKIP LOCKED)`;
     const exclude = [...(options.exclude ?? [])];
     const { rows } = await this.#query(

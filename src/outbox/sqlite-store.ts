@@ -114,12 +114,14 @@ export class SqliteOutboxStore implements OutboxStore {
       const lease = this.#file.sql(
         'UPDATE idgov_webhook_outbox SET lease_token = ?, leased_at = ?, lease_until = ? WHERE event_id = ?',
       );
-      // Ordered: only the head may go, if it is due, free and not yet attempted by this drain; a
-      // damaged head is buried and the next one looked at. Unordered: the oldest due, free events,
+      // Ordered: only the head may go, if it is due, free and not yet attempted by this drain (one past
+      // its window with an attempt in flight is still the head: what follows waits for its outcome);
+      // a damaged head is buried and the next one looked at. Unordered: the oldest due, free events,
       // and any damaged ones (whose times may be text that no comparison finds due).
       const head = this.#file.sql(
         `SELECT ${columns} FROM idgov_webhook_outbox
-           WHERE listener = ? AND state = 'pending' AND (${MALFORMED} OR expires_at > ?) ORDER BY seq LIMIT 1`,
+           WHERE listener = ? AND state = 'pending' AND (${MALFORMED} OR expires_at > ? OR NOT ${notHeldSql('?', '?')})
+           ORDER BY seq LIMIT 1`,
       );
       const batch = this.#file.sql(
         `SELECT ${columns} FROM idgov_webhook_outbox
@@ -128,13 +130,13 @@ export class SqliteOutboxStore implements OutboxStore {
            ORDER BY seq LIMIT ?`,
       );
       const rows = (ordered
-        ? head.all(listener, now)
+        ? head.all(listener, now, now, now)
         : batch.all(listener, now, now, now, leaseMs, now, now, exclude, limit)) as unknown as Row[];
       for (let row = rows.shift(); row; row = rows.shift()) {
         const problem = rowProblem(row);
         if (problem) {
           this.#bury(row, problem, now);
-          if (ordered) rows.push(...(head.all(listener, now) as unknown as Row[]));
+          if (ordered) rows.push(...(head.all(listener, now, now, now) as unknown as Row[]));
           continue;
         }
         const event = eventFromRow(row);

@@ -87,6 +87,28 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await store.close();
   });
 
+  it('an ordered claim takes nothing while the head, past its window, still has an attempt in flight: what follows waits for its outcome', async () => {
+    const store = await open();
+    await add(store, 1);
+    await add(store, 2, 2_000);
+    // Claimed a moment before its window ends (a day after 1,000), its attempt goes on past it.
+    const end = 1_000 + DAY;
+    const [head] = await claim(store, end - 10, { ordered: true });
+    expect(head?.eventId).toBe(id(1));
+    expect(await claim(store, end + 10, { ordered: true, token: 'b' })).toEqual([]);
+    // Its outcome recorded (a delivery wins over the window), the next goes.
+    expect(
+      await store.complete(id(1), head?.leaseToken ?? '', end + 20, {
+        state: 'delivered',
+        answer: { status: 200 },
+      }),
+    ).toBe(true);
+    expect((await claim(store, end + 30, { ordered: true, token: 'b' })).map((e) => e.eventId)).toEqual([
+      id(2),
+    ]);
+    await store.close();
+  });
+
   it('claims in enqueue order; ordered claims only the head, and nothing while the head is held or waiting', async () => {
     const store = await open();
     for (const i of [1, 2, 3]) await add(store, i);
