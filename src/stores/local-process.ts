@@ -74,5 +74,9 @@ export function goneFromThisMachine(holder: string): boolean {
   if (host !== hostname() || where !== here || where === '') return false;
   const pid = Number(pidText);
   if (pid === process.pid) return false;
-  return !alive(pid) || (start !== undefined && startedAt(pid) !== start);
+  if (!alive(pid)) return true;
+  // Another process under that PID only if its start can be read (/proc mounted hidepid hides
+  // another user's): one that cannot be told apart is taken to be the holder, alive.
+  const now = start === undefined ? undefined : startedAt(pid);
+  return now !== undefined && now !== start;
 }
