@@ -8,6 +8,7 @@
 import { wait } from '../internal/wait.ts';
 import type { ChangeKind } from '../sync/change-kinds.ts';
 import type { ChangeRecord } from '../sync/changes.ts';
+import { ChangesAheadError } from '../sync/changes-ahead.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
 import { EXIT } from './usage.ts';
 
@@ -89,8 +90,14 @@ export async function changesCommand(
 export async function pruneChangesCommand(options: CopyTarget & { readonly before: number }): Promise<void> {
   const reader = await openToRead(options);
   try {
-    // Reads nothing, but says what is wrong with the copy or its feed, before anything is written.
-    await reader.changeRows({ after: Number.MAX_SAFE_INTEGER }).next();
+    // Reads nothing, but says what is wrong with the copy or its feed, before anything is written:
+    // past the feed's end, which tells only that there is a feed.
+    await reader
+      .changeRows({ after: Number.MAX_SAFE_INTEGER })
+      .next()
+      .catch((error: unknown) => {
+        if (!(error instanceof ChangesAheadError)) throw error;
+      });
     if (options.postgres !== undefined) {
       report(await reader.pruneChanges(options.before), options.before);
       return;
