@@ -49,17 +49,24 @@ export async function changesCommand(
     throw error;
   });
   const lines = lineWriter(out, stop.signal);
+  // With --kind, where to go on from: the feed read through, past the changes left out.
+  let through = options.since;
   try {
     const changes = store.changeRows({
       after: options.since,
       kinds: options.kinds,
       follow: options.follow,
       signal: stop.signal,
+      onPosition: (seq) => {
+        through = seq;
+      },
     });
     for await (const change of changes) {
       if (!(await lines.write(changeLine(change)))) return;
     }
   } finally {
+    if (options.kinds?.length)
+      process.stderr.write(`idgov changes: read through seq ${through}: go on with --since ${through}\n`);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // A reader has nothing to commit: stopped, it waits for its store to close only so long, since a

@@ -45,7 +45,10 @@ export function addChangesCommands(program: Command): void {
       'only changes after this seq, the last one you handled (0: from the start); required',
       seq,
     )
-    .option('--kind <kind...>', `only changes of these kinds: ${CHANGE_KINDS.join(', ')}`)
+    .option(
+      '--kind <kind...>',
+      `only changes of these kinds: ${CHANGE_KINDS.join(', ')} (stderr then says the seq read through, to go on from)`,
+    )
     .option(
       '--follow',
       'then wait for new changes as syncs commit them, until SIGINT or SIGTERM (exit 0)',

@@ -70,6 +70,13 @@ export interface ChangesQuery {
   readonly signal?: AbortSignal | undefined;
   /** While following, how often to look for new changes, in ms. Default 500. */
   readonly pollMs?: number | undefined;
+  /**
+   * Told, once every change of a batch was handed out, the `seq` the reader has read through
+   * (changes of the kinds left out included): with `kinds`, the position to save and resume from,
+   * which may be well past the last change handed out. A position saved at the last change handed
+   * out stays behind, and a prune past it makes the next read fail with `ChangesPrunedError`.
+   */
+  readonly onPosition?: ((seq: number) => void) | undefined;
 }
 
 /**
@@ -156,6 +163,8 @@ export function changesQueryProblem(query: ChangesQuery): string | undefined {
   if (unknown.length > 0) {
     return `kinds may hold ${CHANGE_KINDS.join(', ')} (got ${unknown.map(String).join(', ')}).`;
   }
+  if (query.onPosition !== undefined && typeof query.onPosition !== 'function')
+    return `onPosition must be a function of the seq read through (got ${typeof query.onPosition}).`;
   const poll = query.pollMs ?? 500;
   // setTimeout takes at most 2^31 - 1 ms, and fires at once past it.
   if (!Number.isSafeInteger(poll) || poll < 1 || poll > MAX_POLL_MS)
@@ -231,7 +240,10 @@ export async function* readChangeRecords(
       yield row;
       if (query.signal?.aborted) return;
     }
-    after = batch.through ?? after;
+    if (batch.through !== undefined) {
+      after = batch.through;
+      query.onPosition?.(after);
+    }
     if (batch.full) continue;
     if (!query.follow) return;
     if (!(await wait(query.pollMs ?? 500, { signal: query.signal }))) return;

@@ -119,10 +119,14 @@ describe('idgov changes and idgov sync --watch', () => {
     const after = everything[99]?.seq as number;
     const rest = lines((await idgov(['changes', '--db', db, '--since', String(after)], env)).stdout);
     expect(rest.map((c) => c.seq)).toEqual(everything.slice(100).map((c) => c.seq));
-    const deleted = lines(
-      (await idgov(['changes', '--db', db, '--since', '0', '--kind', 'DELETED'], env)).stdout,
-    );
+    const byKind = await idgov(['changes', '--db', db, '--since', '0', '--kind', 'DELETED'], env);
+    const deleted = lines(byKind.stdout);
     expect(deleted.length).toBe(everything.filter((c) => c.kind === 'deleted').length);
+    // Where to go on from is the feed read through, past the last deletion: a prune up to there
+    // leaves a consumer of deletions nothing to miss.
+    const through = everything.at(-1)?.seq as number;
+    expect(through).toBeGreaterThan(deleted.at(-1)?.seq as number);
+    expect(byKind.stderr).toBe(`idgov changes: read through seq ${through}: go on with --since ${through}\n`);
 
     const pruned = await idgov(['changes', 'prune', '--db', db, '--before', '101'], env);
     expect(pruned.code, pruned.stderr).toBe(0);

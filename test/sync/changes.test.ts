@@ -184,8 +184,13 @@ for (const kind of kinds) {
         expect((await all(store.changeRows({ after: middle.seq }))).map((c) => c.seq)).toEqual(
           feed.filter((c) => c.seq > middle.seq).map((c) => c.seq),
         );
-        const deleted = await all(store.changes({ kinds: ['deleted'] }));
+        const positions: number[] = [];
+        const deleted = await all(
+          store.changes({ kinds: ['deleted'], onPosition: (seq) => positions.push(seq) }),
+        );
         expect(deleted.length).toBe(feed.filter((c) => c.kind === 'deleted').length);
+        // Told where to go on from: the whole feed read, whatever the kind of its last change.
+        expect(positions.at(-1)).toBe(feed.at(-1)?.seq);
         for (const change of deleted) {
           expect(change.task.id).toBe(change.taskId);
           expect(change.at).toBeInstanceOf(Date);
