@@ -76,15 +76,17 @@ export function firstWindows(from: number | undefined, to: number, count: number
  * `now()`, the service's time, asked after the probe, whose answer may have told it. The reach back
  * is the overlap and a second more: the service's clock is told to the second.
  *
- * No windows, but `aheadOf` (the start it cannot reach from), when a run the copy's reach comes
- * from started after this one: the service's clock ran ahead then, or was put back since, and the
- * tasks it stamped in between lie before that start, where no incremental run would look.
+ * No windows, but `aheadOf` (the start it cannot reach from), when the service's `Date` says a run
+ * the copy's reach comes from started further after this one than the overlap covers: the
+ * service's clock ran ahead then, or was put back since, and the tasks it stamped in between lie
+ * before that start, where no incremental run would look. A start the newest creation time gave
+ * (no `Date`) may lie behind the last run's: no task is newer, and the reach stops at it.
  */
 export async function incrementalWindows(
   copy: CopyState,
   overlap: number,
   applies: () => Promise<boolean>,
-  now: () => Promise<number>,
+  now: () => Promise<{ readonly at: number; readonly byDate: boolean }>,
 ): Promise<
   | { readonly startedAt: number; readonly windows: SyncWindowPlan[] }
   | { readonly startedAt: number; readonly windows?: undefined; readonly aheadOf: number }
@@ -93,20 +95,17 @@ export async function incrementalWindows(
   const overlapMs = overlap + CLOCK_GRAIN_MS;
   const last = copy.lastRunStartedAt;
   const earliest = copy.earliestCreatedAt;
-  const since = last === undefined ? undefined : last - overlapMs;
-  const acted =
-    since !== undefined && earliest !== undefined && earliest < since && (await applies())
-      ? {
-          from: earliest,
-          to: since,
-          actedAfter: (copy.actedSeenSince ?? (copy.lastRunStartedAt as number)) - overlapMs,
-        }
-      : undefined;
-  const startedAt = await now();
+  const probed =
+    last !== undefined && earliest !== undefined && earliest < last - overlapMs && (await applies());
+  const { at: startedAt, byDate } = await now();
   const reach = Math.max(last ?? Number.NEGATIVE_INFINITY, copy.actedSeenSince ?? Number.NEGATIVE_INFINITY);
-  if (reach > startedAt) return { startedAt, aheadOf: reach };
-  const windows: SyncWindowPlan[] = [{ from: since ?? startedAt - overlapMs, to: startedAt }];
-  if (acted) windows.push(acted);
+  if (byDate && reach > startedAt + overlapMs) return { startedAt, aheadOf: reach };
+  // Reached back from, never from past this run's start.
+  const from = (at: number) => Math.min(at, startedAt) - overlapMs;
+  const since = last === undefined ? startedAt - overlapMs : from(last);
+  const windows: SyncWindowPlan[] = [{ from: since, to: startedAt }];
+  if (probed && earliest !== undefined && earliest < since)
+    windows.push({ from: earliest, to: since, actedAfter: from(copy.actedSeenSince ?? (last as number)) });
   return { startedAt, windows };
 }
 
@@ -128,11 +127,11 @@ export async function planRun(
       copy,
       options.overlapMs,
       () => appliesActedAfter(options, signal, clock, probed),
-      () => clock.now(signal),
+      async () => ({ at: await clock.now(signal), byDate: clock.toldByDate }),
     );
     if (planned.windows) return { full, ...planned };
     options.logger.warn(
-      `task sync: the copy's last run began at ${isoTime(planned.aheadOf)} by the service's clock, after its time now (${isoTime(planned.startedAt)}): its clock ran ahead then, or was put back since. This run is a full one, so that no task it stamped in between is missed.`,
+      `task sync: the copy's last run began at ${isoTime(planned.aheadOf)} by the service's clock, more than the overlap after its time now (${isoTime(planned.startedAt)}): its clock ran ahead then, or was put back since. This run is a full one, so that no task it stamped in between is missed.`,
     );
   }
   const earliest = await earliestTask(options, signal, clock);

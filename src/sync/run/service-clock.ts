@@ -55,6 +55,11 @@ export class ServiceClock {
     }
   }
 
+  /** Whether an answer's `Date` told the time (rather than the newest creation time, or this machine's clock). */
+  get toldByDate(): boolean {
+    return this.#at !== undefined;
+  }
+
   /**
    * The service's time: the one an answer gave, or else asked for with a search of the newest
    * task; a service that tells neither (no `Date`, no task) leaves the machine's clock, said once.
