@@ -230,7 +230,9 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
 
     const all = await idgov(['outbox', 'retry', ...where, '--all-dead']);
     expect(all.code, all.stderr).toBe(0);
-    expect(all.stdout).toContain(`${id(7)}: not retried: it is past its idempotency window (expired: its window has ended`);
+    expect(all.stdout).toContain(
+      `${id(7)}: not retried: it is past its idempotency window (expired: its window has ended`,
+    );
     expect(all.stdout).toMatch(
       /2 of 3 event\(s\) retried\.\n1 dead event\(s\) past their window .*idgov outbox purge --dead-before DATE/,
     );

@@ -324,7 +324,9 @@ for (const kind of kinds) {
         tenant.closeTasks(10);
         const after = await runSync(client, open);
         expect(after.summary).toMatchObject({ kind: 'full', complete: true });
-        expect(after.warnings.join('\n')).toMatch(/last run began at .* more than the overlap after its time now .* full one/);
+        expect(after.warnings.join('\n')).toMatch(
+          /last run began at .* more than the overlap after its time now .* full one/,
+        );
         expect(await differences(open, tenant)).toEqual([]);
         tenant.createTasks(12);
         tenant.closeTasks(5);
