@@ -62,11 +62,12 @@ export async function changesCommand(
       },
     });
     for await (const change of changes) {
-      if (!(await lines.write(changeLine(change)))) return;
+      if (!(await lines.write(changeLine(change)))) break;
     }
-  } finally {
+    // Not said beside an error: where to go on from is then not known.
     if (options.kinds?.length)
       process.stderr.write(`idgov changes: read through seq ${through}: go on with --since ${through}\n`);
+  } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // A reader has nothing to commit: stopped, it waits for its store to close only so long, since a

@@ -188,7 +188,7 @@ async function runs(
       const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
       if (!summary.complete) {
         process.stderr.write(
-          `Stopped by ${signalled() ?? 'a signal'}; ${what}, all committed to ${where}. ${options.full ? 'Run it again without --full to resume (--full would end this run and begin another).' : 'Run the same command again to resume.'}\n`,
+          `Stopped by ${signalled() ?? 'a signal'}; ${what}, all committed to ${where}. ${full && summary.kind === 'full' && summary.windows > 0 ? 'Run it again without --full to resume (--full would end this run and begin another).' : 'Run the same command again to resume.'}\n`,
         );
         return options.watch === undefined ? EXIT.interrupted : EXIT.done;
       }

@@ -40,7 +40,12 @@ export async function attemptClaimed(
       claimed.map(async (event) => {
         const control = lost.get(event.eventId) as AbortController;
         // Its lease may have all but run out before the claim's answer came: released, not sent.
-        if (!heartbeat.fresh(event.eventId)) control.abort(new Error('lease ran out before the attempt'));
+        if (!heartbeat.fresh(event.eventId)) {
+          logger.warn(
+            `webhook ${event.eventId}: its claim was answered ${Math.round(performance.now() - since)} ms after it was sent, past two thirds of its lease (leaseMs ${leaseMs}): released, not sent; raise leaseMs if this repeats`,
+          );
+          control.abort(new Error('lease ran out before the attempt'));
+        }
         const stop = control.signal;
         // Once the listener answered, the lease needs no renewing: recording the outcome ends it.
         const sent = () => heartbeat.release(event.eventId);

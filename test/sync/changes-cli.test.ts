@@ -127,6 +127,14 @@ describe('idgov changes and idgov sync --watch', () => {
     const through = everything.at(-1)?.seq as number;
     expect(through).toBeGreaterThan(deleted.at(-1)?.seq as number);
     expect(byKind.stderr).toBe(`idgov changes: read through seq ${through}: go on with --since ${through}\n`);
+    // Past the feed's end: the error, and no position beside it.
+    const ahead = await idgov(
+      ['changes', '--db', db, '--since', String(through + 1_000), '--kind', 'deleted'],
+      env,
+    );
+    expect(ahead.code).toBe(1);
+    expect(ahead.stderr).toMatch(/past the end of the change feed/);
+    expect(ahead.stderr).not.toMatch(/go on with/);
 
     const pruned = await idgov(['changes', 'prune', '--db', db, '--before', '101'], env);
     expect(pruned.code, pruned.stderr).toBe(0);

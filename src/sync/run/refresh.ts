@@ -16,7 +16,7 @@ import { expandedRows, taskRows } from './rows.ts';
 /** Open tasks a cursor claims at once to refresh. */
 export const REFRESH_BATCH = 100;
 
-/** How long a refresh waits before it asks again for the tasks an answer left out. */
+/** How long a refresh waits before it asks again for the few tasks an answer left out. */
 export const REASK_DELAY_MS = 2_000;
 
 /**
@@ -62,7 +62,9 @@ export async function refreshTasks(ctx: RunContext, lease: SyncLease, ids: reado
   // so that a glitch of the service (a null in the list, a task left out, a search index or replica
   // catching up) does not delete a task from the copy, and write a vanish to the feed that never was.
   if (missing.length > 0) {
-    await wait(REASK_DELAY_MS, { signal });
+    // Not for a batch mostly gone (a purge, not a glitch): a full run after a mass purge would
+    // otherwise wait at every batch.
+    if (missing.length * 2 <= ids.length) await wait(REASK_DELAY_MS, { signal });
     const again = await byRefs(missing);
     // One row an ID, should the service answer with a task twice.
     tasks = taskRows([...views, ...again], ctx.refuse);
