@@ -17,6 +17,10 @@ const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03']);
 // it again changes nothing. A pooler's own failures (PgBouncer's "server conn crashed?") share the
 // code 08P01, and pass.
 const MALFORMED_MESSAGE = /^(bind message|insufficient data|invalid message format)/i;
+// pg's own message when a statement outlives the pool's query_timeout (the store's queryTimeoutMs).
+const QUERY_TIMED_OUT = /^Query read timeout/;
+const UNANSWERED =
+  'no answer came within queryTimeoutMs, and the connection was dropped: the network or the server is down or half-open, or the statement takes that long (then raise queryTimeoutMs)';
 const SYSTEM_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)$/;
 
 /**
@@ -61,9 +65,10 @@ export function postgresError(error: unknown, what: string, table: string, schem
         !(sqlState === '08P01' && MALFORMED_MESSAGE.test(text))) ||
         TRANSIENT_CODES.has(sqlState) ||
         SYSTEM_CODES.test(sqlState))) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text) ||
+    QUERY_TIMED_OUT.test(text);
   const advice = transient
-    ? `${passingCause(sqlState)}: try again (the outbox and the sync do)`
+    ? `${QUERY_TIMED_OUT.test(text) ? UNANSWERED : passingCause(sqlState)}: try again (the outbox and the sync do)`
     : "the error's cause holds the statement that failed";
   return new StoreError(
     `PostgreSQL failed ${what} on ${table}: ${text}${sqlState ? ` (${sqlState})` : ''}; ${advice}.`,

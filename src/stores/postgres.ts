@@ -10,6 +10,7 @@ import { ConfigurationError } from '../core/errors/errors.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { importPeer } from '../core/optional-peer.ts';
 import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
+import { wholeNumberProblem } from '../internal/numbers.ts';
 import { postgresError } from './postgres-errors.ts';
 
 /**
@@ -105,6 +106,14 @@ export interface PostgresStoreOptions {
   readonly logger?: Logger | undefined;
   /** What is logged. Default: `IDGOV_LOG`, else `warn`. */
   readonly logLevel?: LogLevel | undefined;
+  /**
+   * How long a statement of the store's own pool may go unanswered before it fails (a transient
+   * {@link StoreError}, which the outbox and the sync wait out) and its connection is dropped.
+   * Default 120000 (2 minutes); 0 waits for ever. Without it, a connection gone half-open (a
+   * network partition, a database host that vanished) holds a worker, its leases and its `stop()`
+   * until TCP gives up, which can take hours. Give a pool of your own `query_timeout` for the same.
+   */
+  readonly queryTimeoutMs?: number | undefined;
 }
 
 /** What a store says of itself to its connection, for its pool and its messages. */
@@ -139,20 +148,27 @@ export class PostgresConnection {
         'table',
         'logger',
         'logLevel',
+        'queryTimeoutMs',
       ]),
     );
     if (unknown) throw new ConfigurationError(unknown);
+    const timeoutProblem = wholeNumberProblem(options?.queryTimeoutMs, 0);
+    if (timeoutProblem) {
+      throw new ConfigurationError(
+        `${label.store}: queryTimeoutMs ${timeoutProblem}: give the ms a statement may go unanswered, or 0 to wait for ever.`,
+      );
+    }
     if (options?.pool) {
       this.#pool = Promise.resolve(options.pool);
       this.#ownsPool = false;
     } else if (options?.connectionString) {
       const logger = createLogger(options.logger, options.logLevel);
-      this.#pool = openPool(
-        options.connectionString,
-        options.maxConnections ?? label.maxConnections,
-        label.store,
+      this.#pool = openPool(options.connectionString, {
+        max: options.maxConnections ?? label.maxConnections,
+        queryTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+        store: label.store,
         logger,
-      );
+      });
       this.#pool.catch(() => {}); // reported by the first query instead
       this.#ownsPool = true;
     } else {
@@ -184,22 +200,30 @@ export class PostgresConnection {
 
 // How long opening a connection may take.
 const CONNECT_TIMEOUT_MS = 10_000;
+// Longer than any statement of the stores' (a full run's last sweep of a large copy, a migration),
+// short beside the hours TCP takes to give up a half-open connection.
+const QUERY_TIMEOUT_MS = 120_000;
 
-async function openPool(
-  connectionString: string,
-  max: number,
-  store: string,
-  logger: Logger,
-): Promise<PgQueryable> {
+interface PoolSettings {
+  readonly max: number;
+  readonly queryTimeoutMs: number;
+  readonly store: string;
+  readonly logger: Logger;
+}
+
+async function openPool(connectionString: string, settings: PoolSettings): Promise<PgQueryable> {
+  const { max, queryTimeoutMs, store, logger } = settings;
   const pg = await importPeer('pg', store, () => import('pg'), 'npm install pg (or pass a pool of your own)');
   const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
-  // A server that takes the connection and never answers (a partition, a host gone half-open) would
-  // otherwise hold a worker, and its signal handling, for ever: a connection is given up after
-  // CONNECT_TIMEOUT_MS, a transient failure the store's callers wait out.
+  // A server that takes the connection, or a statement, and never answers (a partition, a host gone
+  // half-open) would otherwise hold a worker, and its signal handling, until TCP gives up: both are
+  // given up sooner, as transient failures the store's callers wait out. The pool drops a
+  // connection whose statement timed out (pg-pool's query releases it with the error).
   const pool = new Pool({
     connectionString,
     max,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
     keepAlive: true,
   });
   // An idle connection the server ended (a restart, pg_terminate_backend) makes the pool emit

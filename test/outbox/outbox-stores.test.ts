@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError } from '../../src/index.ts';
+import { ConfigurationError, StoreError } from '../../src/index.ts';
 import { MemoryOutboxStore, type OutboxStore } from '../../src/outbox/index.ts';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
+import { caught } from '../helpers/caught.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+import { silentProxy } from '../helpers/silent-proxy.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-outbox-stores-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -342,6 +344,44 @@ describe.skipIf(!pg)('PostgreSQL store, connections ended by the server', () => 
     expect(warnings[0]).toMatch(/idle PostgreSQL connection failed \(terminating connection/);
     expect(await store.counts(L)).toMatchObject({ pending: 1 });
     await store.close();
+  });
+});
+
+describe.skipIf(!pg)('PostgreSQL store, a connection gone half-open', () => {
+  it('gives a statement up after queryTimeoutMs as transient, drops its connection, and the next query uses a new one', async () => {
+    const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+    const proxy = await silentProxy(pg?.url ?? '');
+    const store = new PostgresOutboxStore({
+      connectionString: proxy.url,
+      table: `${pg?.schema}.half_open_${++n}`,
+      maxConnections: 1,
+      queryTimeoutMs: 300,
+    });
+    try {
+      await store.migrate();
+      await add(store, 1);
+      proxy.silenceOpenConnections();
+      const error = await caught(store.counts(L));
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).transient).toBe(true);
+      expect((error as StoreError).message).toMatch(
+        /no answer came within queryTimeoutMs, and the connection was dropped: .*raise queryTimeoutMs\): try again/,
+      );
+      // With one connection allowed, this answers only if the silent one was dropped.
+      expect(await store.counts(L)).toMatchObject({ pending: 1 });
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
+  it('refuses a queryTimeoutMs that is not a whole number of ms, naming it', async () => {
+    const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+    for (const queryTimeoutMs of [-1, 1.5, Number.NaN]) {
+      expect(() => new PostgresOutboxStore({ connectionString: pg?.url, queryTimeoutMs })).toThrow(
+        /PostgresOutboxStore: queryTimeoutMs must be a non-negative integer .*or 0 to wait for ever/,
+      );
+    }
   });
 });
 
