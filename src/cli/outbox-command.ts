@@ -5,7 +5,7 @@
  * @module
  */
 import { isoTime } from '../internal/time.ts';
-import { OUTBOX_STATES, type OutboxEvent, type OutboxState } from '../outbox/store.ts';
+import { OUTBOX_STATES, type OutboxEvent, type OutboxState, type OutboxStore } from '../outbox/store.ts';
 import { printable } from './options.ts';
 import { listenersOf, type OutboxTarget, shownListener, withStore, write } from './outbox-access.ts';
 import { EXIT } from './usage.ts';
@@ -32,10 +32,8 @@ export function statusCommand(
           'idgov.outbox.state': state,
         });
       }
-      const pending = await store.list(listener, 'pending', 1_000);
-      const oldest = pending[0];
-      const nextDue =
-        pending.length > 0 ? Math.min(...pending.map((event) => event.nextAttemptAt)) : undefined;
+      const [oldest] = await store.list(listener, 'pending', 1);
+      const nextDue = oldest ? await nextDueOf(store, listener) : undefined;
       const leases = (await store.leases?.(listener, now, 100)) ?? [];
       const status = {
         listener: shownListener(listener),
@@ -63,6 +61,13 @@ export function statusCommand(
     }
     return EXIT.done;
   });
+}
+
+/** When the listener's next attempt is due: from the store, or from its first thousand pending events. */
+async function nextDueOf(store: OutboxStore, listener: string): Promise<number | undefined> {
+  if (store.nextDueAt) return store.nextDueAt(listener);
+  const pending = await store.list(listener, 'pending', 1_000);
+  return pending.length > 0 ? Math.min(...pending.map((event) => event.nextAttemptAt)) : undefined;
 }
 
 /** An event as `list` shows it: its facts and last answer; its body only when asked. */

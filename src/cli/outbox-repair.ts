@@ -10,6 +10,9 @@ import { FINISHED_STATES, type FinishedState } from '../outbox/store.ts';
 import { listenersOf, type OutboxTarget, withStore, write } from './outbox-access.ts';
 import { EXIT } from './usage.ts';
 
+// Dead events listed a query at a time by `retry --all-dead`.
+const RETRY_BATCH = 500;
+
 /**
  * `idgov outbox retry`: the events named (or every dead one) back to pending, due now. Exit 1 if
  * one could not be, except a dead event past its window under `--all-dead`: it can never be sent
@@ -44,17 +47,18 @@ export function retryCommand(
     };
     for (const eventId of options.ids) await retry(eventId, true);
     if (options.allDead) {
-      // A batch at a time: each retried event leaves `dead`, so the next batch is the next events.
-      // Each is tried once: one that cannot be retried (its window ended) stays dead, and one a
-      // running drain buries again at once (its listener refuses it) must not be retried for ever.
+      // A batch at a time, each after the last one's final event: each event is tried once. One that
+      // cannot be retried (its window ended) stays dead, and one a running drain buries again at once
+      // (its listener refuses it) must not be retried for ever.
       const handled = new Set<string>(options.ids);
       for (const listener of await listenersOf(store, options.listener)) {
+        let after: string | undefined;
         for (;;) {
-          const batch = (await store.list(listener, 'dead', 500 + handled.size)).filter(
-            (event) => !handled.has(event.eventId),
-          );
+          const batch = await store.list(listener, 'dead', RETRY_BATCH, after);
           if (batch.length === 0) break;
+          after = batch.at(-1)?.eventId;
           for (const event of batch) {
+            if (handled.has(event.eventId)) continue;
             handled.add(event.eventId);
             await retry(event.eventId, false);
           }

@@ -150,13 +150,26 @@ export class MemoryOutboxStore implements OutboxStore {
     return [...new Set([...this.#rows.values()].map(({ event }) => event.listener))].sort();
   }
 
-  async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
+  async list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
     const found: OutboxEvent[] = [];
+    // The map keeps the order events were added in, as the other stores' seq does.
+    let passed = after === undefined || !this.#rows.has(after);
     for (const { event } of this.#rows.values()) {
       if (found.length >= limit) break;
-      if (event.listener === listener && event.state === state) found.push(event);
+      if (!passed) passed = event.eventId === after;
+      else if (event.listener === listener && event.state === state) found.push(event);
     }
     return found;
+  }
+
+  async nextDueAt(listener: string): Promise<number | undefined> {
+    let due: number | undefined;
+    for (const { event } of this.#rows.values()) {
+      if (event.listener === listener && event.state === 'pending') {
+        due = Math.min(due ?? event.nextAttemptAt, event.nextAttemptAt);
+      }
+    }
+    return due;
   }
 
   async retry(eventId: string, now: number): Promise<boolean> {

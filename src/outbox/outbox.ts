@@ -224,9 +224,20 @@ export class WebhookOutbox {
     return this.#options.store.counts(this.listener);
   }
 
-  /** Events refused for good, oldest first, each with its last answer (status and the start of the body). */
-  async deadLetters(options: { limit?: number } = {}): Promise<OutboxEvent[]> {
-    return this.#options.store.list(this.listener, 'dead', positiveInteger(options?.limit, 'limit', 100));
+  /**
+   * Events refused for good, oldest first, each with its last answer (status and the start of the
+   * body): at most `limit` (default 100), after the event `after` names (the last of the page
+   * before) when given.
+   */
+  async deadLetters(options: { limit?: number; after?: string } = {}): Promise<OutboxEvent[]> {
+    const limit = positiveInteger(options?.limit, 'limit', 100);
+    const after = options?.after;
+    if (after !== undefined && typeof after !== 'string') {
+      throw new ConfigurationError(
+        `deadLetters: after must be the event ID the page before ended on (got ${typeof after}).`,
+      );
+    }
+    return this.#options.store.list(this.listener, 'dead', limit, after);
   }
 
   /** One stored event, in any state. */

@@ -235,13 +235,25 @@ export class PostgresOutboxStore implements OutboxStore {
     return rows.map((row) => row.listener);
   }
 
-  async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
+  async list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
     const { rows } = await this.#query(
       'listing events',
-      `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE listener = $1 AND state = $2 ORDER BY seq LIMIT $3`,
-      [listener, state, limit],
+      `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE listener = $1 AND state = $2
+         AND seq > coalesce((SELECT seq FROM ${this.#t} WHERE event_id = $4), 0)
+       ORDER BY seq LIMIT $3`,
+      [listener, state, limit, after ?? null],
     );
     return rows.map(eventFromRow);
+  }
+
+  async nextDueAt(listener: string): Promise<number | undefined> {
+    const { rows } = await this.#query<{ due: string | null }>(
+      'finding the next due event',
+      `SELECT min(next_attempt_at) AS due FROM ${this.#t} WHERE listener = $1 AND state = 'pending'`,
+      [listener],
+    );
+    const due = rows[0]?.due;
+    return due === null || due === undefined ? undefined : Number(due);
   }
 
   async retry(eventId: string, now: number): Promise<boolean> {

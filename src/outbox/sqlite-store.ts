@@ -261,13 +261,24 @@ export class SqliteOutboxStore implements OutboxStore {
     return (rows as Array<{ listener: string }>).map((row) => row.listener);
   }
 
-  async list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]> {
+  async list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
     const rows = this.#file
       .sql(
-        `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ? ORDER BY seq LIMIT ?`,
+        `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ?
+           AND seq > coalesce((SELECT seq FROM idgov_webhook_outbox WHERE event_id = ?), 0)
+         ORDER BY seq LIMIT ?`,
       )
-      .all(listener, state, limit);
+      .all(listener, state, after ?? null, limit);
     return (rows as unknown as EventRow[]).map(eventFromRow);
+  }
+
+  async nextDueAt(listener: string): Promise<number | undefined> {
+    const row = this.#file
+      .sql(
+        `SELECT min(next_attempt_at) AS due FROM idgov_webhook_outbox WHERE listener = ? AND state = 'pending'`,
+      )
+      .get(listener) as { due: number | null } | undefined;
+    return row?.due ?? undefined;
   }
 
   async retry(eventId: string, now: number): Promise<boolean> {

@@ -201,8 +201,18 @@ export interface OutboxStore {
   get(eventId: string): Promise<OutboxEvent | undefined>;
   /** How many events of the listener are in each state. */
   counts(listener: string): Promise<Record<OutboxState, number>>;
-  /** Events of the listener in `state`, oldest first. */
-  list(listener: string, state: OutboxState, limit: number): Promise<OutboxEvent[]>;
+  /**
+   * Events of the listener in `state`, oldest first; with `after`, those enqueued after that event
+   * (an event ID a page ended on, whatever its state now), or from the first when it is gone: the
+   * next page, in constant work a page.
+   */
+  list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]>;
+  /**
+   * The earliest `nextAttemptAt` of the listener's pending events, or undefined when none is
+   * pending: when the next attempt is due. Optional: without it, `idgov outbox status` reads it
+   * from the first thousand pending events.
+   */
+  nextDueAt?(listener: string): Promise<number | undefined>;
   /**
    * The listener URLs that have events, in order: what `idgov outbox` reports on. Optional: a store
    * without it is asked of one listener at a time.

@@ -1,4 +1,4 @@
-import { createServer, type Socket, connect } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 
 /**
  * A TCP proxy on loopback in front of a server, whose connections can go silent as a partitioned

@@ -292,6 +292,77 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
   });
 });
 
+describe('idgov outbox over more events than a query reads', () => {
+  /** `n` events of PLAIN made dead by a refusal; those `pastWindow(i)` picks enqueued two days ago (their window ended). */
+  async function deadEvents(store: OutboxStore, n: number, pastWindow: (i: number) => boolean) {
+    const now = Date.now();
+    const long = now - 2 * DAY;
+    for (let i = 1; i <= n; i++) {
+      const enqueuedAt = pastWindow(i) ? long : now - 60_000;
+      await store.add({
+        eventId: id(i),
+        listener: PLAIN,
+        body: '{}',
+        enqueuedAt,
+        expiresAt: enqueuedAt + DAY,
+      });
+    }
+    // The old events are due (and in their window) only at their enqueue time: claimed then, the others now.
+    for (const at of [long + 1_000, now]) {
+      const claimed = await store.claim({
+        listener: PLAIN,
+        now: at,
+        leaseMs: 60_000,
+        limit: n,
+        ordered: false,
+        leaseToken: 'refused',
+      });
+      for (const event of claimed) {
+        await store.complete(event.eventId, 'refused', at + 1, { state: 'dead', answer: { status: 400 } });
+      }
+    }
+  }
+
+  it('retry --all-dead tries each of 1,200 dead events once, those past their window among them', async () => {
+    const path = join(dir, `${crypto.randomUUID()}.db`);
+    const store = new SqliteOutboxStore({ path });
+    await deadEvents(store, 1_200, (i) => i % 3 === 0);
+    expect(await store.counts(PLAIN)).toMatchObject({ dead: 1_200 });
+    await store.close();
+    const all = await idgov(['outbox', 'retry', '--db', path, '--all-dead', '--json']);
+    expect(all.code, all.stderr).toBe(0);
+    const tried = lines(all.stdout);
+    expect(new Set(tried.map((line) => line.eventId)).size).toBe(1_200);
+    expect(tried).toHaveLength(1_200);
+    expect(tried.filter((line) => line.retried)).toHaveLength(800);
+    expect(tried.filter((line) => line.pastWindow)).toHaveLength(400);
+  });
+
+  it('status: the next due time is the earliest of every pending event, not of the first thousand', async () => {
+    const path = join(dir, `${crypto.randomUUID()}.db`);
+    const store = new SqliteOutboxStore({ path });
+    const now = Date.now();
+    for (let i = 1; i <= 1_001; i++) {
+      // The last one enqueued is due first: a retry scheduled sooner than the others' first attempt.
+      const enqueuedAt = i === 1_001 ? now - 3_600_000 : now + 3_600_000;
+      await store.add({
+        eventId: id(i),
+        listener: PLAIN,
+        body: '{}',
+        enqueuedAt,
+        expiresAt: enqueuedAt + DAY,
+      });
+    }
+    await store.close();
+    const ran = await idgov(['outbox', 'status', '--db', path, '--json']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(lines(ran.stdout)[0]).toMatchObject({
+      counts: { pending: 1_001 },
+      nextDueAt: new Date(now - 3_600_000).toISOString(),
+    });
+  });
+});
+
 it('idgov outbox refuses a SQLite file that does not exist, a directory, or one that holds no outbox, rather than make one there', async () => {
   const ran = await idgov(['outbox', 'status', '--db', join(dir, 'typo.db')]);
   expect(ran.code).toBe(2);

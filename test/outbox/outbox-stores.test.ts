@@ -254,6 +254,33 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await store.close();
   });
 
+  it('lists a page after an event, whatever that event is now, and from the first once it is gone; says when the next attempt is due', async () => {
+    const store = await open();
+    const other = 'https://tenant.test/api/v1/webhooks/incoming/other';
+    for (const i of [1, 2, 3, 4, 5]) await add(store, i, 1_000 + i);
+    await store.add({ eventId: id(9), listener: other, body: '{}', enqueuedAt: 1, expiresAt: DAY });
+    expect(await store.nextDueAt?.(L)).toBe(1_001);
+    const ids = (events: { eventId: string }[]) => events.map((event) => event.eventId);
+    expect(ids(await store.list(L, 'pending', 2))).toEqual([id(1), id(2)]);
+    expect(ids(await store.list(L, 'pending', 2, id(2)))).toEqual([id(3), id(4)]);
+    // The page's last event left the state listed (retried, delivered): the next page still follows it.
+    const claimed = await claim(store, 2_000, { limit: 2 });
+    for (const event of claimed) {
+      await store.complete(event.eventId, event.leaseToken, 2_100, {
+        state: 'delivered',
+        answer: { status: 200 },
+      });
+    }
+    expect(ids(await store.list(L, 'pending', 10, id(2)))).toEqual([id(3), id(4), id(5)]);
+    // Another listener's event as the anchor: the order is the store's, across listeners.
+    expect(ids(await store.list(L, 'pending', 10, id(9)))).toEqual([]);
+    expect(await store.purgeDelivered(L, 5_000)).toBe(2);
+    expect(ids(await store.list(L, 'pending', 10, id(2)))).toEqual([id(3), id(4), id(5)]);
+    expect(await store.nextDueAt?.(L)).toBe(1_003);
+    expect(await store.nextDueAt?.('https://tenant.test/api/v1/webhooks/incoming/none')).toBeUndefined();
+    await store.close();
+  });
+
   it('purges finished events of one state, before a time, of one listener: never a pending one', async () => {
     const store = await open();
     for (const i of [1, 2, 3, 4]) await add(store, i);

@@ -206,6 +206,21 @@ describe('delivery', () => {
     });
   }
 
+  it('pages dead letters: deadLetters({ limit, after }) reads on from the last of the page before', async () => {
+    listener([status(400), status(400), status(400)]);
+    const { outbox } = setup();
+    const ids: string[] = [];
+    for (const a of [1, 2, 3]) ids.push((await outbox.enqueue({ a })).eventId);
+    expect(await outbox.drain()).toMatchObject({ dead: 3 });
+    const first = await outbox.deadLetters({ limit: 2 });
+    expect(first.map((event) => event.eventId)).toEqual(ids.slice(0, 2));
+    const next = await outbox.deadLetters({ limit: 2, after: first.at(-1)?.eventId });
+    expect(next.map((event) => event.eventId)).toEqual(ids.slice(2));
+    await expect(outbox.deadLetters({ after: 7 as unknown as string })).rejects.toThrow(
+      /deadLetters: after must be the event ID the page before ended on \(got number\)/,
+    );
+  });
+
   it('sends a dead letter again on retry(), with its original event ID', async () => {
     const seen = listener([status(401), ok]);
     const { outbox } = setup();
