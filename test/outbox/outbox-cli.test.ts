@@ -293,19 +293,16 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
 });
 
 describe('idgov outbox over more events than a query reads', () => {
+  const addPlain = (store: OutboxStore, i: number, enqueuedAt: number) =>
+    store.add({ eventId: id(i), listener: PLAIN, body: '{}', enqueuedAt, expiresAt: enqueuedAt + DAY });
+
   /** `n` events of PLAIN made dead by a refusal; those `pastWindow(i)` picks enqueued two days ago (their window ended). */
   async function deadEvents(store: OutboxStore, n: number, pastWindow: (i: number) => boolean) {
     const now = Date.now();
     const long = now - 2 * DAY;
     for (let i = 1; i <= n; i++) {
       const enqueuedAt = pastWindow(i) ? long : now - 60_000;
-      await store.add({
-        eventId: id(i),
-        listener: PLAIN,
-        body: '{}',
-        enqueuedAt,
-        expiresAt: enqueuedAt + DAY,
-      });
+      await addPlain(store, i, enqueuedAt);
     }
     // The old events are due (and in their window) only at their enqueue time: claimed then, the others now.
     for (const at of [long + 1_000, now]) {
@@ -345,13 +342,7 @@ describe('idgov outbox over more events than a query reads', () => {
     for (let i = 1; i <= 1_001; i++) {
       // The last one enqueued is due first: a retry scheduled sooner than the others' first attempt.
       const enqueuedAt = i === 1_001 ? now - 3_600_000 : now + 3_600_000;
-      await store.add({
-        eventId: id(i),
-        listener: PLAIN,
-        body: '{}',
-        enqueuedAt,
-        expiresAt: enqueuedAt + DAY,
-      });
+      await addPlain(store, i, enqueuedAt);
     }
     await store.close();
     const ran = await idgov(['outbox', 'status', '--db', path, '--json']);
