@@ -226,18 +226,14 @@ export class WebhookOutbox {
 
   /**
    * Events refused for good, oldest first, each with its last answer (status and the start of the
-   * body): at most `limit` (default 100), after the event `after` names (the last of the page
-   * before) when given.
+   * body): at most `limit` (default 100), after `after` (the last event ID of the page before).
    */
   async deadLetters(options: { limit?: number; after?: string } = {}): Promise<OutboxEvent[]> {
-    const limit = positiveInteger(options?.limit, 'limit', 100);
-    const after = options?.after;
+    const { limit, after } = options ?? {};
     if (after !== undefined && typeof after !== 'string') {
-      throw new ConfigurationError(
-        `deadLetters: after must be the event ID the page before ended on (got ${typeof after}).`,
-      );
+      throw new ConfigurationError(`deadLetters: after must be the last event ID of the page before.`);
     }
-    return this.#options.store.list(this.listener, 'dead', limit, after);
+    return this.#options.store.list(this.listener, 'dead', positiveInteger(limit, 'limit', 100), after);
   }
 
   /** One stored event, in any state. */

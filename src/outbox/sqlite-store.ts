@@ -15,18 +15,18 @@ import { dueSql, isDue } from './due.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem } from './rows.ts';
 import { freeGoneHolders } from './sqlite-leases.ts';
 import { SQLITE_OUTBOX_OPTIONS, type SqliteOutboxStoreOptions } from './sqlite-options.ts';
+import { SqliteOutboxReads } from './sqlite-reads.ts';
 import { MALFORMED, SCHEMA } from './sqlite-schema.ts';
-import {
-  type AttemptOutcome,
-  type ClaimedEvent,
-  type ClaimOptions,
-  type EventLease,
-  type FinishedState,
-  type NewOutboxEvent,
-  OUTBOX_STATES,
-  type OutboxEvent,
-  type OutboxState,
-  type OutboxStore,
+import type {
+  AttemptOutcome,
+  ClaimedEvent,
+  ClaimOptions,
+  EventLease,
+  FinishedState,
+  NewOutboxEvent,
+  OutboxEvent,
+  OutboxState,
+  OutboxStore,
 } from './store.ts';
 
 // How often a claim looks for leases held by processes of this machine that are gone.
@@ -52,6 +52,7 @@ type Row = EventRow & { lease_token: string | null; leased_at: number | null; le
  */
 export class SqliteOutboxStore implements OutboxStore {
   readonly #file: SqliteFile;
+  readonly #reads: SqliteOutboxReads;
   readonly #logger: Logger;
   // Leases this store takes name its process (`pid@host/<token>`), so that another process on this
   // machine sees at once that a holder is gone, rather than a lease later.
@@ -73,6 +74,7 @@ export class SqliteOutboxStore implements OutboxStore {
       holds: 'outbox',
       schema: SCHEMA,
     });
+    this.#reads = new SqliteOutboxReads(this.#file);
   }
 
   /** Marks a row that is not what the outbox wrote as dead, saying why; it is never sent. */
@@ -91,12 +93,16 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async add(event: NewOutboxEvent): Promise<OutboxEvent | undefined> {
-    const { changes } = this.#file
-      .sql(
-        `INSERT INTO idgov_webhook_outbox (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
+    const { changes } = this.#file.run(
+      `INSERT INTO idgov_webhook_outbox (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
-      )
-      .run(event.eventId, event.listener, event.body, event.enqueuedAt, event.expiresAt, event.enqueuedAt);
+      event.eventId,
+      event.listener,
+      event.body,
+      event.enqueuedAt,
+      event.expiresAt,
+      event.enqueuedAt,
+    );
     return changes === 0 ? this.get(event.eventId) : undefined;
   }
 
@@ -225,70 +231,41 @@ export class SqliteOutboxStore implements OutboxStore {
     return rows.map((row) => row.event_id);
   }
 
-  async leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
-    const rows = this.#file
-      .sql(
-        `SELECT event_id, lease_token, lease_until FROM idgov_webhook_outbox
-         WHERE listener = ? AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}
-         ORDER BY seq LIMIT ?`,
-      )
-      .all(listener, now, now, limit) as Array<{
-      event_id: string;
-      lease_token: string;
-      lease_until: number;
-    }>;
-    return rows.map((row) => ({ eventId: row.event_id, holder: row.lease_token, until: row.lease_until }));
+  leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
+    return this.#reads.leases(listener, now, limit);
   }
 
-  async get(eventId: string): Promise<OutboxEvent | undefined> {
-    const row = this.#file
-      .sql(`SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE event_id = ?`)
-      .get(eventId);
-    return row ? eventFromRow(row as unknown as EventRow) : undefined;
+  get(eventId: string): Promise<OutboxEvent | undefined> {
+    return this.#reads.get(eventId);
   }
 
-  async counts(listener: string): Promise<Record<OutboxState, number>> {
-    const counts = Object.fromEntries(OUTBOX_STATES.map((s) => [s, 0])) as Record<OutboxState, number>;
-    const rows = this.#file
-      .sql('SELECT state, count(*) AS n FROM idgov_webhook_outbox WHERE listener = ? GROUP BY state')
-      .all(listener) as Array<{ state: OutboxState; n: number }>;
-    for (const { state, n } of rows) counts[state] = n;
-    return counts;
+  counts(listener: string): Promise<Record<OutboxState, number>> {
+    return this.#reads.counts(listener);
   }
 
-  async listeners(): Promise<string[]> {
-    const rows = this.#file.sql('SELECT DISTINCT listener FROM idgov_webhook_outbox ORDER BY listener').all();
-    return (rows as Array<{ listener: string }>).map((row) => row.listener);
+  listeners(): Promise<string[]> {
+    return this.#reads.listeners();
   }
 
-  async list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
-    const rows = this.#file
-      .sql(
-        `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ?
-           AND seq > coalesce((SELECT seq FROM idgov_webhook_outbox WHERE event_id = ?), 0)
-         ORDER BY seq LIMIT ?`,
-      )
-      .all(listener, state, after ?? null, limit);
-    return (rows as unknown as EventRow[]).map(eventFromRow);
+  list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
+    return this.#reads.list(listener, state, limit, after);
   }
 
-  async nextDueAt(listener: string): Promise<number | undefined> {
-    const row = this.#file
-      .sql(
-        `SELECT min(next_attempt_at) AS due FROM idgov_webhook_outbox WHERE listener = ? AND state = 'pending'`,
-      )
-      .get(listener) as { due: number | null } | undefined;
-    return row?.due ?? undefined;
+  nextDueAt(listener: string): Promise<number | undefined> {
+    return this.#reads.nextDueAt(listener);
   }
 
   async retry(eventId: string, now: number): Promise<boolean> {
-    const { changes } = this.#file
-      .sql(
-        `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,
+    const { changes } = this.#file.run(
+      `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,
          ${FREE_SQL}
        WHERE event_id = ? AND state IN ('dead', 'pending') AND expires_at > ? AND ${notHeldSql('?', '?')}`,
-      )
-      .run(now, eventId, now, now, now);
+      now,
+      eventId,
+      now,
+      now,
+      now,
+    );
     return changes > 0;
   }
 
@@ -297,9 +274,12 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async purgeFinished(listener: string, state: FinishedState, before: number): Promise<number> {
-    const { changes } = this.#file
-      .sql('DELETE FROM idgov_webhook_outbox WHERE listener = ? AND state = ? AND finished_at < ?')
-      .run(listener, state, before);
+    const { changes } = this.#file.run(
+      'DELETE FROM idgov_webhook_outbox WHERE listener = ? AND state = ? AND finished_at < ?',
+      listener,
+      state,
+      before,
+    );
     return Number(changes);
   }
 

@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
+import { FileIdentity } from './file-identity.ts';
 import { nodeSqlite } from './node-sqlite.ts';
 import { StoreError } from './store-error.ts';
 
@@ -86,6 +87,7 @@ export class SqliteFile {
   readonly #statements = new Map<string, StatementSync>();
   readonly #busyMs: number;
   readonly #stop: Int32Array | undefined;
+  readonly #identity: FileIdentity | undefined;
 
   constructor(options: SqliteFileOptions) {
     this.#holds = options.holds;
@@ -119,6 +121,7 @@ export class SqliteFile {
     } catch (error) {
       throw this.#explained(error);
     }
+    this.#identity = FileIdentity.of(options.path);
     if (options.readOnly) {
       this.#db.exec(`PRAGMA busy_timeout = ${busy}`);
       return;
@@ -160,6 +163,7 @@ export class SqliteFile {
    * `whenStopping` is `wait`: what lets go of something held (a hold on the file) must still be done.
    */
   write<T>(work: () => T, whenStopping: 'give up' | 'wait' = 'give up'): T {
+    this.#stillTheFile();
     try {
       this.#patiently(() => this.#db.exec('BEGIN IMMEDIATE'), whenStopping);
     } catch (error) {
@@ -177,6 +181,7 @@ export class SqliteFile {
 
   /** Runs `work`, which only reads, with its failures explained. */
   read<T>(work: () => T): T {
+    this.#stillTheFile();
     try {
       return this.#patiently(work, 'give up');
     } catch (error) {
@@ -225,6 +230,7 @@ export class SqliteFile {
 
   /** Runs one statement outside a transaction, with its failures explained. */
   run(sql: string, ...values: Array<string | number | null>): { changes: number | bigint } {
+    this.#stillTheFile();
     try {
       return this.#patiently(() => this.sql(sql).run(...values), 'give up');
     } catch (error) {
@@ -244,6 +250,12 @@ export class SqliteFile {
       `SQLite ${what} ${this.path} waited ${this.#busyMs} ms (busyTimeoutMs) for another connection's lock (${(error as Error).message}): another process is writing the ${this.#holds} (or a tool holds a transaction open on it); try again once it is done, or raise the store's busyTimeoutMs.`,
       { cause: error, code: String(code), transient: true },
     );
+  }
+
+  /** Throws when the path no longer leads to the file opened (deleted, or replaced). */
+  #stillTheFile(): void {
+    const moved = this.#identity?.moved(this.#holds);
+    if (moved) throw moved;
   }
 
   /** Closes the file; a second call does nothing. */

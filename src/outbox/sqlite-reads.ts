@@ -1,0 +1,97 @@
+/**
+ * What an SQLite outbox store reads for its operators and its worker's waits: events, counts,
+ * listeners, leases and the next due time, each read with its failures explained.
+ *
+ * @module
+ */
+import { notHeldSql } from '../stores/lease.ts';
+import type { SqliteFile } from '../stores/sqlite-file.ts';
+import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
+import {
+  type EventLease,
+  OUTBOX_STATES,
+  type OutboxEvent,
+  type OutboxState,
+  type OutboxStore,
+} from './store.ts';
+
+/** The reads of an SQLite outbox store, over its file. */
+export class SqliteOutboxReads {
+  readonly #file: SqliteFile;
+
+  constructor(file: SqliteFile) {
+    this.#file = file;
+  }
+
+  /** As {@link OutboxStore.leases} says. */
+  async leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
+    const rows = this.#file.read(() =>
+      this.#file
+        .sql(
+          `SELECT event_id, lease_token, lease_until FROM idgov_webhook_outbox
+         WHERE listener = ? AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}
+         ORDER BY seq LIMIT ?`,
+        )
+        .all(listener, now, now, limit),
+    ) as Array<{
+      event_id: string;
+      lease_token: string;
+      lease_until: number;
+    }>;
+    return rows.map((row) => ({ eventId: row.event_id, holder: row.lease_token, until: row.lease_until }));
+  }
+
+  /** As {@link OutboxStore.get} says. */
+  async get(eventId: string): Promise<OutboxEvent | undefined> {
+    const row = this.#file.read(() =>
+      this.#file.sql(`SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE event_id = ?`).get(eventId),
+    );
+    return row ? eventFromRow(row as unknown as EventRow) : undefined;
+  }
+
+  /** As {@link OutboxStore.counts} says. */
+  async counts(listener: string): Promise<Record<OutboxState, number>> {
+    const counts = Object.fromEntries(OUTBOX_STATES.map((s) => [s, 0])) as Record<OutboxState, number>;
+    const rows = this.#file.read(() =>
+      this.#file
+        .sql('SELECT state, count(*) AS n FROM idgov_webhook_outbox WHERE listener = ? GROUP BY state')
+        .all(listener),
+    ) as Array<{ state: OutboxState; n: number }>;
+    for (const { state, n } of rows) counts[state] = n;
+    return counts;
+  }
+
+  /** As {@link OutboxStore.listeners} says. */
+  async listeners(): Promise<string[]> {
+    const rows = this.#file.read(() =>
+      this.#file.sql('SELECT DISTINCT listener FROM idgov_webhook_outbox ORDER BY listener').all(),
+    );
+    return (rows as Array<{ listener: string }>).map((row) => row.listener);
+  }
+
+  /** As {@link OutboxStore.list} says. */
+  async list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
+    const rows = this.#file.read(() =>
+      this.#file
+        .sql(
+          `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ?
+           AND seq > coalesce((SELECT seq FROM idgov_webhook_outbox WHERE event_id = ?), 0)
+         ORDER BY seq LIMIT ?`,
+        )
+        .all(listener, state, after ?? null, limit),
+    );
+    return (rows as unknown as EventRow[]).map(eventFromRow);
+  }
+
+  /** As {@link OutboxStore.nextDueAt} says. */
+  async nextDueAt(listener: string): Promise<number | undefined> {
+    const row = this.#file.read(() =>
+      this.#file
+        .sql(
+          `SELECT min(next_attempt_at) AS due FROM idgov_webhook_outbox WHERE listener = ? AND state = 'pending'`,
+        )
+        .get(listener),
+    ) as { due: number | null } | undefined;
+    return row?.due ?? undefined;
+  }
+}
