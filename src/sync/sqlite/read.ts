@@ -21,12 +21,24 @@ export function checkCopy(file: SqliteFile): void {
     if (failed instanceof StoreError && failed.transient) throw failed;
     const path = file.path;
     const message = (error as Error).message;
+    if (isDamaged(error)) {
+      throw new ConfigurationError(
+        `${path} is not a SQLite file, or is damaged (${message}): check the path.`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (readOnlyPlace(error)) {
+      throw new ConfigurationError(
+        `${path} cannot be read from here (${message}): a reader of a copy in WAL mode writes its index beside it (the -shm file), and this process may not write in that directory (its permissions, or a read-only mount). Run as a user who may, or read a copy of the file.`,
+        { cause: error },
+      );
+    }
+    // Anything else (a disk I/O error) is not the absence of a copy: said as SQLite says it.
+    if (!NO_TABLE.test(message)) throw failed;
     throw new ConfigurationError(
-      isDamaged(error)
-        ? `${path} is not a SQLite file, or is damaged (${message}): check the path.`
-        : readOnlyPlace(error)
-          ? `${path} cannot be read from here (${message}): a reader of a copy in WAL mode writes its index beside it (the -shm file), and this process may not write in that directory. Run as a user who may, or read a copy of the file.`
-          : `${path} is a SQLite file but no task copy (${message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
+      `${path} is a SQLite file but no task copy (${message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
       { cause: error },
     );
   }
@@ -74,13 +86,19 @@ export function readStatus(file: SqliteFile): CopyStatus {
   );
 }
 
-// SQLITE_READONLY, in the low byte of an extended result code.
+// SQLITE_READONLY and SQLITE_CANTOPEN, in the low byte of an extended result code.
 const SQLITE_READONLY = 8;
+const SQLITE_CANTOPEN = 14;
+// What SQLite says of a file that holds no copy's table.
+const NO_TABLE = /no such table/i;
 
-/** Whether `error` is SQLite's refusal to write where the file is (a read-only directory or file). */
+/**
+ * Whether `error` is SQLite's refusal to write where the file is, which a reader in WAL mode must
+ * (a read-only directory or file, or a read-only mount, where the -shm file cannot be opened).
+ */
 function readOnlyPlace(error: unknown): boolean {
   const code = (error as { errcode?: unknown })?.errcode;
-  return typeof code === 'number' && (code & 0xff) === SQLITE_READONLY;
+  return typeof code === 'number' && ((code & 0xff) === SQLITE_READONLY || (code & 0xff) === SQLITE_CANTOPEN);
 }
 
 /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
