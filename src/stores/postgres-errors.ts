@@ -32,6 +32,19 @@ export function postgresError(error: unknown, what: string, table: string, schem
   const code = (error as { code?: unknown } | null)?.code;
   const text = String((error as Error)?.message ?? error).slice(0, 300);
   const sqlState = typeof code === 'string' ? code : undefined;
+  if (sqlState === 'ERR_INVALID_URL') {
+    // pg's error leaves the URL out (it may hold a password), and so does this one.
+    return new ConfigurationError(
+      `The PostgreSQL connection URL of ${table} is not one pg can read (${text}): give it as postgres://user:password@host:5432/database, with any special character of the password percent-encoded.`,
+      { cause: error },
+    );
+  }
+  if (/does not support SSL/i.test(text)) {
+    return new ConfigurationError(
+      `PostgreSQL refused ${what} on ${table} over SSL (${text}): drop sslmode=require from the connection URL, or enable SSL on the server.`,
+      { cause: error },
+    );
+  }
   if (sqlState === '42P01') {
     return new ConfigurationError(
       `PostgreSQL has no table ${table} (${text}): run store.migrate() once, or the SQL of ${schemaSql}, before using the store.`,
@@ -68,7 +81,7 @@ export function postgresError(error: unknown, what: string, table: string, schem
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text) ||
     QUERY_TIMED_OUT.test(text);
   const advice = transient
-    ? `${QUERY_TIMED_OUT.test(text) ? UNANSWERED : passingCause(sqlState)}: try again (the outbox and the sync do)`
+    ? `${QUERY_TIMED_OUT.test(text) ? UNANSWERED : passingCause(sqlState)}: it may pass (the outbox and the sync wait a while for it to)`
     : "the error's cause holds the statement that failed";
   return new StoreError(
     `PostgreSQL failed ${what} on ${table}: ${text}${sqlState ? ` (${sqlState})` : ''}; ${advice}.`,
@@ -87,6 +100,9 @@ function passingCause(sqlState: string | undefined): string {
   }
   if (sqlState === '53100') return 'the server is out of disk space: free some, or grow its volume';
   if (sqlState === '57014') return 'a statement ran past its statement_timeout, or was cancelled';
+  if (sqlState === 'ENOTFOUND') {
+    return 'the host name does not resolve: check it in the connection URL (or DNS, if it is down)';
+  }
   if (sqlState?.startsWith('53')) return 'the server is short of resources (memory, disk, connections)';
   if (sqlState === '40001' || sqlState === '40P01' || sqlState === '55P03') {
     return 'a concurrent transaction conflicted with this one';

@@ -43,14 +43,37 @@ describe('PostgreSQL failures', () => {
         /past its statement_timeout, or was cancelled/,
       ],
       ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432', /unreachable or restarting/],
+      [
+        'ENOTFOUND',
+        'getaddrinfo ENOTFOUND db.internl',
+        /host name does not resolve: check it in the connection URL/,
+      ],
     ];
     for (const [code, message, advice] of cases) {
       const error = asStore(code, message);
       expect(error, code).toBeInstanceOf(StoreError);
       expect((error as StoreError).transient, code).toBe(true);
       expect(error.message, code).toMatch(advice);
-      expect(error.message, code).toMatch(/: try again \(the outbox and the sync do\)\.$/);
+      expect(error.message, code).toMatch(
+        /: it may pass \(the outbox and the sync wait a while for it to\)\.$/,
+      );
     }
+  });
+
+  it('a connection URL pg cannot read, and SSL the server refuses, are the setup to fix (never showing the URL)', () => {
+    const url = asStore('ERR_INVALID_URL', 'Invalid URL');
+    expect(url).toBeInstanceOf(ConfigurationError);
+    expect(url.message).toMatch(
+      /connection URL of idgov_tasks is not one pg can read \(Invalid URL\): give it as postgres:\/\/user:password@host:5432\/database, with any special character of the password percent-encoded/,
+    );
+    const ssl = postgresError(
+      new Error('The server does not support SSL connections'),
+      'committing a page',
+      'idgov_tasks',
+      'postgresSyncSchema()',
+    );
+    expect(ssl).toBeInstanceOf(ConfigurationError);
+    expect(ssl.message).toMatch(/drop sslmode=require from the connection URL, or enable SSL on the server/);
   });
 
   it('a missing column says the tables are older than the SDK and how to bring them up', () => {
