@@ -590,7 +590,33 @@ describe('stopping', () => {
       await inner.close();
       expect(summary.complete).toBe(false);
       expect(summary.pages).toBeGreaterThanOrEqual(3);
-      expect(warnings.join('\n')).toMatch(/could not give up its hold on the copy \(.*database is locked\)/);
+      expect(warnings.join('\n')).toMatch(
+        /could not give up its hold on the copy either \(.*database is locked\)/,
+      );
+    });
+  });
+
+  it('a run that fails keeps its own error when its release fails too, and says so in a warning', async () => {
+    const tenant = new FakeTenant({ history: 200, seed: 14 });
+    await withTenant(tenant, async () => {
+      const inner = new SqliteSyncStore({ path: dbPath() });
+      const store = new Proxy(inner, {
+        get(target, key) {
+          if (key === 'beginRun')
+            return async () => Promise.reject(new StoreError('disk I/O error', { transient: false }));
+          if (key === 'release')
+            return async () => Promise.reject(new StoreError('database is locked', { transient: false }));
+          const value = Reflect.get(target, key);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const { warnings, logger } = warningsKept();
+      const sync = new TaskSync({ client: clientOf(tenant).client, store, logger });
+      await expect(sync.run()).rejects.toThrow('disk I/O error');
+      await inner.close();
+      expect(warnings.join('\n')).toMatch(
+        /the sync failed, and could not give up its hold on the copy either \(.*database is locked\)/,
+      );
     });
   });
 

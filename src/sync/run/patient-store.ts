@@ -11,26 +11,42 @@ import { wait } from '../../internal/wait.ts';
 import { StoreError } from '../../stores/store-error.ts';
 import type { SyncStore } from '../store.ts';
 
-// Pauses between tries, in ms: about half a minute in all, longer than a database's restart.
-const PAUSES = [250, 500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000, 5_000];
+// Pauses between tries, in ms, growing to a few seconds.
+const PAUSES = [250, 500, 1_000, 2_000, 4_000, 5_000];
+// How long after a call's first failure it is tried again: longer than a database's restart. By the
+// clock, not by tries: each try may itself take a connect timeout.
+const PATIENCE_MS = 30_000;
 
-/** `store` with each call tried again after a transient {@link StoreError}; `signal` ends the waiting. */
+/**
+ * `store` with each call tried again after a transient {@link StoreError}, for up to
+ * {@link PATIENCE_MS}; `signal` ends the waiting. Once one call gave up, the store is taken for down:
+ * calls waiting to try again fail at once, and later ones are not waited out, so a run fails
+ * with the first call's error instead of each call waiting its own half-minute in turn.
+ */
 export function patientStore(store: SyncStore, logger: Logger, signal: AbortSignal | undefined): SyncStore {
+  const down = new AbortController();
+  const waiting = signal ? AbortSignal.any([signal, down.signal]) : down.signal;
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
+        let since: number | undefined;
         for (let tried = 0; ; tried++) {
           try {
             return await value.apply(target, args);
           } catch (error) {
-            const pause = PAUSES[tried];
-            if (!(error instanceof StoreError) || !error.transient || pause === undefined) throw error;
-            // Stopping: no try again to announce (a store told to stop fails its waits at once).
-            if (signal?.aborted) throw error;
+            if (!(error instanceof StoreError) || !error.transient) throw error;
+            // Stopping, or the store taken for down: no try again to announce.
+            if (waiting.aborted) throw error;
+            since ??= performance.now();
+            const pause = PAUSES[Math.min(tried, PAUSES.length - 1)] as number;
+            if (performance.now() - since + pause > PATIENCE_MS) {
+              down.abort(error);
+              throw error;
+            }
             logger.warn(`task sync: a store call failed (${error.message}); trying again in ${pause} ms`);
-            if (!(await wait(pause, { signal }))) throw error;
+            if (!(await wait(pause, { signal: waiting }))) throw error;
           }
         }
       };

@@ -60,7 +60,8 @@ export class TaskSync {
    * else starts an incremental one (a full one for an empty copy, or with `full: true`). Resolves
    * with a summary once the run finished, or once `signal` stopped it (`complete: false`: every
    * committed page is kept, and the next run resumes). A store's transient failures (a database
-   * restarting) are waited out, for about half a minute each.
+   * restarting) are waited out, for about half a minute after each call's first failure; once one
+   * call gave up, the run fails with its error.
    */
   async run(options: { readonly signal?: AbortSignal; readonly full?: boolean } = {}): Promise<SyncSummary> {
     const { client, logger } = this.#options;
@@ -74,10 +75,11 @@ export class TaskSync {
         summary = await this.#resumeOrBegin(store, copy, options, started);
       } finally {
         await store.release().catch((error: unknown) => {
-          // Once stopped, the store's failures are no longer waited out: a stop is still a stop.
-          if (summary === undefined || !options.signal?.aborted) throw error;
+          // A run that ended well fails on it; a stop is still a stop (the store's failures are no
+          // longer waited out), and a run that failed keeps its own error, the cause.
+          if (summary !== undefined && !options.signal?.aborted) throw error;
           logger.warn(
-            `the sync stopped, but could not give up its hold on the copy (${(error as Error)?.message}); the next run takes it over`,
+            `the sync ${summary === undefined ? 'failed' : 'stopped'}, and could not give up its hold on the copy either (${(error as Error)?.message}); the next run takes it over`,
           );
         });
       }

@@ -1,0 +1,70 @@
+/**
+ * How the sync waits out a store's transient failures: about half a minute by the clock after a
+ * call's first failure (each try may itself take a connect timeout), and once one call gave up, no
+ * other call waits its own half-minute in turn.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StoreError } from '../../src/index.ts';
+import type { SyncStore } from '../../src/sync/index.ts';
+import { patientStore } from '../../src/sync/run/patient-store.ts';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+const down = () => new StoreError('connect ETIMEDOUT', { transient: true });
+
+/** A store whose `open` fails transiently after `tryMs`, and whose `release` fails at once, counting tries. */
+function failingStore(tryMs: number) {
+  const tries = { open: 0, release: 0 };
+  const store = {
+    async open() {
+      tries.open += 1;
+      await new Promise((resolve) => setTimeout(resolve, tryMs));
+      throw down();
+    },
+    async release() {
+      tries.release += 1;
+      throw down();
+    },
+  } as unknown as SyncStore;
+  return { store, tries };
+}
+
+describe('a store that stays down', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a call whose every try takes a 10 s connect timeout gives up about half a minute after its first failure', async () => {
+    const { store, tries } = failingStore(10_000);
+    const started = performance.now();
+    const patient = patientStore(store, quiet, undefined).open({ baseUrl: 'https://t.example', filter: '' });
+    const failed = patient.then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await vi.runAllTimersAsync();
+    expect(await failed).toBeInstanceOf(StoreError);
+    const elapsed = performance.now() - started;
+    // Tried for 30 s after the first failure (at 10 s), not nine tries of 10 s each and their pauses.
+    expect(elapsed).toBeGreaterThanOrEqual(40_000);
+    expect(elapsed).toBeLessThanOrEqual(50_000);
+    expect(tries.open).toBeLessThan(6);
+  });
+
+  it('once a call gave up, a call waiting to try again fails at once, and a later one is tried only once', async () => {
+    const { store, tries } = failingStore(0);
+    const patient = patientStore(store, quiet, undefined);
+    const first = patient.open({ baseUrl: 'https://t.example', filter: '' }).catch((error: unknown) => error);
+    // The second call starts 20 s later: its own half-minute would run to 50 s.
+    await vi.advanceTimersByTimeAsync(20_000);
+    const second = patient.release().catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(await first).toBeInstanceOf(StoreError);
+    expect(await second).toBeInstanceOf(StoreError);
+    const releaseTries = tries.release;
+    await expect(patient.release()).rejects.toBeInstanceOf(StoreError);
+    expect(tries.release).toBe(releaseTries + 1);
+  });
+});
