@@ -11,29 +11,8 @@ import { ConfigurationError } from '../core/errors/errors.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { FileIdentity } from './file-identity.ts';
 import { nodeSqlite } from './node-sqlite.ts';
+import { explainedSqliteError, isBusy } from './sqlite-errors.ts';
 import { StoreError } from './store-error.ts';
-
-// SQLite's primary result codes, as node:sqlite reports them in `errcode` (extended codes carry
-// them in the low byte).
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
-const SQLITE_READONLY = 8;
-const SQLITE_CANTOPEN = 14;
-const SQLITE_CORRUPT = 11;
-const SQLITE_NOTADB = 26;
-
-/** Whether `error` of `node:sqlite` says the file is no database, or a damaged one. */
-export function isDamaged(error: unknown): boolean {
-  const code = (error as { errcode?: unknown } | null)?.errcode;
-  // The primary code: `node:sqlite` gives extended ones (SQLITE_CORRUPT_INDEX...).
-  return typeof code === 'number' && ((code & 0xff) === SQLITE_NOTADB || (code & 0xff) === SQLITE_CORRUPT);
-}
-
-/** Whether `error` of `node:sqlite` is another connection's lock, waited for past the busy timeout. */
-function isBusy(error: unknown): boolean {
-  const code = (error as { errcode?: unknown } | null)?.errcode;
-  return typeof code === 'number' && ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED);
-}
 
 /** Options of {@link SqliteFile}. */
 export interface SqliteFileOptions {
@@ -263,38 +242,7 @@ export class SqliteFile {
     if (this.#db.isOpen) this.#db.close();
   }
 
-  /** A file that cannot be opened or written is the caller's setup, not a crash: say which and what to do. */
   #explained(error: unknown): unknown {
-    const extended = (error as { errcode?: unknown } | null)?.errcode;
-    // The primary code: `node:sqlite` gives extended ones (SQLITE_CORRUPT_INDEX, SQLITE_READONLY_DBMOVED...).
-    const code = typeof extended === 'number' ? extended & 0xff : undefined;
-    const why = (error as Error)?.message;
-    const path = this.path ?? '';
-    if (code === SQLITE_READONLY) {
-      return new ConfigurationError(
-        `The ${this.#holds} file ${path} is read-only (${why}): give this process write access to it and to its directory (SQLite writes ${path}-wal and ${path}-shm beside it), or choose another path.`,
-        { cause: error },
-      );
-    }
-    if (code === SQLITE_CANTOPEN) {
-      return new ConfigurationError(
-        `Cannot open the ${this.#holds} file ${path} (${why}): check that its directory exists and this process may write there.`,
-        { cause: error },
-      );
-    }
-    if (isDamaged(error)) {
-      return new ConfigurationError(
-        `The file ${path} is not a SQLite database, or is damaged (${why}): point the ${this.#holds} at another path (or restore this file from a backup).`,
-        { cause: error },
-      );
-    }
-    if (typeof code === 'number') {
-      return new StoreError(`SQLite failed on the ${this.#holds} file ${path}: ${why}.`, {
-        cause: error,
-        code: String(extended),
-        transient: false,
-      });
-    }
-    return error;
+    return explainedSqliteError(error, this.path ?? '', this.#holds);
   }
 }

@@ -5,7 +5,8 @@
  * @module
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import { isDamaged, type SqliteFile } from '../../stores/sqlite-file.ts';
+import { isDamaged, SQLITE, sqliteCode } from '../../stores/sqlite-errors.ts';
+import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import { StoreError } from '../../stores/store-error.ts';
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
 import { type CopyStatus, copyStatus, type StatusRows } from '../copy-status.ts';
@@ -86,9 +87,6 @@ export function readStatus(file: SqliteFile): CopyStatus {
   );
 }
 
-// SQLITE_READONLY and SQLITE_CANTOPEN, in the low byte of an extended result code.
-const SQLITE_READONLY = 8;
-const SQLITE_CANTOPEN = 14;
 // What SQLite says of a file that holds no copy's table.
 const NO_TABLE = /no such table/i;
 
@@ -97,8 +95,8 @@ const NO_TABLE = /no such table/i;
  * (a read-only directory or file, or a read-only mount, where the -shm file cannot be opened).
  */
 function readOnlyPlace(error: unknown): boolean {
-  const code = (error as { errcode?: unknown })?.errcode;
-  return typeof code === 'number' && ((code & 0xff) === SQLITE_READONLY || (code & 0xff) === SQLITE_CANTOPEN);
+  const code = sqliteCode(error);
+  return code === SQLITE.READONLY || code === SQLITE.CANTOPEN;
 }
 
 /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
