@@ -101,11 +101,11 @@ function progressReporter(stream: NodeJS.WriteStream): {
       stop: () => bar.stop(),
     };
   }
-  let last = 0;
+  let last = Number.NEGATIVE_INFINITY;
   return {
     update: (p) => {
-      if (Date.now() - last < 2_000) return;
-      last = Date.now();
+      if (performance.now() - last < 2_000) return;
+      last = performance.now();
       const share = doneShare(p);
       const estimate =
         share === undefined ? 'tasks left unknown' : `about ${Math.round(share * 100)}% of the tasks`;
@@ -182,7 +182,9 @@ async function runs(
   sync.hooks.on('waiting', (w) => progress.waiting(w));
   try {
     for (let full = options.full; ; full = false) {
-      const started = Date.now();
+      // Runs are spaced by the monotonic clock: a wall clock put back an hour must not hold the
+      // next run an hour, nor one put forward skip the wait.
+      const started = performance.now();
       const summary = await sync.run({ signal, full });
       progress.stop();
       const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
@@ -194,9 +196,9 @@ async function runs(
       }
       process.stderr.write(`Done: ${what}, in ${(summary.durationMs / 1000).toFixed(1)} s.\n`);
       if (options.watch === undefined) return EXIT.done;
-      const next = started + options.watch * 1000;
-      process.stderr.write(`Next run at ${new Date(Math.max(next, Date.now())).toISOString()}.\n`);
-      if (!(await wait(next - Date.now(), { signal }))) {
+      const pause = Math.max(0, started + options.watch * 1000 - performance.now());
+      process.stderr.write(`Next run at ${new Date(Date.now() + pause).toISOString()}.\n`);
+      if (!(await wait(pause, { signal }))) {
         process.stderr.write(
           `Stopped by ${signalled() ?? 'a signal'} between runs; the copy is as the last run left it.\n`,
         );

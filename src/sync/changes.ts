@@ -227,8 +227,9 @@ export async function* readChangeRecords(
       // A follower runs for days: a failure that passes (a database restarting) is waited out, as
       // a sync waits out its store's, for a while; any other ends the iteration at once.
       if (!query.follow || !(error instanceof StoreError && error.transient)) throw error;
-      failingSince ??= Date.now();
-      if (Date.now() - failingSince > FOLLOW_PATIENCE_MS) throw error;
+      // By the monotonic clock: a wall clock put right mid-outage must neither end nor stretch it.
+      failingSince ??= performance.now();
+      if (performance.now() - failingSince > FOLLOW_PATIENCE_MS) throw error;
       if (!(await wait(query.pollMs ?? 500, { signal: query.signal }))) return;
       continue;
     }

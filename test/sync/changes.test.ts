@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
 import { StoreError } from '../../src/stores/store-error.ts';
 import { type ChangeBatch, readChangeRecords } from '../../src/sync/changes.ts';
@@ -475,6 +475,31 @@ describe('a follower of the feed', () => {
       throw new StoreError('restarting', { transient: true });
     };
     await expect(all(readChangeRecords(once, {}))).rejects.toThrow('restarting');
+  });
+
+  it('gives up an outage half a minute after it began, by the monotonic clock: a wall clock put back does not stretch it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+    try {
+      const down = async (): Promise<ChangeBatch> => {
+        throw new StoreError('restarting', { transient: true });
+      };
+      let ended: unknown = 'still waiting';
+      all(readChangeRecords(down, { follow: true, pollMs: 1_000 })).then(
+        () => {
+          ended = 'ended';
+        },
+        (error: unknown) => {
+          ended = error;
+        },
+      );
+      await vi.advanceTimersByTimeAsync(10_000);
+      // NTP puts the clock back an hour, ten seconds into the outage.
+      vi.setSystemTime(Date.now() - 3_600_000);
+      await vi.advanceTimersByTimeAsync(25_000);
+      expect(ended).toBeInstanceOf(StoreError);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('ends when its signal aborts while a read never answers (a connection gone half-open)', async () => {

@@ -1,0 +1,56 @@
+/**
+ * `idgov sync --watch` spaces its runs by the monotonic clock: a machine clock put back an hour
+ * between two runs (NTP correcting a clock that ran fast) must not hold the next run an hour.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it, vi } from 'vitest';
+import { syncCommand } from '../../src/cli/sync-command.ts';
+import { FakeTenant } from '../../src/testing/index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'idgov-watch-clock-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('the next run of --watch starts its interval after the last began, though the clock was put back an hour', async () => {
+  const tenant = new FakeTenant({ history: 200, seed: 81 });
+  const { close } = await tenant.listen();
+  const env = { ...process.env };
+  process.env.IDGOV_BASE_URL = tenant.baseUrl;
+  process.env.IDGOV_CLIENT_ID = tenant.client.clientId;
+  process.env.IDGOV_CLIENT_SECRET = tenant.client.clientSecret;
+  const realNow = Date.now.bind(Date);
+  let offset = 0;
+  vi.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
+  const lines: string[] = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    const line = String(chunk);
+    lines.push(line);
+    const done = lines.filter((l) => l.startsWith('Done:')).length;
+    // After the first run, the clock goes back an hour; after the second, the watch is stopped.
+    if (line.startsWith('Done:') && done === 1) offset = -3_600_000;
+    if (line.startsWith('Done:') && done === 2) setImmediate(() => process.emit('SIGTERM', 'SIGTERM'));
+    return true;
+  });
+  try {
+    const running = syncCommand({
+      db: join(dir, 'copy.db'),
+      concurrency: 2,
+      pageSize: 100,
+      full: false,
+      lease: 15,
+      retries: 0,
+      watch: 1,
+    });
+    const code = await Promise.race([
+      running,
+      new Promise((resolve) => setTimeout(() => resolve('the second run did not come'), 10_000)),
+    ]);
+    expect(code, lines.join('')).toBe(0);
+    expect(lines.filter((line) => line.startsWith('Done:'))).toHaveLength(2);
+  } finally {
+    vi.restoreAllMocks();
+    process.env = env;
+    await close();
+  }
+});
