@@ -1,5 +1,5 @@
 import { HttpResponse, http } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, ConfigurationError, IdGovClient } from '../../src/index.ts';
 import { caught } from '../helpers/caught.ts';
 import { BASE, CLIENT_ID, CLIENT_SECRET, makeClient, tokenEndpoint, useMockServer } from '../helpers/msw.ts';
@@ -54,6 +54,23 @@ describe('client credentials', () => {
     await new Promise((r) => setTimeout(r, 800));
     await client.findingRules.get('r-1');
     expect(used).toEqual(['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2']);
+  });
+
+  it('reckons the life of a token by the monotonic clock: a machine clock put back an hour does not keep an expired token', async () => {
+    const token = tokenEndpoint(1); // 1 s lifetime: used for 0.75 s
+    const { used, handler } = recordingRuleEndpoint();
+    server.use(token.handler, handler);
+    const client = makeClient();
+    await client.findingRules.get('r-1');
+    const realNow = Date.now.bind(Date);
+    const putBack = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 3_600_000);
+    try {
+      await new Promise((r) => setTimeout(r, 800));
+      await client.findingRules.get('r-1');
+    } finally {
+      putBack.mockRestore();
+    }
+    expect(used).toEqual(['Bearer tok-1', 'Bearer tok-2']);
   });
 
   it('inside the soft window, returns the valid token at once while one background refresh runs', async () => {

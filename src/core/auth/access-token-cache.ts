@@ -116,9 +116,12 @@ export class TokenCache {
     this.#hooks = hooks;
   }
 
-  /** A token fit to send now. */
+  /**
+   * A token fit to send now. Its lifetime is reckoned by the monotonic clock (`expires_in` is a
+   * duration): a machine clock put back or forward must not keep an expired token, nor drop a good one.
+   */
   async token(signal?: AbortSignal): Promise<string> {
-    const now = Date.now();
+    const now = performance.now();
     const cached = this.#token;
     if (cached && now < cached.hardExpiry) {
       if (now >= cached.softExpiry && this.#inflight) this.#inflight.pinned = true;
@@ -139,7 +142,7 @@ export class TokenCache {
     flight.pinned = true;
     flight.promise.catch((error: unknown) => {
       const pause = Math.min(MAX_REFRESH_PAUSE_MS, (cached.hardExpiry - cached.softExpiry) / 4);
-      this.#quietUntil = Date.now() + pause;
+      this.#quietUntil = performance.now() + pause;
       this.#logger.warn(
         `refreshing the access token before it expires failed (${causeReason(error).reason}); the current one is used meanwhile, and the refresh tried again in ${Math.round(pause / 1000)} s`,
       );
@@ -174,7 +177,7 @@ export class TokenCache {
       client_id: this.#credentials.clientId,
       client_secret: this.#credentials.clientSecret,
     });
-    const started = Date.now();
+    const started = performance.now();
     const reason = this.#reason;
     // The flight's own signal, not a caller's: the request is shared, so one caller's abort must not fail the others.
     const response = await this.#http.send({
@@ -205,7 +208,7 @@ export class TokenCache {
     this.#hooks.emit('token', () => ({
       reason,
       expiresInSeconds: parsed.expires_in ?? undefined,
-      durationMs: Date.now() - started,
+      durationMs: performance.now() - started,
     }));
     return token.value;
   }
