@@ -1,3 +1,6 @@
+/** The longest wait a timer can hold: `setTimeout` fires at once (after 1 ms) past 2^31 - 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Options of {@link wait}. */
 export interface WaitOptions {
   /** Ends the wait early. */

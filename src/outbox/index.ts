@@ -8,6 +8,7 @@
 
 export type { HookHandlers, Hooks } from '../core/hooks.ts';
 export { StoreError } from '../stores/store-error.ts';
+export type { DeadLettersQuery } from './dead-letters.ts';
 export { MemoryOutboxStore } from './memory-store.ts';
 export type { WebhookOutboxOptions } from './options.ts';
 export { WebhookOutbox } from './outbox.ts';

@@ -3,12 +3,8 @@ import type { Hooks } from '../core/hooks.ts';
 import { wait } from '../internal/wait.ts';
 import { eventIdOrNew } from '../webhooks/event-id.ts';
 import { attemptClaimed } from './attempt.ts';
-import {
-  positiveInteger,
-  type ResolvedOutboxOptions,
-  resolveOutboxOptions,
-  type WebhookOutboxOptions,
-} from './options.ts';
+import { type DeadLettersQuery, deadLettersOf } from './dead-letters.ts';
+import { type ResolvedOutboxOptions, resolveOutboxOptions, type WebhookOutboxOptions } from './options.ts';
 import type {
   DrainOptions,
   DrainSummary,
@@ -228,12 +224,8 @@ export class WebhookOutbox {
    * Events refused for good, oldest first, each with its last answer (status and the start of the
    * body): at most `limit` (default 100), after `after` (the last event ID of the page before).
    */
-  async deadLetters(options: { limit?: number; after?: string } = {}): Promise<OutboxEvent[]> {
-    const { limit, after } = options ?? {};
-    if (after !== undefined && typeof after !== 'string') {
-      throw new ConfigurationError(`deadLetters: after must be the last event ID of the page before.`);
-    }
-    return this.#options.store.list(this.listener, 'dead', positiveInteger(limit, 'limit', 100), after);
+  deadLetters(options: DeadLettersQuery = {}): Promise<OutboxEvent[]> {
+    return deadLettersOf(this.#options.store, this.listener, options);
   }
 
   /** One stored event, in any state. */

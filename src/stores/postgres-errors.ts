@@ -20,7 +20,7 @@ const MALFORMED_MESSAGE = /^(bind message|insufficient data|invalid message form
 // pg's own message when a statement outlives the pool's query_timeout (the store's queryTimeoutMs).
 const QUERY_TIMED_OUT = /^Query read timeout/;
 const UNANSWERED =
-  'no answer came within queryTimeoutMs, and the connection was dropped: the network or the server is down or half-open, or the statement takes that long (then raise queryTimeoutMs), and the server may still carry it out';
+  'no answer came within the query timeout, and the connection was dropped: the network or the server is down or half-open, or the statement takes that long (then raise queryTimeoutMs, query_timeout=MS in the connection URL, or the query_timeout of a pool of your own), and the server may still carry it out';
 const SYSTEM_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)$/;
 
 /**

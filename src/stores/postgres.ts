@@ -11,6 +11,7 @@ import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { importPeer } from '../core/optional-peer.ts';
 import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
+import { MAX_TIMER_MS } from '../internal/wait.ts';
 import { postgresError } from './postgres-errors.ts';
 
 /**
@@ -108,10 +109,11 @@ export interface PostgresStoreOptions {
   readonly logLevel?: LogLevel | undefined;
   /**
    * How long a statement of the store's own pool may go unanswered before it fails (a transient
-   * {@link StoreError}, which the outbox and the sync wait out) and its connection is dropped.
+   * `StoreError`, which the outbox and the sync wait out) and its connection is dropped.
    * Default 120000 (2 minutes); 0 waits for ever. Without it, a connection gone half-open (a
    * network partition, a database host that vanished) holds a worker, its leases and its `stop()`
-   * until TCP gives up, which can take hours. Give a pool of your own `query_timeout` for the same.
+   * until TCP gives up, which can take hours. A connection URL's `query_timeout=MS` parameter
+   * overrides it (what `idgov` takes); give a pool of your own `query_timeout` for the same.
    */
   readonly queryTimeoutMs?: number | undefined;
 }
@@ -152,10 +154,15 @@ export class PostgresConnection {
       ]),
     );
     if (unknown) throw new ConfigurationError(unknown);
-    const timeoutProblem = wholeNumberProblem(options?.queryTimeoutMs, 0);
+    const timeoutProblem = wholeNumberProblem(options?.queryTimeoutMs, 0, MAX_TIMER_MS);
     if (timeoutProblem) {
       throw new ConfigurationError(
         `${label.store}: queryTimeoutMs ${timeoutProblem}: give the ms a statement may go unanswered, or 0 to wait for ever.`,
+      );
+    }
+    if (options?.pool && options.queryTimeoutMs !== undefined) {
+      throw new ConfigurationError(
+        `${label.store}: queryTimeoutMs applies to a pool the store opens from connectionString: give your own pool query_timeout instead.`,
       );
     }
     if (options?.pool) {

@@ -9,7 +9,7 @@ import type { TaskState } from '../../schemas/enums.ts';
 import { type Task, TaskSchema } from '../../schemas/task.ts';
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { parseResponse } from '../core/validation/validation.ts';
-import { abortable, wait } from '../internal/wait.ts';
+import { abortable, MAX_TIMER_MS, wait } from '../internal/wait.ts';
 import { StoreError } from '../stores/store-error.ts';
 import { CHANGE_KINDS, type ChangeKind } from './change-kinds.ts';
 import { ChangesAheadError } from './changes-ahead.ts';
@@ -134,9 +134,6 @@ export type ReadChanges = (
 // Changes a store reads at once.
 const BATCH = 500;
 
-// The longest pause a timer can hold.
-const MAX_POLL_MS = 2 ** 31 - 1;
-
 // How long a follower waits out a store's transient failures before it gives up.
 const FOLLOW_PATIENCE_MS = 30_000;
 
@@ -166,9 +163,8 @@ export function changesQueryProblem(query: ChangesQuery): string | undefined {
   if (query.onPosition !== undefined && typeof query.onPosition !== 'function')
     return `onPosition must be a function of the seq read through (got ${typeof query.onPosition}).`;
   const poll = query.pollMs ?? 500;
-  // setTimeout takes at most 2^31 - 1 ms, and fires at once past it.
-  if (!Number.isSafeInteger(poll) || poll < 1 || poll > MAX_POLL_MS)
-    return `pollMs must be a whole number of ms from 1 to ${MAX_POLL_MS} (got ${poll}).`;
+  if (!Number.isSafeInteger(poll) || poll < 1 || poll > MAX_TIMER_MS)
+    return `pollMs must be a whole number of ms from 1 to ${MAX_TIMER_MS} (got ${poll}).`;
   return undefined;
 }
 

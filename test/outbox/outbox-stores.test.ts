@@ -8,7 +8,7 @@ import { MemoryOutboxStore, type OutboxStore } from '../../src/outbox/index.ts';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
 import { caught } from '../helpers/caught.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
-import { silentProxy } from '../helpers/silent-proxy.ts';
+import { type SilentProxy, silentProxy } from '../helpers/silent-proxy.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-outbox-stores-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -263,20 +263,25 @@ describe.each(stores)('%s store contract', (_name, open) => {
     const ids = (events: { eventId: string }[]) => events.map((event) => event.eventId);
     expect(ids(await store.list(L, 'pending', 2))).toEqual([id(1), id(2)]);
     expect(ids(await store.list(L, 'pending', 2, id(2)))).toEqual([id(3), id(4)]);
-    // The page's last event left the state listed (retried, delivered): the next page still follows it.
-    const claimed = await claim(store, 2_000, { limit: 2 });
-    for (const event of claimed) {
-      await store.complete(event.eventId, event.leaseToken, 2_100, {
-        state: 'delivered',
-        answer: { status: 200 },
-      });
-    }
+    // The anchor left the state listed (delivered): the next page still follows it.
+    const [second] = await store.claim({
+      listener: L,
+      now: 2_000,
+      leaseMs: 60_000,
+      limit: 1,
+      ordered: false,
+      leaseToken: 'a',
+      exclude: [id(1)],
+    });
+    expect(second?.eventId).toBe(id(2));
+    await store.complete(id(2), 'a', 2_100, { state: 'delivered', answer: { status: 200 } });
     expect(ids(await store.list(L, 'pending', 10, id(2)))).toEqual([id(3), id(4), id(5)]);
     // Another listener's event as the anchor: the order is the store's, across listeners.
     expect(ids(await store.list(L, 'pending', 10, id(9)))).toEqual([]);
-    expect(await store.purgeDelivered(L, 5_000)).toBe(2);
-    expect(ids(await store.list(L, 'pending', 10, id(2)))).toEqual([id(3), id(4), id(5)]);
-    expect(await store.nextDueAt?.(L)).toBe(1_003);
+    // The anchor gone (purged): from the first, the pending event before it included.
+    expect(await store.purgeDelivered(L, 5_000)).toBe(1);
+    expect(ids(await store.list(L, 'pending', 10, id(2)))).toEqual([id(1), id(3), id(4), id(5)]);
+    expect(await store.nextDueAt?.(L)).toBe(1_001);
     expect(await store.nextDueAt?.('https://tenant.test/api/v1/webhooks/incoming/none')).toBeUndefined();
     await store.close();
   });
@@ -375,40 +380,72 @@ describe.skipIf(!pg)('PostgreSQL store, connections ended by the server', () => 
 });
 
 describe.skipIf(!pg)('PostgreSQL store, a connection gone half-open', () => {
-  it('gives a statement up after queryTimeoutMs as transient, drops its connection, and the next query uses a new one', async () => {
+  /** A store through `proxy` whose one connection goes silent once `first` is done; what the next read gives. */
+  async function silenced(
+    proxy: SilentProxy,
+    options: { connectionString: string; queryTimeoutMs?: number },
+  ): Promise<{ error: unknown; after: unknown }> {
     const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
-    const proxy = await silentProxy(pg?.url ?? '');
     const store = new PostgresOutboxStore({
-      connectionString: proxy.url,
+      ...options,
       table: `${pg?.schema}.half_open_${++n}`,
       maxConnections: 1,
-      queryTimeoutMs: 300,
     });
     try {
       await store.migrate();
       await add(store, 1);
       proxy.silenceOpenConnections();
       const error = await caught(store.counts(L));
+      // With one connection allowed, this answers only if the silent one was dropped.
+      return { error, after: await store.counts(L) };
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('gives a statement up after queryTimeoutMs as transient, drops its connection, and the next query uses a new one', async () => {
+    const proxy = await silentProxy(pg?.url ?? '');
+    try {
+      const { error, after } = await silenced(proxy, { connectionString: proxy.url, queryTimeoutMs: 300 });
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).transient).toBe(true);
       expect((error as StoreError).message).toMatch(
-        /no answer came within queryTimeoutMs, and the connection was dropped: .*raise queryTimeoutMs\), and the server may still carry it out: it may pass/,
+        /no answer came within the query timeout, and the connection was dropped: .*raise queryTimeoutMs, query_timeout=MS in the connection URL, .*and the server may still carry it out: it may pass/,
       );
-      // With one connection allowed, this answers only if the silent one was dropped.
-      expect(await store.counts(L)).toMatchObject({ pending: 1 });
+      expect(after).toMatchObject({ pending: 1 });
     } finally {
-      await store.close();
+      await proxy.close();
+    }
+  });
+
+  it('takes query_timeout from the connection URL, as idgov is given it', async () => {
+    const proxy = await silentProxy(pg?.url ?? '');
+    const url = new URL(proxy.url);
+    url.searchParams.set('query_timeout', '300');
+    try {
+      const { error, after } = await silenced(proxy, { connectionString: url.href });
+      expect((error as StoreError).message).toMatch(/no answer came within the query timeout/);
+      expect(after).toMatchObject({ pending: 1 });
+    } finally {
       await proxy.close();
     }
   });
 
   it('refuses a queryTimeoutMs that is not a whole number of ms, naming it', async () => {
     const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
-    for (const queryTimeoutMs of [-1, 1.5, Number.NaN]) {
+    // 2^31 ms is past what a timer holds: it would fire after 1 ms, failing every statement.
+    for (const queryTimeoutMs of [-1, 1.5, Number.NaN, 2 ** 31]) {
       expect(() => new PostgresOutboxStore({ connectionString: pg?.url, queryTimeoutMs })).toThrow(
         /PostgresOutboxStore: queryTimeoutMs must be a non-negative integer .*or 0 to wait for ever/,
       );
     }
+    // A pool of the caller's has its own query_timeout: the option would be ignored there.
+    const { default: Pg } = await import('pg');
+    const pool = new Pg.Pool({ connectionString: pg?.url });
+    expect(() => new PostgresOutboxStore({ pool, queryTimeoutMs: 60_000 })).toThrow(
+      /queryTimeoutMs applies to a pool the store opens from connectionString: give your own pool query_timeout instead/,
+    );
+    await pool.end();
   });
 });
 

@@ -7,6 +7,8 @@ import { ConfigurationError, RequestValidationError } from '../../src/index.ts';
 import {
   MemoryOutboxStore,
   type OutboxAttempt,
+  type OutboxState,
+  type OutboxStore,
   WebhookOutbox,
   type WebhookOutboxOptions,
 } from '../../src/outbox/index.ts';
@@ -216,6 +218,30 @@ describe('delivery', () => {
     expect(first.map((event) => event.eventId)).toEqual(ids.slice(0, 2));
     const next = await outbox.deadLetters({ limit: 2, after: first.at(-1)?.eventId });
     expect(next.map((event) => event.eventId)).toEqual(ids.slice(2));
+    // A store written before `after` hands back the first page: said, rather than paged for ever.
+    const store = new MemoryOutboxStore();
+    const listenerUrl = `${BASE}/api/v1/webhooks/incoming/lst-old`;
+    const eventId = ids[0] as string;
+    await store.add({ eventId, listener: listenerUrl, body: '{}', enqueuedAt: 1, expiresAt: 9e15 });
+    await store.claim({
+      listener: listenerUrl,
+      now: 2,
+      leaseMs: 60_000,
+      limit: 1,
+      ordered: false,
+      leaseToken: 't',
+    });
+    await store.complete(eventId, 't', 3, { state: 'dead', answer: { status: 400 } });
+    const earlier: OutboxStore = Object.assign(Object.create(store), {
+      list: (listener: string, state: OutboxState, limit: number) => store.list(listener, state, limit),
+    });
+    const old = new WebhookOutbox({
+      sender: new WebhookSender({ url: listenerUrl, hmac: { secret: 's' } }),
+      store: earlier,
+    });
+    await expect(old.deadLetters({ after: eventId })).rejects.toThrow(
+      /deadLetters: the store's list\(\) ignores after; give it the after parameter/,
+    );
     await expect(outbox.deadLetters({ after: 7 as unknown as string })).rejects.toThrow(
       /deadLetters: after must be the last event ID of the page before/,
     );

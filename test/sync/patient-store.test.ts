@@ -67,4 +67,33 @@ describe('a store that stays down', () => {
     await expect(patient.release()).rejects.toBeInstanceOf(StoreError);
     expect(tries.release).toBe(releaseTries + 1);
   });
+
+  it('is patient again once a call succeeds: the database came back', async () => {
+    let up = true;
+    let tries = 0;
+    const store = {
+      async open() {
+        if (!up) throw down();
+        return {};
+      },
+      async release() {
+        tries += 1;
+        // Down for a moment: answered on the third try.
+        if (tries < 3) throw down();
+      },
+    } as unknown as SyncStore;
+    const patient = patientStore(store, quiet, undefined);
+    up = false;
+    const gaveUp = patient
+      .open({ baseUrl: 'https://t.example', filter: '' })
+      .catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(await gaveUp).toBeInstanceOf(StoreError);
+    up = true;
+    await patient.open({ baseUrl: 'https://t.example', filter: '' });
+    const released = patient.release();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(released).resolves.toBeUndefined();
+    expect(tries).toBe(3);
+  });
 });

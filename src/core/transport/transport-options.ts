@@ -1,5 +1,6 @@
 import { optionKeys } from '../../internal/known-options.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
+import { MAX_TIMER_MS } from '../../internal/wait.ts';
 import { ConfigurationError, RequestValidationError } from '../errors/errors.ts';
 import type { TransportEvents } from '../events.ts';
 import { type HookHandlers, Hooks } from '../hooks.ts';
@@ -97,11 +98,9 @@ export const TRANSPORT_OPTIONS = optionKeys<TransportOptions>()([
 /** 32 MiB: a page of 100 task views with every expansion is a few MiB; a hostile 50 MB answer is refused. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
-// setTimeout (and so ky) cannot wait longer than 2^31 - 1 ms.
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const LIMITS = {
-  timeout: [1, MAX_TIMEOUT_MS, 'use a large timeout such as 600000 to wait long; there is no "no timeout"'],
+  timeout: [1, MAX_TIMER_MS, 'use a large timeout such as 600000 to wait long; there is no "no timeout"'],
   maxRetries: [0, 100, 'use 0 to disable retries'],
   maxResponseBytes: [1, Number.MAX_SAFE_INTEGER, 'the default is 33554432 (32 MiB)'],
 } as const;

@@ -20,12 +20,13 @@ const PATIENCE_MS = 30_000;
 /**
  * `store` with each call tried again after a transient {@link StoreError}, for up to
  * {@link PATIENCE_MS}; `signal` ends the waiting. Once one call gave up, the store is taken for down:
- * calls waiting to try again fail at once, and later ones are not waited out, so a run fails
- * with the first call's error instead of each call waiting its own half-minute in turn.
+ * calls waiting to try again fail at once, and later ones are not waited out until one succeeds,
+ * so a run fails with the first call's error instead of each call waiting its own half-minute in
+ * turn.
  */
 export function patientStore(store: SyncStore, logger: Logger, signal: AbortSignal | undefined): SyncStore {
-  const down = new AbortController();
-  const waiting = signal ? AbortSignal.any([signal, down.signal]) : down.signal;
+  // Aborted when a call gave up; made anew once a call succeeds (the database is back).
+  let down = new AbortController();
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
@@ -34,11 +35,13 @@ export function patientStore(store: SyncStore, logger: Logger, signal: AbortSign
         let since: number | undefined;
         for (let tried = 0; ; tried++) {
           try {
-            return await value.apply(target, args);
+            const result = await value.apply(target, args);
+            if (down.signal.aborted) down = new AbortController();
+            return result;
           } catch (error) {
             if (!(error instanceof StoreError) || !error.transient) throw error;
             // Stopping, or the store taken for down: no try again to announce.
-            if (waiting.aborted) throw error;
+            if (signal?.aborted || down.signal.aborted) throw error;
             since ??= performance.now();
             const pause = PAUSES[Math.min(tried, PAUSES.length - 1)] as number;
             if (performance.now() - since + pause > PATIENCE_MS) {
@@ -46,6 +49,7 @@ export function patientStore(store: SyncStore, logger: Logger, signal: AbortSign
               throw error;
             }
             logger.warn(`task sync: a store call failed (${error.message}); trying again in ${pause} ms`);
+            const waiting = signal ? AbortSignal.any([signal, down.signal]) : down.signal;
             if (!(await wait(pause, { signal: waiting }))) throw error;
           }
         }

@@ -79,7 +79,7 @@ export class TaskSync {
           // longer waited out), and a run that failed keeps its own error, the cause.
           if (summary !== undefined && !options.signal?.aborted) throw error;
           logger.warn(
-            `the sync ${summary === undefined ? 'failed' : 'stopped'}, and could not give up its hold on the copy either (${(error as Error)?.message}); the next run takes it over`,
+            `the sync ${summary === undefined && !options.signal?.aborted ? 'failed' : 'stopped'}, and could not give up its hold on the copy either (${(error as Error)?.message}); the next run takes it over`,
           );
         });
       }
