@@ -207,8 +207,9 @@ export class PostgresConnection {
 
 // How long opening a connection may take.
 const CONNECT_TIMEOUT_MS = 10_000;
-// Longer than any statement of the stores' (a full run's last sweep of a large copy, a migration),
-// short beside the hours TCP takes to give up a half-open connection.
+// Long beside a statement of the stores' on a working server (a full run's last sweep of a large
+// copy), short beside the hours TCP takes to give up a half-open connection. What takes longer (an
+// index built on a large table by a migration) is given more by query_timeout in the URL.
 const QUERY_TIMEOUT_MS = 120_000;
 
 interface PoolSettings {
