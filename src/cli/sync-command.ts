@@ -2,10 +2,12 @@ import { hostname } from 'node:os';
 import { SingleBar } from 'cli-progress';
 import type { TaskExpandPath } from '../../schemas/enums.ts';
 import { IdGovClient } from '../client.ts';
+import { createLogger } from '../core/logger.ts';
 import { wait } from '../internal/wait.ts';
 import type { ChangeFeedStart } from '../sync/changes.ts';
 import type { SyncProgress, SyncWaitingEvent } from '../sync/run/events.ts';
 import type { SyncFilter } from '../sync/run/options.ts';
+import { patientStore } from '../sync/run/patient-store.ts';
 import { TaskSync } from '../sync/run/task-sync.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
@@ -49,7 +51,9 @@ async function storeOf(
       changeFeed: options.changeFeed,
     });
     try {
-      await store.migrate();
+      // Waited out as the run's own store calls are: a worker started beside its database (a
+      // container started first) finds it still starting, or out of connections for a moment.
+      await patientStore(store, createLogger(), signal).migrate();
     } catch (error) {
       await store.close();
       throw error;
@@ -157,7 +161,18 @@ async function runs(
 ): Promise<number> {
   // IDGOV_BASE_URL and the credentials, from the environment; a batch job rides out more refusals.
   const client = new IdGovClient({ maxRetries: options.retries });
-  const { store, where } = await storeOf(options, signal);
+  let opened: Awaited<ReturnType<typeof storeOf>>;
+  try {
+    opened = await storeOf(options, signal);
+  } catch (error) {
+    // Stopped while a database not yet up was waited for: a stop, not a failure.
+    if (!signal.aborted) throw error;
+    process.stderr.write(
+      `Stopped by ${signalled() ?? 'a signal'} before the copy's tables were made; nothing was done.\n`,
+    );
+    return options.watch === undefined ? EXIT.interrupted : EXIT.done;
+  }
+  const { store, where } = opened;
   const sync = new TaskSync({
     client,
     store,

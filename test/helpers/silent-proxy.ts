@@ -14,8 +14,8 @@ export interface SilentProxy {
   close(): Promise<void>;
 }
 
-/** A {@link SilentProxy} in front of the server `url` names (`postgres://host:port/...`). */
-export async function silentProxy(url: string): Promise<SilentProxy> {
+/** A {@link SilentProxy} in front of the server `url` names (`postgres://host:port/...`), on `port` (default: any free one). */
+export async function silentProxy(url: string, port = 0): Promise<SilentProxy> {
   const target = new URL(url);
   const open = new Set<[Socket, Socket]>();
   const silenced: Socket[] = [];
@@ -33,7 +33,7 @@ export async function silentProxy(url: string): Promise<SilentProxy> {
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
   const proxied = new URL(url);

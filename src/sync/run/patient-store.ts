@@ -24,7 +24,11 @@ const PATIENCE_MS = 30_000;
  * so a run fails with the first call's error instead of each call waiting its own half-minute in
  * turn.
  */
-export function patientStore(store: SyncStore, logger: Logger, signal: AbortSignal | undefined): SyncStore {
+export function patientStore<S extends object = SyncStore>(
+  store: S,
+  logger: Logger,
+  signal: AbortSignal | undefined,
+): S {
   // Aborted when a call gave up; made anew once a call succeeds (the database is back).
   let down = new AbortController();
   return new Proxy(store, {
