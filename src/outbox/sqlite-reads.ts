@@ -15,6 +15,8 @@ import {
   type OutboxStore,
 } from './store.ts';
 
+type Value = string | number | null;
+
 /** The reads of an SQLite outbox store, over its file. */
 export class SqliteOutboxReads {
   readonly #file: SqliteFile;
@@ -23,75 +25,78 @@ export class SqliteOutboxReads {
     this.#file = file;
   }
 
+  /** The rows `sql` selects, read with the file's checks and its failures explained. */
+  #all<R>(sql: string, ...values: Value[]): R[] {
+    return this.#file.read(() => this.#file.sql(sql).all(...values)) as unknown as R[];
+  }
+
+  /** The first row `sql` selects, as {@link SqliteOutboxReads.#all} reads. */
+  #get<R>(sql: string, ...values: Value[]): R | undefined {
+    return this.#file.read(() => this.#file.sql(sql).get(...values)) as unknown as R | undefined;
+  }
+
   /** As {@link OutboxStore.leases} says. */
   async leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
-    const rows = this.#file.read(() =>
-      this.#file
-        .sql(
-          `SELECT event_id, lease_token, lease_until FROM idgov_webhook_outbox
-         WHERE listener = ? AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}
-         ORDER BY seq LIMIT ?`,
-        )
-        .all(listener, now, now, limit),
-    ) as Array<{
-      event_id: string;
-      lease_token: string;
-      lease_until: number;
-    }>;
+    const rows = this.#all<{ event_id: string; lease_token: string; lease_until: number }>(
+      `SELECT event_id, lease_token, lease_until FROM idgov_webhook_outbox
+       WHERE listener = ? AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}
+       ORDER BY seq LIMIT ?`,
+      listener,
+      now,
+      now,
+      limit,
+    );
     return rows.map((row) => ({ eventId: row.event_id, holder: row.lease_token, until: row.lease_until }));
   }
 
   /** As {@link OutboxStore.get} says. */
   async get(eventId: string): Promise<OutboxEvent | undefined> {
-    const row = this.#file.read(() =>
-      this.#file.sql(`SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE event_id = ?`).get(eventId),
+    const row = this.#get<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE event_id = ?`,
+      eventId,
     );
-    return row ? eventFromRow(row as unknown as EventRow) : undefined;
+    return row ? eventFromRow(row) : undefined;
   }
 
   /** As {@link OutboxStore.counts} says. */
   async counts(listener: string): Promise<Record<OutboxState, number>> {
     const counts = Object.fromEntries(OUTBOX_STATES.map((s) => [s, 0])) as Record<OutboxState, number>;
-    const rows = this.#file.read(() =>
-      this.#file
-        .sql('SELECT state, count(*) AS n FROM idgov_webhook_outbox WHERE listener = ? GROUP BY state')
-        .all(listener),
-    ) as Array<{ state: OutboxState; n: number }>;
+    const rows = this.#all<{ state: OutboxState; n: number }>(
+      'SELECT state, count(*) AS n FROM idgov_webhook_outbox WHERE listener = ? GROUP BY state',
+      listener,
+    );
     for (const { state, n } of rows) counts[state] = n;
     return counts;
   }
 
   /** As {@link OutboxStore.listeners} says. */
   async listeners(): Promise<string[]> {
-    const rows = this.#file.read(() =>
-      this.#file.sql('SELECT DISTINCT listener FROM idgov_webhook_outbox ORDER BY listener').all(),
+    const rows = this.#all<{ listener: string }>(
+      'SELECT DISTINCT listener FROM idgov_webhook_outbox ORDER BY listener',
     );
-    return (rows as Array<{ listener: string }>).map((row) => row.listener);
+    return rows.map((row) => row.listener);
   }
 
   /** As {@link OutboxStore.list} says. */
   async list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
-    const rows = this.#file.read(() =>
-      this.#file
-        .sql(
-          `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ?
-           AND seq > coalesce((SELECT seq FROM idgov_webhook_outbox WHERE event_id = ?), 0)
-         ORDER BY seq LIMIT ?`,
-        )
-        .all(listener, state, after ?? null, limit),
+    const rows = this.#all<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ?
+         AND seq > coalesce((SELECT seq FROM idgov_webhook_outbox WHERE event_id = ?), 0)
+       ORDER BY seq LIMIT ?`,
+      listener,
+      state,
+      after ?? null,
+      limit,
     );
-    return (rows as unknown as EventRow[]).map(eventFromRow);
+    return rows.map(eventFromRow);
   }
 
   /** As {@link OutboxStore.nextDueAt} says. */
   async nextDueAt(listener: string): Promise<number | undefined> {
-    const row = this.#file.read(() =>
-      this.#file
-        .sql(
-          `SELECT min(next_attempt_at) AS due FROM idgov_webhook_outbox WHERE listener = ? AND state = 'pending'`,
-        )
-        .get(listener),
-    ) as { due: number | null } | undefined;
+    const row = this.#get<{ due: number | null }>(
+      `SELECT min(next_attempt_at) AS due FROM idgov_webhook_outbox WHERE listener = ? AND state = 'pending'`,
+      listener,
+    );
     return row?.due ?? undefined;
   }
 }
