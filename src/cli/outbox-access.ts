@@ -9,7 +9,7 @@ import { shownUrl } from '../internal/url.ts';
 import type { OutboxStore } from '../outbox/store.ts';
 import { nodeSqlite } from '../stores/node-sqlite.ts';
 import { type CommandTelemetry, startTelemetry } from './telemetry.ts';
-import { UsageError } from './usage.ts';
+import { stdoutReaderGone, UsageError } from './usage.ts';
 
 /** Where the outbox is: a SQLite file, or a PostgreSQL database (and table). */
 export interface OutboxTarget {
@@ -114,4 +114,7 @@ export async function withStore(
   }
 }
 
-export const write = (line: string) => process.stdout.write(`${line}\n`);
+/** A line on stdout; none once its reader went under a command that finishes without one. */
+export const write = (line: string): void => {
+  if (!stdoutReaderGone()) process.stdout.write(`${line}\n`);
+};

@@ -5,10 +5,11 @@
  * @module
  */
 import { isoTime } from '../internal/time.ts';
+import { wait } from '../internal/wait.ts';
 import { retryRefusal } from '../outbox/retry-refusal.ts';
 import { FINISHED_STATES, type FinishedState } from '../outbox/store.ts';
 import { listenersOf, type OutboxTarget, withStore, write } from './outbox-access.ts';
-import { EXIT } from './usage.ts';
+import { EXIT, finishWithoutReader, stoppedBySignals } from './usage.ts';
 
 // Dead events listed a query at a time by `retry --all-dead`.
 const RETRY_BATCH = 500;
@@ -21,60 +22,78 @@ const RETRY_BATCH = 500;
 export function retryCommand(
   options: OutboxTarget & { ids: readonly string[]; allDead?: boolean; listener?: string; json?: boolean },
 ): Promise<number> {
-  return withStore(options, 'retry', async (store) => {
-    let tried = 0;
-    let refused = 0;
-    let pastWindow = 0;
-    const retry = async (eventId: string, named: boolean) => {
-      const now = Date.now();
-      const retried = await store.retry(eventId, now);
-      const event = retried ? undefined : await store.get(eventId);
-      const why = retried ? undefined : `it ${retryRefusal(event, now)}`;
-      const ended = !retried && !named && event?.state === 'dead' && now >= event.expiresAt;
-      tried += 1;
-      if (ended) pastWindow += 1;
-      else if (!retried) refused += 1;
-      if (options.json) {
-        write(
-          JSON.stringify({
-            eventId,
-            retried,
-            ...(why ? { why } : {}),
-            ...(ended ? { pastWindow: true } : {}),
-          }),
-        );
-      } else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
-    };
-    for (const eventId of options.ids) await retry(eventId, true);
-    if (options.allDead) {
-      // A batch at a time, each after the last one's final event: each event is tried once. One that
-      // cannot be retried (its window ended) stays dead, and one a running drain buries again at once
-      // (its listener refuses it) must not be retried for ever.
-      const handled = new Set<string>(options.ids);
-      for (const listener of await listenersOf(store, options.listener)) {
-        let after: string | undefined;
-        for (;;) {
-          const batch = await store.list(listener, 'dead', RETRY_BATCH, after);
-          if (batch.length === 0) break;
-          after = batch.at(-1)?.eventId;
-          for (const event of batch) {
-            if (handled.has(event.eventId)) continue;
-            handled.add(event.eventId);
-            await retry(event.eventId, false);
+  finishWithoutReader();
+  return stoppedBySignals((stop, signalled) =>
+    withStore(options, 'retry', async (store) => {
+      let tried = 0;
+      let refused = 0;
+      let pastWindow = 0;
+      const retry = async (eventId: string, named: boolean) => {
+        const now = Date.now();
+        const retried = await store.retry(eventId, now);
+        const event = retried ? undefined : await store.get(eventId);
+        const why = retried ? undefined : `it ${retryRefusal(event, now)}`;
+        const ended = !retried && !named && event?.state === 'dead' && now >= event.expiresAt;
+        tried += 1;
+        if (ended) pastWindow += 1;
+        else if (!retried) refused += 1;
+        if (options.json) {
+          write(
+            JSON.stringify({
+              eventId,
+              retried,
+              ...(why ? { why } : {}),
+              ...(ended ? { pastWindow: true } : {}),
+            }),
+          );
+        } else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
+      };
+      for (const eventId of options.ids) {
+        if (stop.aborted) break;
+        await retry(eventId, true);
+      }
+      if (options.allDead && !stop.aborted) {
+        // A batch at a time, each after the last one's final event: each event is tried once. One that
+        // cannot be retried (its window ended) stays dead, and one a running drain buries again at once
+        // (its listener refuses it) must not be retried for ever.
+        const handled = new Set<string>(options.ids);
+        for (const listener of await listenersOf(store, options.listener)) {
+          let after: string | undefined;
+          for (;;) {
+            const batch = await store.list(listener, 'dead', RETRY_BATCH, after);
+            // A store that answers at once (SQLite) would otherwise hear no signal until the end.
+            await wait(0);
+            if (batch.length === 0 || stop.aborted) break;
+            after = batch.at(-1)?.eventId;
+            for (const event of batch) {
+              if (stop.aborted) break;
+              if (handled.has(event.eventId)) continue;
+              handled.add(event.eventId);
+              await retry(event.eventId, false);
+            }
           }
         }
       }
-    }
-    if (!options.json) {
-      write(`${tried - refused - pastWindow} of ${tried} event(s) retried.`);
-      if (pastWindow > 0) {
-        write(
-          `${pastWindow} dead event(s) past their window can never be sent again: enqueue new events if their automations should run, and delete these with idgov outbox purge --dead-before DATE.`,
-        );
+      if (!options.json) {
+        write(`${tried - refused - pastWindow} of ${tried} event(s) retried.`);
+        if (pastWindow > 0) {
+          write(
+            `${pastWindow} dead event(s) past their window can never be sent again: enqueue new events if their automations should run, and delete these with idgov outbox purge --dead-before DATE.`,
+          );
+        }
       }
-    }
-    return refused > 0 ? EXIT.failed : EXIT.done;
-  });
+      if (stop.aborted) return stopped('retry', signalled());
+      return refused > 0 ? EXIT.failed : EXIT.done;
+    }),
+  );
+}
+
+/** Said when SIGINT or SIGTERM stopped a command between two of its writes: exit 130. */
+function stopped(command: string, signal: NodeJS.Signals | undefined): number {
+  process.stderr.write(
+    `idgov outbox ${command}: stopped by ${signal ?? 'a signal'}; what is said above is done: run the same command again to go on.\n`,
+  );
+  return EXIT.interrupted;
 }
 
 /** The finished states `idgov outbox purge` deletes, each with the time before which it does. */
@@ -84,25 +103,28 @@ export type PurgeBefore = Partial<Record<FinishedState, number>>;
 export function purgeCommand(
   options: OutboxTarget & { before: PurgeBefore; listener?: string; json?: boolean },
 ): Promise<number> {
-  return withStore(options, 'purge', async (store) => {
-    const purged: PurgeBefore = {};
-    const listeners = await listenersOf(store, options.listener);
-    for (const state of FINISHED_STATES) {
-      const before = options.before[state];
-      if (before === undefined) continue;
-      purged[state] = 0;
-      for (const listener of listeners) {
-        purged[state] += await store.purgeFinished(listener, state, before);
+  finishWithoutReader();
+  return stoppedBySignals((stop, signalled) =>
+    withStore(options, 'purge', async (store) => {
+      const purged: PurgeBefore = {};
+      const listeners = await listenersOf(store, options.listener);
+      for (const state of FINISHED_STATES) {
+        const before = options.before[state];
+        if (before === undefined) continue;
+        purged[state] = 0;
+        for (const listener of listeners) {
+          purged[state] += await store.purgeFinished(listener, state, before, { signal: stop });
+        }
+        if (!options.json) {
+          write(`${purged[state]} ${state} event(s) finished before ${isoTime(before)} deleted.`);
+        }
       }
-      if (!options.json) {
-        write(`${purged[state]} ${state} event(s) finished before ${isoTime(before)} deleted.`);
+      if (options.json) {
+        const total = Object.values(purged).reduce((sum, n) => sum + n, 0);
+        const times = Object.entries(options.before).map(([state, at]) => [`${state}Before`, isoTime(at)]);
+        write(JSON.stringify({ purged: total, ...purged, ...Object.fromEntries(times) }));
       }
-    }
-    if (options.json) {
-      const total = Object.values(purged).reduce((sum, n) => sum + n, 0);
-      const times = Object.entries(options.before).map(([state, at]) => [`${state}Before`, isoTime(at)]);
-      write(JSON.stringify({ purged: total, ...purged, ...Object.fromEntries(times) }));
-    }
-    return EXIT.done;
-  });
+      return stop.aborted ? stopped('purge', signalled()) : EXIT.done;
+    }),
+  );
 }

@@ -12,7 +12,7 @@ import { TaskSync } from '../sync/run/task-sync.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { startTelemetry } from './telemetry.ts';
-import { EXIT } from './usage.ts';
+import { EXIT, stoppedBySignals } from './usage.ts';
 
 /** What `idgov sync` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix). */
 export interface SyncCommandOptions {
@@ -137,20 +137,7 @@ function waitingFor({ holder, until }: SyncWaitingEvent): string {
  */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   // Heard from the start: a container stopped while the copy's tables are made must not die of it.
-  const stop = new AbortController();
-  let signalled: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signalled = signal;
-    stop.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    return await runs(options, stop.signal, () => signalled);
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  return stoppedBySignals((signal, signalled) => runs(options, signal, signalled));
 }
 
 /** The runs of `idgov sync` until done, failed or `signal` aborts; `signalled` says by which signal. */

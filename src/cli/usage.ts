@@ -10,6 +10,44 @@ import { IdGovError } from '../core/errors/errors.ts';
 /** Exit codes of the bins, as their `--help` documents them. */
 export const EXIT = { done: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
+let finishes = false;
+let readerGone = false;
+
+/**
+ * The command running changes data (`outbox retry`, `outbox purge`): a reader of its output that
+ * goes (`| head -3`) drops the rest of the output, not the work. Ending it there would leave it done
+ * half-way with exit 0.
+ */
+export function finishWithoutReader(): void {
+  finishes = true;
+}
+
+/** Whether stdout's reader went while a command that {@link finishWithoutReader | finishes} ran: write no more. */
+export const stdoutReaderGone = (): boolean => readerGone;
+
+/**
+ * Runs `work` with a signal that SIGINT or SIGTERM aborts (`signalled` says which), rather than
+ * ending the process: a command stops between two of its writes, never within one.
+ */
+export async function stoppedBySignals<T>(
+  work: (signal: AbortSignal, signalled: () => NodeJS.Signals | undefined) => Promise<T>,
+): Promise<T> {
+  const stop = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+    stop.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await work(stop.signal, () => signalled);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
 /** A mistake in the command line found by an action: printed as a message, exit code 2. */
 export class UsageError extends Error {}
 
@@ -44,11 +82,18 @@ export async function runProgram(
     if (options.hint) command.showHelpAfterError(options.hint);
     refuseRepeatedValues(command);
   }
-  // A reader that stopped reading (`| head -1`) ends any command quietly, whatever it was writing;
-  // a write that failed otherwise (a full disk) ends it with the reason, not a stack trace.
+  // A reader that stopped reading (`| head -1`) ends a command that reads quietly, whatever it was
+  // writing; one that changes data goes on without its output (see finishWithoutReader). A write that
+  // failed otherwise (a full disk) ends it with the reason, not a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE')
+    if (readerGone) return;
+    if (error.code === 'EPIPE') {
+      if (finishes) {
+        readerGone = true;
+        return;
+      }
       process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.done);
+    }
     process.stderr.write(
       `${options.name}: writing the output failed (${error.code ?? error.message}): check where it goes (a full disk?).\n`,
     );

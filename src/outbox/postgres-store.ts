@@ -16,6 +16,7 @@ import {
 import { migrateLocked } from '../stores/postgres-migrate.ts';
 import { dueSql } from './due.ts';
 import { DEFAULT_TABLE, LONGEST_INDEX_SUFFIX, postgresOutboxSchema } from './postgres-schema.ts';
+import { PURGE_BATCH, purgeInBatches } from './purge.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
 import {
   type AttemptOutcome,
@@ -28,6 +29,7 @@ import {
   type OutboxEvent,
   type OutboxState,
   type OutboxStore,
+  type PurgeOptions,
 } from './store.ts';
 
 /**
@@ -71,13 +73,8 @@ export class PostgresOutboxStore implements OutboxStore {
     });
   }
 
-  #query<R = EventRow>(
-    what: string,
-    text: string,
-    values: unknown[],
-  ): Promise<{ rows: R[]; rowCount: number }> {
-    return this.#db.query<R>(what, text, values);
-  }
+  readonly #query = <R = EventRow>(what: string, text: string, values: unknown[]) =>
+    this.#db.query<R>(what, text, values);
 
   /**
    * Creates the table and its indexes if missing ({@link postgresOutboxSchema}). Safe to run from
@@ -271,13 +268,24 @@ export class PostgresOutboxStore implements OutboxStore {
     return this.purgeFinished(listener, 'delivered', before);
   }
 
-  async purgeFinished(listener: string, state: FinishedState, before: number): Promise<number> {
-    const { rowCount } = await this.#query(
-      `purging ${state} events`,
-      `DELETE FROM ${this.#t} WHERE listener = $1 AND state = $2 AND finished_at < $3`,
-      [listener, state, before],
-    );
-    return rowCount;
+  purgeFinished(
+    listener: string,
+    state: FinishedState,
+    before: number,
+    opts: PurgeOptions = {},
+  ): Promise<number> {
+    // A batch a statement: no transaction holds a million rows' locks and WAL until it ends.
+    const batch = async (after: number) => {
+      const { rows } = await this.#query<{ seq: string }>(
+        `purging ${state} events`,
+        `DELETE FROM ${this.#t} WHERE seq IN (SELECT seq FROM ${this.#t}
+            WHERE listener = $1 AND state = $2 AND seq > $3 AND finished_at < $4 ORDER BY seq LIMIT $5)
+          RETURNING seq`,
+        [listener, state, after, before, PURGE_BATCH],
+      );
+      return rows.map((row) => Number(row.seq));
+    };
+    return purgeInBatches(batch, opts, false);
   }
 
   /** Ends the pool the store opened from `connectionString` (a second call does nothing); a pool passed in is left to you. */

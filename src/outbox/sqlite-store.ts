@@ -12,6 +12,7 @@ import { FREE_SQL, isHeld, notHeldSql } from '../stores/lease.ts';
 import { thisProcess } from '../stores/local-process.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { dueSql, isDue } from './due.ts';
+import { PURGE_BATCH, purgeInBatches } from './purge.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem } from './rows.ts';
 import { freeGoneHolders } from './sqlite-leases.ts';
 import { SQLITE_OUTBOX_OPTIONS, type SqliteOutboxStoreOptions } from './sqlite-options.ts';
@@ -27,6 +28,7 @@ import type {
   OutboxEvent,
   OutboxState,
   OutboxStore,
+  PurgeOptions,
 } from './store.ts';
 
 // How often a claim looks for leases held by processes of this machine that are gone.
@@ -273,14 +275,20 @@ export class SqliteOutboxStore implements OutboxStore {
     return this.purgeFinished(listener, 'delivered', before);
   }
 
-  async purgeFinished(listener: string, state: FinishedState, before: number): Promise<number> {
-    const { changes } = this.#file.run(
-      'DELETE FROM idgov_webhook_outbox WHERE listener = ? AND state = ? AND finished_at < ?',
-      listener,
-      state,
-      before,
-    );
-    return Number(changes);
+  purgeFinished(
+    listener: string,
+    state: FinishedState,
+    before: number,
+    options: PurgeOptions = {},
+  ): Promise<number> {
+    const purge =
+      this.#file.sql(`DELETE FROM idgov_webhook_outbox WHERE seq IN (SELECT seq FROM idgov_webhook_outbox
+        WHERE listener = ? AND state = ? AND seq > ? AND finished_at < ? ORDER BY seq LIMIT ?) RETURNING seq`);
+    const batch = async (after: number) =>
+      this.#file.write(() =>
+        purge.all(listener, state, after, before, PURGE_BATCH).map((row) => Number(row.seq)),
+      );
+    return purgeInBatches(batch, options, true);
   }
 
   async close(): Promise<void> {

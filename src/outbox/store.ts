@@ -153,6 +153,12 @@ export type AttemptOutcome =
       readonly nextAttemptAt: number;
     };
 
+/** Options of {@link OutboxStore.purgeFinished}. */
+export interface PurgeOptions {
+  /** Stops the purge between two batches: what was deleted stays deleted. */
+  readonly signal?: AbortSignal | undefined;
+}
+
 /**
  * What the outbox needs from storage. Every write resolves only once it is durable (committed).
  * Implement it for another database by following the in-memory store, and run the contract tests.
@@ -227,10 +233,17 @@ export interface OutboxStore {
   /** Deletes delivered events of the listener that finished before `before`; returns how many. */
   purgeDelivered(listener: string, before: number): Promise<number>;
   /**
-   * Deletes the listener's events in `state` that finished before `before`; returns how many.
-   * Optional: a store without it can purge delivered events only (`purgeDelivered`).
+   * Deletes the listener's events in `state` that finished before `before`; returns how many. The
+   * SDK's stores delete a batch a transaction, so that a large purge never holds up the outbox's
+   * own writes, and stop between two batches once `options.signal` aborts (the count says how far
+   * they got). Optional: a store without it can purge delivered events only (`purgeDelivered`).
    */
-  purgeFinished?(listener: string, state: FinishedState, before: number): Promise<number>;
+  purgeFinished?(
+    listener: string,
+    state: FinishedState,
+    before: number,
+    options?: PurgeOptions,
+  ): Promise<number>;
   /** Releases the store's resources (the database connection or pool it opened). */
   close(): Promise<void>;
 }

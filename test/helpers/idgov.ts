@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
@@ -13,12 +14,14 @@ export interface Ran {
 
 /**
  * Runs `idgov args` from source as a user would, with `env` and PATH only (no credentials or
- * `OTEL_*` of this process leak in); `onStderr` sees its stderr as it comes (to signal it mid-run).
+ * `OTEL_*` of this process leak in); `onStderr` sees its stderr as it comes (to signal it mid-run),
+ * and `onStdout` its stdout (to signal it, or to close the pipe as a reader that goes would).
  */
 export function idgov(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
   onStderr?: (text: string, kill: () => void) => void,
+  onStdout?: (text: string, child: ChildProcessByStdio<null, Readable, Readable>) => void,
 ): Promise<Ran> {
   const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
     env: { PATH: process.env.PATH, ...env },
@@ -28,6 +31,7 @@ export function idgov(
   let stderr = '';
   child.stdout.on('data', (chunk) => {
     stdout += chunk;
+    onStdout?.(stdout, child);
   });
   child.stderr.on('data', (chunk) => {
     stderr += chunk;

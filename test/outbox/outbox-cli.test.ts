@@ -335,6 +335,80 @@ describe('idgov outbox over more events than a query reads', () => {
     expect(tried.filter((line) => line.pastWindow)).toHaveLength(400);
   });
 
+  /** Each store the tests have, new, with `n` dead events; the arguments that name it to idgov. */
+  const deadTargets: Array<[string, (n: number) => Promise<string[]>]> = [
+    [
+      'SQLite',
+      async (n) => {
+        const path = join(dir, `${crypto.randomUUID()}.db`);
+        const store = new SqliteOutboxStore({ path });
+        await deadEvents(store, n, () => false);
+        await store.close();
+        return ['--db', path];
+      },
+    ],
+  ];
+  if (pg) {
+    deadTargets.push([
+      'PostgreSQL',
+      async (n) => {
+        const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+        const table = `${pg.schema}.dead_${crypto.randomUUID().slice(0, 8)}`;
+        const store = new PostgresOutboxStore({ connectionString: pg.url, table });
+        await store.migrate();
+        await deadEvents(store, n, () => false);
+        await store.close();
+        return ['--postgres', pg.url, '--table', table];
+      },
+    ]);
+  }
+
+  it.each(deadTargets)(
+    'retry --all-dead whose reader goes after a line (| head -1) still retries every dead event (%s)',
+    async (_name, make) => {
+      const where = await make(1_200);
+      const ran = await idgov(
+        ['outbox', 'retry', ...where, '--all-dead', '--json'],
+        {},
+        undefined,
+        (_text, child) => child.stdout.destroy(),
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr).toBe('');
+      const store = await reopen(where);
+      expect(await store.counts(PLAIN)).toMatchObject({ pending: 1_200, dead: 0 });
+      await store.close();
+    },
+  );
+
+  it.each(deadTargets)(
+    'SIGTERM during retry --all-dead stops it between two events: exit 130, and what it printed is what it did (%s)',
+    async (_name, make) => {
+      const where = await make(3_000);
+      let signalled = false;
+      const ran = await idgov(
+        ['outbox', 'retry', ...where, '--all-dead', '--json'],
+        {},
+        undefined,
+        (_text, child) => {
+          if (!signalled) child.kill('SIGTERM');
+          signalled = true;
+        },
+      );
+      expect(ran.code, ran.stderr).toBe(130);
+      expect(ran.stderr).toMatch(
+        /stopped by SIGTERM; what is said above is done: run the same command again to go on/,
+      );
+      const said = lines(ran.stdout).filter((line) => line.retried === true).length;
+      const store = await reopen(where);
+      const counts = await store.counts(PLAIN);
+      await store.close();
+      expect(counts.pending).toBe(said);
+      expect(said).toBeLessThan(3_000);
+      expect(counts.dead).toBe(3_000 - said);
+    },
+  );
+
   it('status: the next due time is the earliest of every pending event, not of the first thousand', async () => {
     const path = join(dir, `${crypto.randomUUID()}.db`);
     const store = new SqliteOutboxStore({ path });

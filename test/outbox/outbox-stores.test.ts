@@ -5,6 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, StoreError } from '../../src/index.ts';
 import { MemoryOutboxStore, type OutboxStore } from '../../src/outbox/index.ts';
+import { PURGE_BATCH } from '../../src/outbox/purge.ts';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
 import { caught } from '../helpers/caught.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
@@ -306,6 +307,37 @@ describe.each(stores)('%s store contract', (_name, open) => {
     expect(await purge(L, 'expired', 1e15)).toBe(0);
     expect(await store.counts(L)).toEqual({ pending: 1, delivered: 1, dead: 1, expired: 0 });
     expect((await store.get(id(5)))?.state).toBe('pending');
+    await store.close();
+  });
+});
+
+describe.each(stores.filter(([name]) => name !== 'memory'))('%s store purge', (_name, open) => {
+  it('deletes a large backlog a batch a transaction: an abort stops it between two, and a second purge deletes the rest, never a newer one', async () => {
+    const store = await open();
+    const total = 2 * PURGE_BATCH + 500;
+    for (let i = 1; i <= total; i++) await add(store, i);
+    const claimed = await claim(store, 2_000, { limit: total });
+    // Every seventh finished after the purge's time: kept, wherever it stands among the others.
+    for (const [i, event] of claimed.entries()) {
+      const at = i % 7 === 0 ? 9_000 : 3_000;
+      await store.complete(event.eventId, event.leaseToken, at, {
+        state: 'delivered',
+        answer: { status: 200 },
+      });
+    }
+    const newer = claimed.filter((_, i) => i % 7 === 0).length;
+    const purge = store.purgeFinished?.bind(store);
+    if (!purge) throw new Error('every store of the SDK purges finished events');
+    const stop = new AbortController();
+    const first = purge(L, 'delivered', 5_000, { signal: stop.signal });
+    stop.abort(); // heard once the first batch is in
+    expect(await first).toBe(PURGE_BATCH);
+    expect(await store.counts(L)).toMatchObject({ delivered: total - PURGE_BATCH });
+    expect(await purge(L, 'delivered', 5_000)).toBe(total - newer - PURGE_BATCH);
+    expect(await store.counts(L)).toMatchObject({ delivered: newer });
+    for (const [i, event] of claimed.entries()) {
+      if (i % 7 === 0) expect((await store.get(event.eventId))?.finishedAt).toBe(9_000);
+    }
     await store.close();
   });
 });
