@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { ConfigurationError } from '../core/errors/errors.ts';
 import { wait } from '../internal/wait.ts';
 import { Heartbeat } from '../stores/heartbeat.ts';
 import type { ResolvedOutboxOptions } from './options.ts';
@@ -61,7 +62,8 @@ export async function attemptClaimed(
 
 /**
  * Sends `event` once (no retries: the outbox retries on its schedule), and records the outcome.
- * An attempt cut short by `signal` releases the event, due again at once.
+ * An attempt cut short by `signal` releases the event, due again at once; so does a sender that
+ * cannot be used (a `ConfigurationError`), which is then thrown.
  */
 export async function attemptEvent(
   options: ResolvedOutboxOptions,
@@ -105,7 +107,14 @@ export async function attemptEvent(
     );
     return { ...base, outcome: 'released', recorded: released };
   }
-  const verdict = judge(result);
+  // A sender that cannot be used (a signing key that does not import) would fail every event
+  // alike: the event is released, nothing counted, and the drain fails with the setup to fix,
+  // rather than bury the whole backlog as dead.
+  if ('error' in result && result.error instanceof ConfigurationError) {
+    await store.release(event.eventId, event.leaseToken).catch(() => {});
+    throw result.error;
+  }
+  const verdict = judge(result, at);
   let outcome: AttemptOutcome;
   let nextAttemptAt: number | undefined;
   if (verdict.kind === 'retry') {

@@ -9,6 +9,7 @@ import { type HookHandlers, Hooks } from '../core/hooks.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/logger.ts';
 import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
+import { MAX_TIMER_MS } from '../internal/wait.ts';
 import { EVENT_RETENTION_MS } from '../webhooks/limits.ts';
 import type { WebhookSender } from '../webhooks/sender.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './outcome.ts';
@@ -89,8 +90,13 @@ export interface ResolvedOutboxOptions {
 const WINDOW_MARGIN_MS = 60 * 60_000;
 
 /** `value`, checked to be a positive whole number, or `fallback` when it is not given. @internal */
-export function positiveInteger(value: number | undefined, name: string, fallback: number): number {
-  const problem = wholeNumberProblem(value, 1);
+export function positiveInteger(
+  value: number | undefined,
+  name: string,
+  fallback: number,
+  max: number = Number.MAX_SAFE_INTEGER,
+): number {
+  const problem = wholeNumberProblem(value, 1, max);
   if (problem) throw new ConfigurationError(`${name} ${problem}.`);
   return value ?? fallback;
 }
@@ -139,8 +145,13 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
     );
   }
   const logger = createLogger(options.logger, options.logLevel);
-  const attemptTimeoutMs = positiveInteger(options.attemptTimeoutMs, 'attemptTimeoutMs', 30_000);
-  const leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 15_000);
+  const attemptTimeoutMs = positiveInteger(
+    options.attemptTimeoutMs,
+    'attemptTimeoutMs',
+    30_000,
+    MAX_TIMER_MS,
+  );
+  const leaseMs = positiveInteger(options.leaseMs, 'leaseMs', 15_000, MAX_TIMER_MS);
   if (leaseMs < 1_000) {
     throw new ConfigurationError(
       `leaseMs must be at least 1,000 (got ${leaseMs}): a heartbeat renews it every sixth of it, and a shorter one would be lost to a pause of the process.`,
@@ -154,7 +165,7 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
     expireAfterMs,
     attemptTimeoutMs,
     leaseMs,
-    pollIntervalMs: positiveInteger(options.pollIntervalMs, 'pollIntervalMs', 1_000),
+    pollIntervalMs: positiveInteger(options.pollIntervalMs, 'pollIntervalMs', 1_000, MAX_TIMER_MS),
     onAttempt: options.onAttempt,
     now: options.now ? wholeMs(options.now) : Date.now,
     logger,

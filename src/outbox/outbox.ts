@@ -1,9 +1,10 @@
 import { ConfigurationError, RequestValidationError } from '../core/errors/errors.ts';
 import type { Hooks } from '../core/hooks.ts';
+import { shownUrl } from '../internal/url.ts';
 import { wait } from '../internal/wait.ts';
 import { eventIdOrNew } from '../webhooks/event-id.ts';
-import { attemptClaimed } from './attempt.ts';
 import { type DeadLettersQuery, deadLettersOf } from './dead-letters.ts';
+import { drainListener } from './drain.ts';
 import { type ResolvedOutboxOptions, resolveOutboxOptions, type WebhookOutboxOptions } from './options.ts';
 import type {
   DrainOptions,
@@ -17,8 +18,6 @@ import { retryRefusal } from './retry-refusal.ts';
 import { FINISHED_STATES, type FinishedState, type OutboxEvent, type OutboxState } from './store.ts';
 import { WaitingTeller } from './waiting.ts';
 
-// How often a drain marks the events whose window ended, at most.
-const EXPIRE_EVERY_MS = 1_000;
 /**
  * A durable outbox in front of a {@link "@idgov/sdk/webhooks".WebhookSender | WebhookSender}: {@link WebhookOutbox.enqueue} stores the
  * event (its ID, serialised body and listener) and resolves once the store committed it; delivery
@@ -87,7 +86,7 @@ export class WebhookOutbox {
     if (existing && (existing.body !== body || existing.listener !== this.listener)) {
       const what =
         existing.listener !== this.listener
-          ? `for another listener (${existing.listener})`
+          ? `for another listener (${shownUrl(existing.listener)})`
           : 'with another body';
       throw new RequestValidationError(
         `eventId ${eventId} is already in the outbox ${what}: an event ID names one event, and the listener would drop the second as a duplicate. Use a new event ID.`,
@@ -102,6 +101,8 @@ export class WebhookOutbox {
    * Delivers every event that is due now, then resolves (events waiting to retry stay for later).
    * Each event is attempted at most once per call, so a short retry wait (even 0) against a failing
    * listener cannot keep `drain()` from returning. Safe to run in several processes at once on one store.
+   * A sender that cannot be used (a private key that does not import) rejects with its
+   * `ConfigurationError`, its events left pending and their attempts uncounted.
    */
   drain(options: DrainOptions = {}): Promise<DrainSummary> {
     return this.#drain(options);
@@ -109,53 +110,15 @@ export class WebhookOutbox {
 
   // The drain itself: what `drain()` calls, and the loop of `start()` (not through `drain`, which an
   // instrumentation may wrap: a poll a second would be a span a second).
-  async #drain(options: DrainOptions): Promise<DrainSummary> {
-    const summary: DrainSummary = { attempts: 0, delivered: 0, retried: 0, dead: 0, expired: 0 };
-    const signal = options.signal;
-    // Events this call attempted that are pending again: each gets one attempt per drain, and is
-    // not claimed again, so an event failing at once cannot take every slot from the others.
-    const again = new Set<string>();
-    // Expired events are marked at the start, at most once a second while draining, and at the end:
-    // a claim never takes an expired event, so marking them is bookkeeping, not worth a round trip
-    // to the store before every claim.
-    let expiredAt = Number.NEGATIVE_INFINITY;
-    const expire = async () => {
-      expiredAt = performance.now();
-      summary.expired += await this.#options.store.expire(this.listener, this.#options.now());
-    };
-    while (!signal?.aborted) {
-      if (performance.now() - expiredAt >= EXPIRE_EVERY_MS) await expire();
-      const since = performance.now();
-      const claimed = await this.#options.store.claim({
-        listener: this.listener,
-        now: this.#options.now(),
-        leaseMs: this.#options.leaseMs,
-        limit: this.#options.concurrency,
-        ordered: this.#options.concurrency === 1,
-        // The worker, then the claim: what others waiting for its events are told of it.
-        leaseToken: `${this.#worker}/${crypto.randomUUID()}`,
-        exclude: [...again],
-      });
-      if (claimed.length === 0) {
-        await this.#waiting.say();
-        break;
-      }
-      const reports = await attemptClaimed(this.#options, claimed, { signal, since }, (report) =>
-        this.#report(report),
-      );
-      for (const report of reports) {
-        if (report.outcome === 'retry' || report.outcome === 'released') again.add(report.eventId);
-        if (report.outcome === 'released') continue;
-        summary.attempts += 1;
-        if (report.outcome === 'delivered') summary.delivered += 1;
-        else if (report.outcome === 'retry') summary.retried += 1;
-        else summary[report.outcome] += 1;
-      }
-      this.#progress(summary, false);
-    }
-    if (!signal?.aborted) await expire();
-    this.#progress(summary, true);
-    return summary;
+  #drain(options: DrainOptions): Promise<DrainSummary> {
+    return drainListener(this.#options, {
+      listener: this.listener,
+      worker: this.#worker,
+      waiting: this.#waiting,
+      signal: options.signal,
+      report: (report) => this.#report(report),
+      progress: (summary, done) => this.#progress(summary, done),
+    });
   }
 
   #progress(summary: DrainSummary, done: boolean): void {
@@ -243,7 +206,7 @@ export class WebhookOutbox {
     const event = await store.get(eventId);
     if (event && event.listener !== this.listener) {
       throw new RequestValidationError(
-        `Cannot retry event ${eventId}: it belongs to another listener (${event.listener}).`,
+        `Cannot retry event ${eventId}: it belongs to another listener (${shownUrl(event.listener)}).`,
         'eventId',
       );
     }

@@ -57,8 +57,11 @@ export type Verdict =
   | { readonly kind: 'retry'; readonly answer: OutboxAnswer; readonly retryAfterMs?: number | undefined }
   | { readonly kind: 'dead'; readonly answer: OutboxAnswer };
 
-/** Sorts the result of `sender.send()` into a {@link Verdict}. */
-export function judge(result: { delivery: WebhookDelivery } | { error: unknown }): Verdict {
+/**
+ * Sorts the result of `sender.send()` into a {@link Verdict}; a `Retry-After` date is read against
+ * `now`, the outbox's clock, as every other time of the outbox is.
+ */
+export function judge(result: { delivery: WebhookDelivery } | { error: unknown }, now: number): Verdict {
   if ('delivery' in result) return { kind: 'delivered', answer: { status: result.delivery.httpStatus } };
   const { error } = result;
   // The listener's status decides: a 200 whose body could not be read (too large) was still accepted.
@@ -69,7 +72,7 @@ export function judge(result: { delivery: WebhookDelivery } | { error: unknown }
   if (error instanceof APIError) {
     const answer = { status: error.status, body: keptBody(error.body) };
     if (!isRetryableStatus(error.status)) return { kind: 'dead', answer };
-    return { kind: 'retry', answer, retryAfterMs: retryAfterMs(error.headers) };
+    return { kind: 'retry', answer, retryAfterMs: retryAfterMs(error.headers, now) };
   }
   if (error instanceof ConnectionError) return { kind: 'retry', answer: { error: describe(error) } };
   return { kind: 'dead', answer: { error: describe(error) } };

@@ -10,7 +10,7 @@ import {
 } from '../core/transport/transport-options.ts';
 import { optionKeys, unknownOptionProblem } from '../internal/known-options.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
-import { pathParamProblem, secureUrlProblem, withoutTrailingSlash } from '../internal/url.ts';
+import { pathParamProblem, secureUrlProblem, shownUrl, withoutTrailingSlash } from '../internal/url.ts';
 import { VERSION } from '../version.ts';
 import { DEFAULT_MAX_BODY_BYTES, LISTENER_PATH } from './limits.ts';
 import { type HmacAuth, hmacSigner, type JwtAuth, jwtSigner, type Signer } from './signers.ts';
@@ -210,7 +210,7 @@ function listenerUrl(options: WebhookSenderCommonOptions): { url: string; baseUr
     const at = new URL(url).pathname.indexOf(LISTENER_PATH);
     if (at < 0 || new URL(url).pathname.length === at + LISTENER_PATH.length) {
       throw new ConfigurationError(
-        `url must be a listener URL ending in ${LISTENER_PATH}<listener_id> (got ${url}); or pass baseUrl and listenerId.`,
+        `url must be a listener URL ending in ${LISTENER_PATH}<listener_id> (got ${shownUrl(url)}); or pass baseUrl and listenerId.`,
       );
     }
     const origin = new URL(url).origin;

@@ -107,6 +107,25 @@ describe('enqueue', () => {
     expect(await outbox.counts()).toMatchObject({ pending: 1 });
   });
 
+  it('never shows the key a listener URL keeps in its query when it refuses an event ID of another listener', async () => {
+    listener([ok]);
+    const store = new MemoryOutboxStore();
+    const keyed = new WebhookOutbox({
+      sender: new WebhookSender({ url: `${URL_}?code=gateway-key-123`, hmac: { secret } }),
+      store,
+    });
+    const plain = new WebhookOutbox({ sender: new WebhookSender({ url: URL_, hmac: { secret } }), store });
+    const { eventId } = await keyed.enqueue({ a: 1 });
+    for (const error of [
+      await caught(plain.enqueue({ a: 1 }, { eventId })),
+      await caught(plain.retry(eventId)),
+    ]) {
+      expect(error).toBeInstanceOf(RequestValidationError);
+      expect(error.message).toContain(URL_);
+      expect(error.message).not.toContain('gateway-key-123');
+    }
+  });
+
   it('refuses an event ID already stored for another listener of the same store', async () => {
     listener([ok]);
     const { outbox, store } = setup();
@@ -350,6 +369,52 @@ describe('delivery', () => {
     expect(new Set(seen.map((s) => s.eventId))).toEqual(new Set(ids));
   });
 
+  it('with concurrency above 1, one slow answer holds its own slot only: the events claimed with it and after it go on', async () => {
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return ok();
+    };
+    const seen = listener([slow, ok]);
+    const { outbox, attempts } = setup({ concurrency: 4 });
+    const ids = [];
+    for (let i = 0; i < 12; i++) ids.push((await outbox.enqueue({ i })).eventId);
+    expect(await outbox.drain()).toMatchObject({ attempts: 12, delivered: 12 });
+    // The first event the listener heard is the slow one: every other was delivered while it was in flight.
+    expect(attempts.map((a) => a.eventId).at(-1)).toBe(seen[0]?.eventId);
+    expect(new Set(attempts.map((a) => a.eventId))).toEqual(new Set(ids));
+  });
+
+  it('a sender that cannot be used (a private key that does not import) fails the drain and buries nothing', async () => {
+    const seen = listener([ok]);
+    const store = new MemoryOutboxStore();
+    // Well-formed, so the sender takes it; (0, 0) is no point of the curve, so it never imports.
+    const zeros = 'A'.repeat(43);
+    const broken = { kty: 'EC', crv: 'P-256', x: zeros, y: zeros, d: zeros };
+    const outbox = new WebhookOutbox({
+      sender: new WebhookSender({ url: URL_, jwt: { privateKey: broken, kid: 'k1' } }),
+      store,
+      concurrency: 2,
+    });
+    for (let i = 0; i < 3; i++) await outbox.enqueue({ i });
+    const error = await caught(outbox.drain());
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toMatch(/jwt\.privateKey cannot be used/);
+    expect(await outbox.counts()).toEqual({ pending: 3, delivered: 0, dead: 0, expired: 0 });
+    expect(await outbox.deadLetters()).toEqual([]);
+    expect(seen).toEqual([]);
+    for (const event of await store.list(URL_, 'pending', 10)) expect(event.attempts).toBe(0);
+  });
+
+  it('Retry-After as a date is read against the outbox clock', async () => {
+    const { outbox, clock, attempts } = setup();
+    const later = new Date(clock.now + 40_000).toUTCString();
+    listener([status(503, null, { 'retry-after': later }), ok]);
+    const { eventId } = await outbox.enqueue({});
+    await outbox.drain();
+    expect((await outbox.get(eventId))?.nextAttemptAt).toBe(Math.floor(clock.now / 1000) * 1000 + 40_000);
+    expect(attempts).toHaveLength(1);
+  });
+
   it('after the clock went back, does not wait for it to catch up with a scheduled retry', async () => {
     const seen = listener([status(503), ok]);
     const { outbox, clock } = setup();
@@ -518,6 +583,10 @@ describe('options', () => {
     [{ retrySchedule: [] }, /non-empty list/],
     [{ retrySchedule: [1, -5] }, /non-empty list/],
     [{ concurrency: 0 }, /concurrency must be a positive/],
+    // Past 2^31 - 1 ms a timer fires at once: a poll would spin, and every attempt would be refused.
+    [{ pollIntervalMs: 3e9 }, /pollIntervalMs must be a positive integer no larger than 2147483647/],
+    [{ attemptTimeoutMs: 3e9 }, /attemptTimeoutMs must be a positive integer no larger than 2147483647/],
+    [{ leaseMs: 3e9 }, /leaseMs must be a positive integer no larger than 2147483647/],
   ] as const) {
     it(`refuses ${JSON.stringify(options)}`, () => {
       expect(() => new WebhookOutbox({ sender, store, ...options })).toThrow(pattern);
