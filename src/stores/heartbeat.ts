@@ -7,6 +7,9 @@
  * @module
  */
 
+// Renewals a heartbeat has under way at most: past that, a beat sends none (the deadline still holds).
+const MAX_RENEWALS_IN_FLIGHT = 3;
+
 /** What a {@link Heartbeat} does at each beat. */
 export interface HeartbeatOptions {
   /** The lease's length, in ms: the time after the last renewal that declares a holder dead. */
@@ -36,9 +39,9 @@ export class Heartbeat {
   readonly #held = new Map<string, { at: number; holding: number }>();
   #holdings = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
-  // The renewal under way, if any: one at a time, and one that hangs past a beat is given up.
-  #renewal: number | undefined;
-  #renewals = 0;
+  // Renewals under way. One slower than a beat (a busy database) still counts when it answers; one
+  // more goes out at each beat beside it (a connection gone silent holds only its own), up to a few.
+  #inFlight = 0;
   #failure: string | undefined;
 
   constructor(options: HeartbeatOptions) {
@@ -97,25 +100,22 @@ export class Heartbeat {
       this.stop();
       return;
     }
-    // A renewal still unanswered a whole beat later (a connection gone silent) is given up: its
-    // answer, should it come, is ignored, and the next one goes out.
-    if (this.#renewal !== undefined) this.#failure ??= 'a renewal went unanswered';
-    void this.#renew();
+    if (this.#inFlight > 0) this.#failure ??= 'a renewal went unanswered';
+    if (this.#inFlight < MAX_RENEWALS_IN_FLIGHT) void this.#renew();
   }
 
   async #renew(): Promise<void> {
-    const renewal = ++this.#renewals;
-    this.#renewal = renewal;
+    this.#inFlight += 1;
+    // The lease a renewal writes runs from when it was sent (its time is read then).
     const sent = performance.now();
     const keys = [...this.#held].map(([key, { holding }]) => ({ key, holding }));
     try {
       const still = await this.#options.renew(keys.map(({ key }) => key));
-      if (this.#renewal !== renewal) return;
       this.#failure = undefined;
       for (const { key, holding } of keys) {
         const held = this.#held.get(key);
         if (held?.holding !== holding) continue; // done, or held anew since: not this renewal's to judge
-        if (still.has(key)) held.at = sent;
+        if (still.has(key)) held.at = Math.max(held.at, sent);
         else {
           this.#held.delete(key);
           this.#options.lost(key, 'another holder took its lease over');
@@ -123,9 +123,9 @@ export class Heartbeat {
       }
     } catch (error) {
       // Tried again at the next beat, until the deadline.
-      if (this.#renewal === renewal) this.#failure = (error as Error)?.message ?? String(error);
+      this.#failure = (error as Error)?.message ?? String(error);
     } finally {
-      if (this.#renewal === renewal) this.#renewal = undefined;
+      this.#inFlight -= 1;
       if (this.#held.size === 0) this.stop();
     }
   }

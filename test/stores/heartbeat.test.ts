@@ -72,6 +72,20 @@ describe('a heartbeat', () => {
     expect(hung.lost.map((l) => l.key)).toEqual(['w2']);
   });
 
+  it('counts every renewal that answers, however late: a database slower than a beat does not stop the work', async () => {
+    let calls = 0;
+    // Each renewal answers 1.5 beats after it went: every one is still out when the next goes.
+    const { beat, lost } = heartbeat(600, async (keys) => {
+      calls += 1;
+      await sleep(150);
+      return new Set(keys);
+    });
+    beat.hold('w1');
+    await sleep(1_500);
+    expect(lost).toEqual([]);
+    expect(calls).toBeGreaterThanOrEqual(5);
+  });
+
   it('does not judge work held anew by the answer of a renewal sent before', async () => {
     let answer: (held: ReadonlySet<string>) => void = () => {};
     const { beat, lost } = heartbeat(600, () => new Promise((resolve) => (answer = resolve)));
