@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { shownUrl } from '../internal/url.ts';
 import type { OutboxStore } from '../outbox/store.ts';
 import { nodeSqlite } from '../stores/node-sqlite.ts';
+import { isReadOnlyPlace } from '../stores/sqlite-errors.ts';
 import { type CommandTelemetry, startTelemetry } from './telemetry.ts';
 import { stdoutReaderGone, UsageError } from './usage.ts';
 
@@ -44,6 +45,11 @@ async function openStore(target: OutboxTarget): Promise<ToolStore> {
       throw new UsageError(`--db ${path} holds no outbox (no idgov_webhook_outbox table): check the path.`);
   } catch (error) {
     if (error instanceof UsageError) throw error;
+    if (isReadOnlyPlace(error)) {
+      throw new UsageError(
+        `--db ${path} cannot be opened from here (${(error as Error).message}): an outbox's file is written beside (its -wal and -shm files) even to read it. Run idgov as the user that runs the outbox, or give this one write access to the file and its directory.`,
+      );
+    }
     throw new UsageError(
       `--db ${path} is not a SQLite file, or is damaged (${(error as Error).message}): check the path.`,
     );

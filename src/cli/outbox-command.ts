@@ -8,7 +8,7 @@ import { isoTime } from '../internal/time.ts';
 import { OUTBOX_STATES, type OutboxEvent, type OutboxState, type OutboxStore } from '../outbox/store.ts';
 import { printable } from './options.ts';
 import { listenersOf, type OutboxTarget, shownListener, withStore, write } from './outbox-access.ts';
-import { EXIT } from './usage.ts';
+import { EXIT, UsageError } from './usage.ts';
 
 const when = (ms: number | undefined) => (ms === undefined ? undefined : isoTime(ms));
 
@@ -92,16 +92,31 @@ export function listCommand(
     state: OutboxState;
     listener?: string;
     limit: number;
+    after?: string;
     json?: boolean;
     body?: boolean;
   },
 ): Promise<number> {
   return withStore(options, 'list', async (store) => {
     let left = options.limit;
-    for (const listener of await listenersOf(store, options.listener)) {
+    let listeners = await listenersOf(store, options.listener);
+    // Read on from an event: its listener's events after it, then the listeners after its own.
+    let after = options.after;
+    if (after !== undefined) {
+      const anchor = await store.get(after);
+      if (!anchor)
+        throw new UsageError(
+          `--after ${after}: no such event (purged?): give the last event ID the list showed.`,
+        );
+      listeners = listeners.slice(Math.max(0, listeners.indexOf(anchor.listener)));
+    }
+    let last: string | undefined;
+    for (const listener of listeners) {
       if (left <= 0) break;
-      const events = await store.list(listener, options.state, left);
+      const events = await store.list(listener, options.state, left, after);
+      after = undefined;
       left -= events.length;
+      last = events.at(-1)?.eventId ?? last;
       for (const event of events) {
         const shown = shownEvent(event, options.body === true);
         if (options.json) write(JSON.stringify(shown));
@@ -114,6 +129,8 @@ export function listCommand(
         }
       }
     }
+    if (left <= 0 && last !== undefined)
+      process.stderr.write(`idgov outbox list: --limit reached: more may follow, with --after ${last}\n`);
     return EXIT.done;
   });
 }

@@ -38,12 +38,14 @@ export function addOutboxCommands(program: Command): void {
     .option('--state <state>', 'pending, delivered, dead or expired', 'dead')
     .option('--limit <n>', 'most events to list', wholeNumber(1, 100_000), 50)
     .option('--body', "also each event's body (what was signed and sent)", false)
+    .option('--after <eventId>', 'the events after this one (the last a list showed): the next page')
     .action(
       async (
         options: OutboxTarget & {
           state: string;
           listener?: string;
           limit: number;
+          after?: string;
           json: boolean;
           body: boolean;
         },

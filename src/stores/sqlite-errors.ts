@@ -34,6 +34,15 @@ export function isDamaged(error: unknown): boolean {
   return code === SQLITE.NOTADB || code === SQLITE.CORRUPT;
 }
 
+/**
+ * Whether `error` is SQLite's refusal to write where the file is, which a reader in WAL mode must
+ * (a read-only directory or file, or a read-only mount, where the -shm file cannot be opened).
+ */
+export function isReadOnlyPlace(error: unknown): boolean {
+  const code = sqliteCode(error);
+  return code === SQLITE.READONLY || code === SQLITE.CANTOPEN;
+}
+
 /** Whether `error` of `node:sqlite` is another connection's lock, waited for past the busy timeout. */
 export function isBusy(error: unknown): boolean {
   const code = sqliteCode(error);

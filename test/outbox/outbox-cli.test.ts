@@ -1,6 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
 import type { OutboxStore } from '../../src/outbox/store.ts';
@@ -143,6 +145,35 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     const bad = await idgov(['outbox', 'list', ...where, '--state', 'lost']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--state must be pending, delivered, dead or expired/);
+  });
+
+  it('list pages with --after: each page says where the next starts, across listeners, each event once', async () => {
+    const where = await make();
+    const seen: unknown[] = [];
+    let after: string[] = [];
+    for (let page = 0; page < 5; page++) {
+      const ran = await idgov([
+        'outbox',
+        'list',
+        ...where,
+        '--state',
+        'pending',
+        '--limit',
+        '1',
+        '--json',
+        ...after,
+      ]);
+      expect(ran.code, ran.stderr).toBe(0);
+      seen.push(...lines(ran.stdout).map((e) => e.eventId));
+      const next = /more may follow, with --after (\S+)/.exec(ran.stderr)?.[1];
+      if (!next) break;
+      after = ['--after', next];
+    }
+    expect(new Set(seen)).toEqual(new Set([id(1), id(6)]));
+    expect(seen).toHaveLength(2);
+    const unknown = await idgov(['outbox', 'list', ...where, '--after', id(99)]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--after .*: no such event/);
   });
 
   it('retry: one event, then every dead one; a delivered one is refused with why (exit 1)', async () => {
@@ -426,6 +457,45 @@ describe('idgov outbox over more events than a query reads', () => {
       nextDueAt: new Date(now - 3_600_000).toISOString(),
     });
   });
+});
+
+it('idgov outbox status by a user who may read the file but not write beside it says so, not that the file is damaged', async (ctx) => {
+  const place = join(dir, 'read-only-place');
+  mkdirSync(place);
+  const path = join(place, 'outbox.db');
+  const store = new SqliteOutboxStore({ path });
+  await store.add({
+    eventId: id(1),
+    listener: PLAIN,
+    body: '{}',
+    enqueuedAt: Date.now(),
+    expiresAt: Date.now() + DAY,
+  });
+  await store.close();
+  // Another user (root may write anywhere), or, not being root, a directory no one may write.
+  const root = process.getuid?.() === 0;
+  chmodSync(dir, 0o755); // mkdtemp's 0700 would keep the other user out of the way to the file
+  chmodSync(place, root ? 0o755 : 0o555);
+  const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
+  const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
+  const asOther = root ? { uid: 65534, gid: 65534 } : {};
+  // A checkout under a directory only its owner may enter (/root) cannot be run by another user.
+  const reach = `for (const f of ${JSON.stringify([cli, fromSource, path])}) require('node:fs').accessSync(f)`;
+  if (spawnSync(process.execPath, ['-e', reach], asOther).status !== 0) {
+    chmodSync(place, 0o755);
+    ctx.skip();
+  }
+  const ran = spawnSync(process.execPath, ['--import', fromSource, cli, 'outbox', 'status', '--db', path], {
+    env: { PATH: process.env.PATH },
+    encoding: 'utf8',
+    ...asOther,
+  });
+  chmodSync(place, 0o755);
+  expect(ran.status, ran.stderr).toBe(2);
+  expect(ran.stderr).toMatch(
+    /cannot be opened from here .*even to read it\. Run idgov as the user that runs the outbox/,
+  );
+  expect(ran.stderr).not.toMatch(/damaged/);
 });
 
 it('idgov outbox refuses a SQLite file that does not exist, a directory, or one that holds no outbox, rather than make one there', async () => {

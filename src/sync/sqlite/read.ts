@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import { isDamaged, SQLITE, sqliteCode } from '../../stores/sqlite-errors.ts';
+import { isDamaged, isReadOnlyPlace } from '../../stores/sqlite-errors.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import { StoreError } from '../../stores/store-error.ts';
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
@@ -30,7 +30,7 @@ export function checkCopy(file: SqliteFile): void {
         },
       );
     }
-    if (readOnlyPlace(error)) {
+    if (isReadOnlyPlace(error)) {
       throw new ConfigurationError(
         `${path} cannot be read from here (${message}): a reader of a copy in WAL mode writes its index beside it (the -shm file), and this process may not write in that directory (its permissions, or a read-only mount). Run as a user who may, or read a copy of the file.`,
         { cause: error },
@@ -89,15 +89,6 @@ export function readStatus(file: SqliteFile): CopyStatus {
 
 // What SQLite says of a file that holds no copy's table.
 const NO_TABLE = /no such table/i;
-
-/**
- * Whether `error` is SQLite's refusal to write where the file is, which a reader in WAL mode must
- * (a read-only directory or file, or a read-only mount, where the -shm file cannot be opened).
- */
-function readOnlyPlace(error: unknown): boolean {
-  const code = sqliteCode(error);
-  return code === SQLITE.READONLY || code === SQLITE.CANTOPEN;
-}
 
 /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `SqliteSyncStore.rows()`. */
 export async function readRows(
