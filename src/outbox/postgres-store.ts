@@ -5,6 +5,7 @@
  * @module outbox/postgres
  */
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
+import { heldHere } from '../stores/local-process.ts';
 import {
   checkedTable,
   indexName,
@@ -117,8 +118,8 @@ export class PostgresOutboxStore implements OutboxStore {
       `UPDATE ${t} SET lease_token = $3, leased_at = $2, lease_until = $4 WHERE ${target}
        RETURNING ${EVENT_COLUMNS}`,
       ordered
-        ? [listener, now, leaseToken, now + leaseMs, leaseMs, exclude]
-        : [listener, now, leaseToken, now + leaseMs, leaseMs, exclude, limit],
+        ? [listener, now, heldHere(leaseToken), now + leaseMs, leaseMs, exclude]
+        : [listener, now, heldHere(leaseToken), now + leaseMs, leaseMs, exclude, limit],
     );
     return rows.map((row) => ({ ...eventFromRow(row), leaseToken })).sort((a, b) => a.seq - b.seq);
   }
@@ -146,7 +147,7 @@ export class PostgresOutboxStore implements OutboxStore {
         outcome.state === 'pending' ? outcome.nextAttemptAt : now,
         outcome.state === 'pending' ? null : now,
         eventId,
-        leaseToken,
+        heldHere(leaseToken),
       ],
     );
     return rowCount > 0;
@@ -169,7 +170,7 @@ export class PostgresOutboxStore implements OutboxStore {
       'releasing an event',
       `UPDATE ${this.#t} SET ${FREE_SQL}
        WHERE event_id = $1 AND lease_token = $2`,
-      [eventId, leaseToken],
+      [eventId, heldHere(leaseToken)],
     );
   }
 
@@ -183,7 +184,7 @@ export class PostgresOutboxStore implements OutboxStore {
       'renewing leases',
       `UPDATE ${this.#t} SET leased_at = $2, lease_until = $3
        WHERE lease_token = $1 AND state = 'pending' AND event_id = ANY($4::text[]) RETURNING event_id`,
-      [leaseToken, now, now + leaseMs, [...eventIds]],
+      [heldHere(leaseToken), now, now + leaseMs, [...eventIds]],
     );
     return rows.map((row) => row.event_id);
   }

@@ -9,7 +9,7 @@ import { ConfigurationError } from '../core/errors/errors.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { unknownOptionProblem } from '../internal/known-options.ts';
 import { FREE_SQL, isHeld, notHeldSql } from '../stores/lease.ts';
-import { thisProcess } from '../stores/local-process.ts';
+import { heldHere } from '../stores/local-process.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { dueSql, isDue } from './due.ts';
 import { PURGE_BATCH, purgeInBatches } from './purge.ts';
@@ -56,15 +56,9 @@ export class SqliteOutboxStore implements OutboxStore {
   readonly #file: SqliteFile;
   readonly #reads: SqliteOutboxReads;
   readonly #logger: Logger;
-  // Leases this store takes name its process (`pid@host/<token>`), so that another process on this
-  // machine sees at once that a holder is gone, rather than a lease later.
-  readonly #process = thisProcess();
+  // Leases are stored naming their process (heldHere), so that another process on this machine
+  // sees at once that a holder is gone, rather than a lease later: swept this often at most.
   #sweptAt = Number.NEGATIVE_INFINITY;
-
-  /** A claim's token as stored: with this process's name before it. */
-  #stored(leaseToken: string): string {
-    return `${this.#process}/${leaseToken}`;
-  }
 
   constructor(options: SqliteOutboxStoreOptions) {
     const unknown = unknownOptionProblem('SqliteOutboxStore', options, SQLITE_OUTBOX_OPTIONS);
@@ -110,7 +104,7 @@ export class SqliteOutboxStore implements OutboxStore {
 
   async claim(options: ClaimOptions): Promise<ClaimedEvent[]> {
     const { listener, now, leaseMs, limit, ordered } = options;
-    const leaseToken = this.#stored(options.leaseToken);
+    const leaseToken = heldHere(options.leaseToken);
     const exclude = JSON.stringify(options.exclude ?? []);
     const columns = `${EVENT_COLUMNS}, lease_token, leased_at, lease_until`;
     return this.#file.write(() => {
@@ -185,7 +179,7 @@ export class SqliteOutboxStore implements OutboxStore {
       eventId,
       outcome.state,
       outcome.state,
-      this.#stored(leaseToken),
+      heldHere(leaseToken),
     );
     return Number(changes) > 0;
   }
@@ -208,7 +202,7 @@ export class SqliteOutboxStore implements OutboxStore {
       `UPDATE idgov_webhook_outbox SET ${FREE_SQL}
        WHERE event_id = ? AND lease_token = ?`,
       eventId,
-      this.#stored(leaseToken),
+      heldHere(leaseToken),
     );
   }
 
@@ -226,7 +220,7 @@ export class SqliteOutboxStore implements OutboxStore {
              WHERE lease_token = ? AND state = 'pending' AND event_id IN (SELECT value FROM json_each(?))
              RETURNING event_id`,
           )
-          .all(now, now + leaseMs, this.#stored(leaseToken), JSON.stringify(eventIds)) as Array<{
+          .all(now, now + leaseMs, heldHere(leaseToken), JSON.stringify(eventIds)) as Array<{
           event_id: string;
         }>,
     );

@@ -41,6 +41,17 @@ export function thisProcess(): string {
   return `${process.pid}${start ? `.${start}` : ''}@${hostname()}${where}`;
 }
 
+let named: string | undefined;
+
+/**
+ * `leaseToken` as a store keeps it: after {@link thisProcess}, so that an operator (`idgov outbox
+ * status`) can find the holder of a lease, and a store of one machine can tell it is gone.
+ */
+export function heldHere(leaseToken: string): string {
+  named ??= thisProcess();
+  return `${named}/${leaseToken}`;
+}
+
 /**
  * Whether process `pid` of this machine still runs. A zombie (killed, and not yet reaped by its
  * parent shell) is dead: it will never write again.

@@ -1,5 +1,5 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -311,36 +311,59 @@ describe.each(stores)('%s store contract', (_name, open) => {
   });
 });
 
-describe.each(stores.filter(([name]) => name !== 'memory'))('%s store purge', (_name, open) => {
-  it('deletes a large backlog a batch a transaction: an abort stops it between two, and a second purge deletes the rest, never a newer one', async () => {
-    const store = await open();
-    const total = 2 * PURGE_BATCH + 500;
-    for (let i = 1; i <= total; i++) await add(store, i);
-    const claimed = await claim(store, 2_000, { limit: total });
-    // Every seventh finished after the purge's time: kept, wherever it stands among the others.
-    for (const [i, event] of claimed.entries()) {
-      const at = i % 7 === 0 ? 9_000 : 3_000;
-      await store.complete(event.eventId, event.leaseToken, at, {
-        state: 'delivered',
-        answer: { status: 200 },
-      });
-    }
-    const newer = claimed.filter((_, i) => i % 7 === 0).length;
-    const purge = store.purgeFinished?.bind(store);
-    if (!purge) throw new Error('every store of the SDK purges finished events');
-    const stop = new AbortController();
-    const first = purge(L, 'delivered', 5_000, { signal: stop.signal });
-    stop.abort(); // heard once the first batch is in
-    expect(await first).toBe(PURGE_BATCH);
-    expect(await store.counts(L)).toMatchObject({ delivered: total - PURGE_BATCH });
-    expect(await purge(L, 'delivered', 5_000)).toBe(total - newer - PURGE_BATCH);
-    expect(await store.counts(L)).toMatchObject({ delivered: newer });
-    for (const [i, event] of claimed.entries()) {
-      if (i % 7 === 0) expect((await store.get(event.eventId))?.finishedAt).toBe(9_000);
-    }
-    await store.close();
-  });
-});
+describe.each(stores.filter(([name]) => name !== 'memory'))(
+  '%s store, beyond the contract',
+  (_name, open) => {
+    it("names each lease's process and machine, so that an operator can find who holds an event", async () => {
+      const store = await open();
+      await add(store, 1);
+      const [claimed] = await claim(store, 2_000, { token: 'outbox-1234/claim-1' });
+      expect(claimed?.leaseToken).toBe('outbox-1234/claim-1');
+      const [lease] = await store.leases(L, 2_000, 10);
+      expect(lease?.holder).toMatch(
+        new RegExp(`^${process.pid}(\\.\\d+)?@${hostname()}.*/outbox-1234/claim-1$`),
+      );
+      // The token the outbox was given still renews and completes its lease.
+      expect(await store.renew('outbox-1234/claim-1', [id(1)], 2_500, 60_000)).toEqual([id(1)]);
+      expect(
+        await store.complete(id(1), 'outbox-1234/claim-1', 3_000, {
+          state: 'delivered',
+          answer: { status: 200 },
+        }),
+      ).toBe(true);
+      await store.close();
+    });
+
+    it('deletes a large backlog a batch a transaction: an abort stops it between two, and a second purge deletes the rest, never a newer one', async () => {
+      const store = await open();
+      const total = 2 * PURGE_BATCH + 500;
+      for (let i = 1; i <= total; i++) await add(store, i);
+      const claimed = await claim(store, 2_000, { limit: total });
+      // Every seventh finished after the purge's time: kept, wherever it stands among the others.
+      for (const [i, event] of claimed.entries()) {
+        const at = i % 7 === 0 ? 9_000 : 3_000;
+        await store.complete(event.eventId, event.leaseToken, at, {
+          state: 'delivered',
+          answer: { status: 200 },
+        });
+      }
+      const newer = claimed.filter((_, i) => i % 7 === 0).length;
+      const purge = store.purgeFinished?.bind(store);
+      if (!purge) throw new Error('every store of the SDK purges finished events');
+      const stop = new AbortController();
+      const first = purge(L, 'delivered', 5_000, { signal: stop.signal });
+      stop.abort(); // heard once the first batch is in
+      expect(await first).toBe(PURGE_BATCH);
+      expect(await store.counts(L)).toMatchObject({ delivered: total - PURGE_BATCH });
+      expect(await purge(L, 'delivered', 5_000)).toBe(total - newer - PURGE_BATCH);
+      expect(await store.counts(L)).toMatchObject({ delivered: newer });
+      for (const [i, event] of claimed.entries()) {
+        if (i % 7 === 0) expect((await store.get(event.eventId))?.finishedAt).toBe(9_000);
+      }
+      await store.close();
+    });
+  },
+);
 
 describe.skipIf(!pg)('PostgreSQL store details', () => {
   it('works on a pool passed in, which close() leaves open; migrate() may run twice', async () => {
