@@ -98,7 +98,9 @@ for (const store of stores) {
         expect(next, next.stderr).toMatchObject({ code: 0, drained: true });
         // On PostgreSQL it waited out the dead worker's lease, and said so; on SQLite it had no need.
         if (store.name === 'PostgreSQL') {
-          expect(next.stderr).toMatch(/webhook outbox: waiting for event \S+, held by outbox-\w+ until/);
+          expect(next.stderr).toMatch(
+            /webhook outbox: waiting for event \S+, held by \d+(\.\d+)?@\S+\/outbox-\w+ until/,
+          );
         } else {
           expect(next.stderr).not.toMatch(/waiting for event/);
         }
