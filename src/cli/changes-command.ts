@@ -10,7 +10,7 @@ import type { ChangeKind } from '../sync/change-kinds.ts';
 import type { ChangeRecord } from '../sync/changes.ts';
 import { ChangesAheadError } from '../sync/changes-ahead.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
-import { EXIT } from './usage.ts';
+import { EXIT, onStopSignals } from './usage.ts';
 
 // How long a stopped reader waits for its store to close.
 const CLOSE_PATIENCE_MS = 2_000;
@@ -40,12 +40,9 @@ export async function changesCommand(
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
   const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stopListening = onStopSignals(() => stop.abort());
   const store = await openToRead(options).catch((error: unknown) => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
     throw error;
   });
   const lines = lineWriter(out, stop.signal);
@@ -68,8 +65,7 @@ export async function changesCommand(
     if (options.kinds?.length)
       process.stderr.write(`idgov changes: read through seq ${through}: go on with --since ${through}\n`);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
     // A reader has nothing to commit: stopped, it waits for its store to close only so long, since a
     // read in flight on a connection gone half-open would hold the close for ever.
     const closed = stop.signal.aborted

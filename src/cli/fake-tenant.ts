@@ -15,7 +15,7 @@ import { FakeTenant } from '../testing/fake-tenant.ts';
 import type { FaultOptions } from '../testing/faults.ts';
 import { appOf } from '../testing/task-filter.ts';
 import type { JwtAlgorithm } from '../webhooks/key-inspect.ts';
-import { runProgram, UsageError, wholeNumber } from './usage.ts';
+import { onStopSignals, runProgram, UsageError, wholeNumber } from './usage.ts';
 
 const FAULT_KINDS = ['serverError', 'rateLimit', 'drop', 'slow'] as const;
 const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
@@ -152,9 +152,7 @@ async function serve(values: FakeTenantOptions): Promise<void> {
       entitlements: Object.fromEntries(apps.map((app) => [app, perApp])),
     })}\n`,
   );
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => void server.close().then(() => process.exit(0)));
-  }
+  onStopSignals(() => void server.close().then(() => process.exit(0)));
 }
 
 const MAX = Number.MAX_SAFE_INTEGER;

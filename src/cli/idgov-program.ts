@@ -120,7 +120,7 @@ program
         throw new UsageError(`--change-feed must be all or after-first-copy (got "${options.changeFeed}").`);
       }
       const filter = {
-        ...(options.taskType ? { taskTypes: options.taskType.map(taskTypeFilter) } : {}),
+        ...(options.taskType ? { taskTypes: options.taskType.map(taskTypeFilter('--task-type')) } : {}),
         ...(options.app ? { applicationIds: options.app } : {}),
       };
       process.exitCode = await syncCommand({
@@ -227,7 +227,7 @@ tasks
       process.exitCode = await tasksSearchCommand({
         ...options,
         states: options.state?.map(taskState),
-        types: options.type?.map(taskTypeFilter),
+        types: options.type?.map(taskTypeFilter('--type')),
         apps: options.app,
       });
     },

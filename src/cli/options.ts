@@ -66,13 +66,18 @@ export function taskState(value: string): KnownTaskState {
   return state;
 }
 
-/** A task type an option names, as a sync's filter takes it: `grant` is `{ grant: {} }`. */
-export function taskTypeFilter(kind: string): TaskTypeFilter {
-  const known = KNOWN_TASK_TYPE_KINDS.find((k) => k === kind.toLowerCase());
-  if (known) return { [known]: {} } as TaskTypeFilter;
-  throw new UsageError(
-    `--task-type: no task type "${kind}"; the types are ${KNOWN_TASK_TYPE_KINDS.join(', ')}.`,
-  );
+/**
+ * A task type the option `flag` (`--task-type`, `--type`) names, as a filter takes it: `grant` is
+ * `{ grant: {} }`.
+ */
+export function taskTypeFilter(flag: string): (kind: string) => TaskTypeFilter {
+  return (kind) => {
+    const known = KNOWN_TASK_TYPE_KINDS.find((k) => k === kind.toLowerCase());
+    if (known) return { [known]: {} } as TaskTypeFilter;
+    throw new UsageError(
+      `${flag}: no task type "${kind}"; the types are ${KNOWN_TASK_TYPE_KINDS.join(', ')}.`,
+    );
+  };
 }
 
 // A day (read as UTC midnight), or a time with its zone: what a shell user writes, read one way

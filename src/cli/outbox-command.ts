@@ -24,14 +24,14 @@ export function statusCommand(
     });
     const listeners = await listenersOf(store, options.listener);
     if (listeners.length === 0 && !options.json) write('No events: the outbox is empty.');
+    // By listener as shown: two told apart only by their query (where a key is) are one series,
+    // their counts summed, or the last recorded would hide the other's dead events.
+    const series = new Map<string, Record<OutboxState, number>>();
     for (const listener of listeners) {
       const counts = await store.counts(listener);
-      for (const state of OUTBOX_STATES) {
-        backlog?.record(counts[state], {
-          'idgov.webhook.listener': shownListener(listener),
-          'idgov.outbox.state': state,
-        });
-      }
+      const sum = series.get(shownListener(listener)) ?? { pending: 0, delivered: 0, dead: 0, expired: 0 };
+      for (const state of OUTBOX_STATES) sum[state] += counts[state];
+      series.set(shownListener(listener), sum);
       const [oldest] = await store.list(listener, 'pending', 1);
       const nextDue = oldest ? await nextDueOf(store, listener) : undefined;
       const leases = (await store.leases?.(listener, now, 100)) ?? [];
@@ -58,6 +58,11 @@ export function statusCommand(
         );
       for (const lease of status.leases)
         write(`  leased: ${lease.eventId} by ${lease.holder} until ${lease.until}`);
+    }
+    for (const [listener, counts] of series) {
+      for (const state of OUTBOX_STATES) {
+        backlog?.record(counts[state], { 'idgov.webhook.listener': listener, 'idgov.outbox.state': state });
+      }
     }
     return EXIT.done;
   });

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import type { CopyStatus } from '../sync/copy-status.ts';
 import { type CopyTarget, openToRead } from './copy-access.ts';
-import { checkCopy } from './options.ts';
+import { checkCopy, printable } from './options.ts';
 
 /** Adds `status` to `program`. */
 export function addStatusCommand(program: Command): void {
@@ -42,7 +42,8 @@ const count = (n: number) => n.toLocaleString('en');
 export function statusLines(status: CopyStatus): string {
   const live = Object.entries(status.tasks).sort(([a], [b]) => a.localeCompare(b));
   const total = live.reduce((sum, [, n]) => sum + n, 0);
-  const byState = live.map(([state, n]) => `${state || '(no state)'} ${count(n)}`).join(', ');
+  // A state is the service's text, kept as sent: shown so that it cannot act on a terminal.
+  const byState = live.map(([state, n]) => `${printable(state) || '(no state)'} ${count(n)}`).join(', ');
   const lines = [
     `tasks: ${count(total)}${byState ? ` (${byState})` : ''}; deleted ${count(status.deleted)} (vanished ${count(status.vanished)})`,
   ];

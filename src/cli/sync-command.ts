@@ -65,8 +65,13 @@ async function storeOf(
   return { store, where: options.db ?? '' };
 }
 
+// An estimate past a day is no estimate (a resumed run's rate, measured over its first pages).
 const minutes = (ms: number | undefined) =>
-  ms === undefined ? '?' : ms < 60_000 ? `${Math.ceil(ms / 1000)}s` : `${Math.round(ms / 60_000)}m`;
+  ms === undefined || !(ms <= 86_400_000)
+    ? '?'
+    : ms < 60_000
+      ? `${Math.ceil(ms / 1000)}s`
+      : `${Math.round(ms / 60_000)}m`;
 
 /** The time left as the display says it: nothing left is "finishing" (the run's end), not "1s". */
 export const timeLeft = (p: SyncProgress) => (p.tasksLeft === 0 ? 'finishing' : `${minutes(p.etaMs)} left`);

@@ -25,6 +25,29 @@ export function finishWithoutReader(): void {
 /** Whether stdout's reader went while a command that {@link finishWithoutReader | finishes} ran: write no more. */
 export const stdoutReaderGone = (): boolean => readerGone;
 
+// Commands stopping on SIGINT and SIGTERM themselves just now (onStopSignals), and the signals heard.
+let ownStops = 0;
+let signalsHeard = 0;
+
+/**
+ * Calls `onSignal` on the first SIGINT or SIGTERM, instead of the process ending (exit 130) as it
+ * does for a command that does not stop on them itself; a second signal still ends it. Returns
+ * the way to stop listening.
+ */
+export function onStopSignals(onSignal: (signal: NodeJS.Signals) => void): () => void {
+  ownStops += 1;
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let listening = true;
+  return () => {
+    if (!listening) return;
+    listening = false;
+    ownStops -= 1;
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
 /**
  * Runs `work` with a signal that SIGINT or SIGTERM aborts (`signalled` says which), rather than
  * ending the process: a command stops between two of its writes, never within one.
@@ -34,17 +57,14 @@ export async function stoppedBySignals<T>(
 ): Promise<T> {
   const stop = new AbortController();
   let signalled: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
+  const stopListening = onStopSignals((signal) => {
     signalled = signal;
     stop.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  });
   try {
     return await work(stop.signal, () => signalled);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
   }
 }
 
@@ -102,6 +122,15 @@ export async function runProgram(
   // A reader of stderr gone (a log shipper that died, `2>&1 | head`) loses the messages, not the
   // work: a sync goes on to commit its run. Writes to it then fail, and are dropped here.
   process.stderr.on('error', () => {});
+  // SIGINT or SIGTERM (what systemd, Kubernetes and `timeout` send) ends a command with 130, as
+  // the help says, unless the command stops on them itself (onStopSignals), until a second one: a
+  // process killed by SIGTERM would end with 143.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      signalsHeard += 1;
+      if (ownStops === 0 || signalsHeard > 1) process.exit(EXIT.interrupted);
+    });
+  }
   try {
     await program.parseAsync([...argv]);
   } catch (error) {
@@ -117,9 +146,10 @@ export async function runProgram(
       process.stderr.write(`${options.name}: ${error.message}\n${options.hint ? `${options.hint}\n` : ''}`);
       process.exitCode = EXIT.usage;
     } else {
+      // An argument the SDK refused (`rules get ''`) is a usage mistake too.
       const setup =
         error instanceof IdGovError &&
-        (error.name === 'ConfigurationError' || error.name === 'AuthenticationError');
+        ['ConfigurationError', 'AuthenticationError', 'RequestValidationError'].includes(error.name);
       // The command's name says whose message it is: the SDK's own prefix would say it twice.
       const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
       process.stderr.write(`${options.name}: ${message}\n`);

@@ -51,7 +51,10 @@ const stderr: Logger = {
  * @group Client
  */
 export function createLogger(sink: Logger = stderr, level?: LogLevel): Logger {
-  const env = readEnv('IDGOV_LOG');
+  // The environment's level as a shell user writes it (DEBUG, Debug); one that names no level is
+  // said once, at warn, rather than leave whoever set it wondering why nothing more is logged.
+  const env = readEnv('IDGOV_LOG')?.trim().toLowerCase();
+  const unknownEnv = level === undefined && env !== undefined && env !== '' && !isLogLevel(env);
   const effective: LogLevel = level ?? (isLogLevel(env) ? env : 'warn');
   const at = (l: LogLevel) =>
     RANK[l] <= RANK[effective]
@@ -63,5 +66,15 @@ export function createLogger(sink: Logger = stderr, level?: LogLevel): Logger {
           } catch {}
         }
       : noop;
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+  const logger = { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+  if (unknownEnv && !toldUnknownEnv) {
+    toldUnknownEnv = true;
+    logger.warn(
+      `IDGOV_LOG=${JSON.stringify(env)} names no level: logging at warn (the levels: ${Object.keys(RANK).join(', ')}).`,
+    );
+  }
+  return logger;
 }
+
+// An unknown IDGOV_LOG is said once a process, not once a logger.
+let toldUnknownEnv = false;

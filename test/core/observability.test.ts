@@ -5,6 +5,7 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/core/logger.ts';
 import {
   ConnectionError,
   IdGovClient,
@@ -110,6 +111,25 @@ describe('logging', () => {
       expect(line).not.toContain(SECRET);
       expect(line).not.toContain(TOKEN);
     }
+  });
+
+  it('IDGOV_LOG as a shell user writes it (DEBUG) is taken; one that names no level is said once, at warn', async () => {
+    const toStderr = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      vi.stubEnv('IDGOV_LOG', 'DEBUG');
+      createLogger().debug('shown at DEBUG');
+      vi.stubEnv('IDGOV_LOG', 'verbose');
+      createLogger().debug('not shown at warn');
+      createLogger();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const lines = toStderr.mock.calls.map((args) => String(args[0]));
+    toStderr.mockRestore();
+    expect(lines).toEqual([
+      '[@idgov/sdk] shown at DEBUG',
+      '[@idgov/sdk] IDGOV_LOG="verbose" names no level: logging at warn (the levels: off, error, warn, info, debug).',
+    ]);
   });
 
   it('a request debug line shows method, path, the filters (names only) and the page size', async () => {

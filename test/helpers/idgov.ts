@@ -20,7 +20,7 @@ export interface Ran {
 export function idgov(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
-  onStderr?: (text: string, kill: () => void) => void,
+  onStderr?: (text: string, kill: (signal?: NodeJS.Signals) => void) => void,
   onStdout?: (text: string, child: ChildProcessByStdio<null, Readable, Readable>) => void,
 ): Promise<Ran> {
   const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
@@ -35,7 +35,7 @@ export function idgov(
   });
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
-    onStderr?.(stderr, () => child.kill('SIGINT'));
+    onStderr?.(stderr, (signal = 'SIGINT') => child.kill(signal));
   });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }

@@ -527,6 +527,25 @@ it('idgov outbox exports a span of the command and the backlog to the collector 
     const path = join(dir, 'otel-outbox.db');
     const store = new SqliteOutboxStore({ path });
     await fill(store);
+    // The same listener with another key: shown alike, so one series, whose dead events add up.
+    const OTHER_KEY = KEYED.replace('gateway-key-77', 'other-key-88');
+    const now = Date.now();
+    await store.add({
+      eventId: id(7),
+      listener: OTHER_KEY,
+      body: '{}',
+      enqueuedAt: now,
+      expiresAt: now + DAY,
+    });
+    const [other] = await store.claim({
+      listener: OTHER_KEY,
+      now,
+      leaseMs: 60_000,
+      limit: 1,
+      ordered: false,
+      leaseToken: 't',
+    });
+    await store.complete(other?.eventId ?? '', 't', now, { state: 'dead', answer: { status: 400 } });
     await store.close();
     const ran = await idgov(['outbox', 'status', '--db', path], {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
@@ -537,6 +556,27 @@ it('idgov outbox exports a span of the command and the backlog to the collector 
     expect(traces).toContain('"idgov.outbox.status"');
     expect(metrics).toContain('idgov.outbox.backlog');
     expect(traces + metrics).not.toContain('gateway-key-77');
+    type Point = {
+      attributes: Array<{ key: string; value: { stringValue?: string } }>;
+      asInt?: string | number;
+      asDouble?: number;
+    };
+    const points: Point[] = JSON.parse(metrics).resourceMetrics.flatMap(
+      (r: { scopeMetrics: Array<{ metrics: Array<{ name: string; gauge?: { dataPoints: Point[] } }> }> }) =>
+        r.scopeMetrics.flatMap((m) =>
+          m.metrics
+            .filter((x) => x.name === 'idgov.outbox.backlog')
+            .flatMap((x) => x.gauge?.dataPoints ?? []),
+        ),
+    );
+    const attribute = (p: Point, key: string) => p.attributes.find((a) => a.key === key)?.value.stringValue;
+    const dead = points.filter(
+      (p) =>
+        attribute(p, 'idgov.outbox.state') === 'dead' &&
+        attribute(p, 'idgov.webhook.listener') === 'https://gw.example/api/v1/webhooks/incoming/crm',
+    );
+    expect(dead).toHaveLength(1);
+    expect(Number(dead[0]?.asInt ?? dead[0]?.asDouble)).toBe(3);
   } finally {
     collector.close();
   }

@@ -319,7 +319,7 @@ describe.each(stores.filter(([name]) => name !== 'memory'))(
       await add(store, 1);
       const [claimed] = await claim(store, 2_000, { token: 'outbox-1234/claim-1' });
       expect(claimed?.leaseToken).toBe('outbox-1234/claim-1');
-      const [lease] = await store.leases(L, 2_000, 10);
+      const [lease] = (await store.leases?.(L, 2_000, 10)) ?? [];
       expect(lease?.holder).toMatch(
         new RegExp(`^${process.pid}(\\.\\d+)?@${hostname()}.*/outbox-1234/claim-1$`),
       );

@@ -18,5 +18,8 @@ it('says "finishing" when no task is left, the estimate otherwise, and "?" witho
   expect(timeLeft(progress(0, 0))).toBe('finishing');
   expect(timeLeft(progress(1_000, 2_000))).toBe('2s left');
   expect(timeLeft(progress(60_000, 120_000))).toBe('2m left');
+  // A rate measured over a resumed run's first pages said 48836544m: past a day it is no estimate.
+  expect(timeLeft(progress(60_000, 2_930_192_640_000))).toBe('? left');
+  expect(timeLeft(progress(60_000, Number.POSITIVE_INFINITY))).toBe('? left');
   expect(timeLeft(progress(undefined, undefined))).toBe('? left');
 });

@@ -463,6 +463,29 @@ describe('idgov', () => {
     expect(ran.stderr).not.toContain('wrongsecret-XYZ');
   });
 
+  it('SIGTERM (systemd, Kubernetes, timeout) ends a command that does not stop on it itself with 130, as the help says, not 143', async () => {
+    let sent = false;
+    const ran = await idgov(
+      ['tasks', 'search', '--limit', '3000', '--json'],
+      { ...env, IDGOV_LOG: 'info' },
+      (text, kill) => {
+        if (sent || !text.includes('obtained an access token')) return;
+        sent = true;
+        kill('SIGTERM');
+      },
+    );
+    expect(sent).toBe(true);
+    expect(ran.code).toBe(130);
+  });
+
+  it('an argument the SDK refuses is a usage mistake: exit 2', async () => {
+    const ran = await idgov(['rules', 'get', ''], env);
+    expect(ran.code).toBe(2);
+    const typo = await idgov(['tasks', 'search', '--type', 'bogus'], env);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^idgov: --type: no task type "bogus"/);
+  });
+
   it('export and tasks search into a pipe their reader closed early (| head -1) stop quietly, exit 0', async () => {
     const db = join(dir, 'piped.db');
     expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
