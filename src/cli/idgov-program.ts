@@ -90,7 +90,7 @@ program
   )
   .option(
     '--watch <seconds>',
-    'run again and again, this many seconds apart (start to start), each summary on stderr, until SIGINT or SIGTERM (exit 0)',
+    'run again and again, this many seconds apart (start to start), each summary on stderr, until SIGINT or SIGTERM (exit 0); a failed run is said and the next resumes it, a setup to fix ends it (exit 2)',
     wholeNumber(1, 86_400),
   )
   .option(

@@ -12,7 +12,7 @@ import { TaskSync } from '../sync/run/task-sync.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { startTelemetry } from './telemetry.ts';
-import { EXIT, stoppedBySignals } from './usage.ts';
+import { EXIT, isSetupError, stoppedBySignals } from './usage.ts';
 
 /** What `idgov sync` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix). */
 export interface SyncCommandOptions {
@@ -138,7 +138,8 @@ function waitingFor({ holder, until }: SyncWaitingEvent): string {
  * SIGINT and SIGTERM stop it with every committed page kept (exit 130); running the same command
  * again resumes. On PostgreSQL, the same command on several machines shares the run. With `watch`,
  * runs follow one another that many seconds apart, each saying its summary, until SIGINT or
- * SIGTERM end it with exit 0 (what a long-running container is stopped with); a failed run ends it.
+ * SIGTERM end it with exit 0 (what a long-running container is stopped with); a failed run is said
+ * and the next one resumes it, but for a setup to fix, which ends it.
  */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   // Heard from the start: a container stopped while the copy's tables are made must not die of it.
@@ -184,6 +185,16 @@ async function runs(
         telemetry.otel.instrumentSync(sync, telemetry.options),
       ]
     : [];
+  // Until the next run of a watch, `--watch` seconds from the start of the last; false once stopped.
+  const pauseBeforeNext = async (started: number) => {
+    const pause = Math.max(0, started + (options.watch ?? 0) * 1000 - performance.now());
+    process.stderr.write(`Next run at ${new Date(Date.now() + pause).toISOString()}.\n`);
+    if (await wait(pause, { signal })) return true;
+    process.stderr.write(
+      `Stopped by ${signalled() ?? 'a signal'} between runs; the copy is as the last run left it.\n`,
+    );
+    return false;
+  };
   let progress = progressReporter(process.stderr);
   sync.hooks.on('progress', (p) => progress.update(p));
   sync.hooks.on('waiting', (w) => progress.waiting(w));
@@ -192,7 +203,21 @@ async function runs(
       // Runs are spaced by the monotonic clock: a wall clock put back an hour must not hold the
       // next run an hour, nor one put forward skip the wait.
       const started = performance.now();
-      const summary = await sync.run({ signal, full });
+      let summary: Awaited<ReturnType<typeof sync.run>>;
+      try {
+        summary = await sync.run({ signal, full });
+      } catch (error) {
+        progress.stop();
+        // A watch is a long-running container's: a run that fails (the service or the database
+        // down for longer than a run waits) is said, and the next one resumes it. A setup to fix
+        // (a refused credential, a bad option) ends it, as it would every run.
+        if (options.watch === undefined || isSetupError(error)) throw error;
+        const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
+        process.stderr.write(`Run failed: ${message} What it committed is kept; the next run resumes it.\n`);
+        if (!(await pauseBeforeNext(started))) return EXIT.done;
+        progress = progressReporter(process.stderr);
+        continue;
+      }
       progress.stop();
       const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
       if (!summary.complete) {
@@ -203,14 +228,7 @@ async function runs(
       }
       process.stderr.write(`Done: ${what}, in ${(summary.durationMs / 1000).toFixed(1)} s.\n`);
       if (options.watch === undefined) return EXIT.done;
-      const pause = Math.max(0, started + options.watch * 1000 - performance.now());
-      process.stderr.write(`Next run at ${new Date(Date.now() + pause).toISOString()}.\n`);
-      if (!(await wait(pause, { signal }))) {
-        process.stderr.write(
-          `Stopped by ${signalled() ?? 'a signal'} between runs; the copy is as the last run left it.\n`,
-        );
-        return EXIT.done;
-      }
+      if (!(await pauseBeforeNext(started))) return EXIT.done;
       progress = progressReporter(process.stderr);
     }
   } finally {

@@ -68,6 +68,17 @@ export async function stoppedBySignals<T>(
   }
 }
 
+/**
+ * Whether `error` is a setup the caller must fix (the environment, the credentials, a path, an
+ * argument the SDK refused: `rules get ''`), exit 2, rather than a failure that may pass.
+ */
+export function isSetupError(error: unknown): boolean {
+  return (
+    error instanceof IdGovError &&
+    ['ConfigurationError', 'AuthenticationError', 'RequestValidationError'].includes(error.name)
+  );
+}
+
 /** A mistake in the command line found by an action: printed as a message, exit code 2. */
 export class UsageError extends Error {}
 
@@ -146,10 +157,7 @@ export async function runProgram(
       process.stderr.write(`${options.name}: ${error.message}\n${options.hint ? `${options.hint}\n` : ''}`);
       process.exitCode = EXIT.usage;
     } else {
-      // An argument the SDK refused (`rules get ''`) is a usage mistake too.
-      const setup =
-        error instanceof IdGovError &&
-        ['ConfigurationError', 'AuthenticationError', 'RequestValidationError'].includes(error.name);
+      const setup = isSetupError(error);
       // The command's name says whose message it is: the SDK's own prefix would say it twice.
       const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
       process.stderr.write(`${options.name}: ${message}\n`);

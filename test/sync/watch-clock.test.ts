@@ -54,3 +54,53 @@ it('the next run of --watch starts its interval after the last began, though the
     await close();
   }
 });
+
+it('a run of --watch that fails (the service down) is said, and the next run resumes: the watch ends only on a signal', async () => {
+  const tenant = new FakeTenant({ history: 200, seed: 82 });
+  let server = await tenant.listen();
+  const port = Number(new URL(tenant.baseUrl).port);
+  const env = { ...process.env };
+  process.env.IDGOV_BASE_URL = tenant.baseUrl;
+  process.env.IDGOV_CLIENT_ID = tenant.client.clientId;
+  process.env.IDGOV_CLIENT_SECRET = tenant.client.clientSecret;
+  const lines: string[] = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    const line = String(chunk);
+    lines.push(line);
+    const done = lines.filter((l) => l.startsWith('Done:')).length;
+    // Down after the first run, up again once a run failed; stopped after the run that follows.
+    if (line.startsWith('Done:') && done === 1) void server.close();
+    if (line.startsWith('Run failed:')) {
+      void tenant.listen({ port }).then((again) => {
+        server = again;
+      });
+    }
+    if (line.startsWith('Done:') && done === 2) setImmediate(() => process.emit('SIGTERM', 'SIGTERM'));
+    return true;
+  });
+  try {
+    const running = syncCommand({
+      db: join(dir, 'copy-down.db'),
+      concurrency: 2,
+      pageSize: 100,
+      full: false,
+      lease: 15,
+      retries: 0,
+      watch: 1,
+    });
+    const code = await Promise.race([
+      running,
+      new Promise((resolve) => setTimeout(() => resolve('the watch did not come back'), 15_000)),
+    ]);
+    expect(code, lines.join('')).toBe(0);
+    expect(lines.filter((line) => line.startsWith('Run failed:'))).toHaveLength(1);
+    expect(lines.find((line) => line.startsWith('Run failed:'))).toMatch(
+      /Could not reach .* What it committed is kept; the next run resumes it\./,
+    );
+    expect(lines.filter((line) => line.startsWith('Done:'))).toHaveLength(2);
+  } finally {
+    vi.restoreAllMocks();
+    process.env = env;
+    await server.close();
+  }
+});
