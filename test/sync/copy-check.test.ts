@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, StoreError } from '../../src/index.ts';
 import { SqliteFile } from '../../src/stores/sqlite-file.ts';
@@ -41,6 +42,26 @@ describe('a SQLite copy a reader cannot read', () => {
     expect(error.message).toMatch(
       /is a SQLite file but no task copy \(no such table: idgov_tasks\).*idgov sync --db/,
     );
+  });
+
+  it('a database holding other tables (an outbox) is named as such, never with the advice to sync into it', () => {
+    const path = join(dir, `outbox-${++n}.db`);
+    const db = new DatabaseSync(path);
+    db.exec('CREATE TABLE idgov_webhook_outbox (seq INTEGER PRIMARY KEY)');
+    db.close();
+    const file = new SqliteFile({ path, readOnly: true, holds: 'task copy', schema: '' });
+    let error: unknown;
+    try {
+      checkCopy(file);
+    } catch (caught) {
+      error = caught;
+    }
+    file.close();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toMatch(
+      /no task copy .*it holds other tables \(idgov_webhook_outbox\): check the path\./,
+    );
+    expect((error as Error).message).not.toMatch(/idgov sync/);
   });
 
   it('a file on a read-only mount (SQLITE_CANTOPEN for its -shm) says it cannot be read from here, and why', () => {

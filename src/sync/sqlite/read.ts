@@ -16,6 +16,9 @@ export function checkCopy(file: SqliteFile): void {
   try {
     file.sql('SELECT 1 FROM idgov_tasks LIMIT 1').get();
   } catch (error) {
+    // A file holding other tables (an outbox, an application's) is another file than meant: a copy
+    // is not to be made in it.
+    const others = NO_TABLE.test((error as Error).message) ? tablesOf(file) : [];
     file.close();
     // Another connection's lock held past busyTimeoutMs is no fault of the file: said as such.
     const failed = file.failed(error, 'reading');
@@ -38,10 +41,23 @@ export function checkCopy(file: SqliteFile): void {
     }
     // Anything else (a disk I/O error) is not the absence of a copy: said as SQLite says it.
     if (!NO_TABLE.test(message)) throw failed;
-    throw new ConfigurationError(
-      `${path} is a SQLite file but no task copy (${message}): check the path, or run \`idgov sync --db ${path}\` to make one.`,
-      { cause: error },
-    );
+    const fix =
+      others.length > 0
+        ? `it holds other tables (${others.join(', ')}): check the path`
+        : `check the path, or run \`idgov sync --db ${path}\` to make one`;
+    throw new ConfigurationError(`${path} is a SQLite file but no task copy (${message}): ${fix}.`, {
+      cause: error,
+    });
+  }
+}
+
+/** The first few tables of `file`, none where they cannot be read. */
+function tablesOf(file: SqliteFile): string[] {
+  try {
+    const rows = file.sql("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 5").all();
+    return rows.map((row) => String(row.name));
+  } catch {
+    return [];
   }
 }
 
