@@ -30,6 +30,9 @@ const ENDPOINTS = [
 ];
 
 /** The packages an export needs, as `npm install` takes them. */
+// How long an export may take, unless OTEL_EXPORTER_OTLP_TIMEOUT says (the exporters' own default is 10 s).
+const EXPORT_TIMEOUT_MS = 3_000;
+
 export const OTEL_PACKAGES =
   '@opentelemetry/api @opentelemetry/resources @opentelemetry/sdk-trace-base @opentelemetry/sdk-metrics @opentelemetry/exporter-trace-otlp-http @opentelemetry/exporter-metrics-otlp-http';
 
@@ -48,6 +51,7 @@ export async function startTelemetry(warn: (message: string) => void): Promise<C
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/exporter-metrics-otlp-http'),
     import('../otel/index.ts'),
+    import('@opentelemetry/api'),
   ]);
   let loaded: Awaited<typeof loading>;
   try {
@@ -58,17 +62,38 @@ export async function startTelemetry(warn: (message: string) => void): Promise<C
     );
     return undefined;
   }
-  const [resources, traces, metrics, traceExporter, metricExporter, otel] = loaded;
+  const [resources, traces, metrics, traceExporter, metricExporter, otel, api] = loaded;
+  // An export that fails (a collector down, a wrong endpoint) is said once, not dropped silently;
+  // and waited for only so long: a command's end must not hang on its telemetry.
+  let told = false;
+  const quiet = () => {};
+  api.diag.setLogger(
+    {
+      error: (message: string) => {
+        if (told) return;
+        told = true;
+        warn(
+          `telemetry could not be exported (${exportFailure(message)}): check OTEL_EXPORTER_OTLP_ENDPOINT.`,
+        );
+      },
+      warn: quiet,
+      info: quiet,
+      debug: quiet,
+      verbose: quiet,
+    },
+    api.DiagLogLevel.ERROR,
+  );
+  const timeoutMillis = env.OTEL_EXPORTER_OTLP_TIMEOUT ? undefined : EXPORT_TIMEOUT_MS;
   const resource = resources.resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || 'idgov' });
   const tracerProvider = new traces.BasicTracerProvider({
     resource,
-    spanProcessors: [new traces.BatchSpanProcessor(new traceExporter.OTLPTraceExporter())],
+    spanProcessors: [new traces.BatchSpanProcessor(new traceExporter.OTLPTraceExporter({ timeoutMillis }))],
   });
   const meterProvider = new metrics.MeterProvider({
     resource,
     readers: [
       new metrics.PeriodicExportingMetricReader({
-        exporter: new metricExporter.OTLPMetricExporter(),
+        exporter: new metricExporter.OTLPMetricExporter({ timeoutMillis }),
         exportIntervalMillis: 60_000,
       }),
     ],
@@ -82,4 +107,13 @@ export async function startTelemetry(warn: (message: string) => void): Promise<C
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
     },
   };
+}
+
+/** What an exporter's failure says, from the line OpenTelemetry logs it as (an error as JSON, with its stack). */
+function exportFailure(logged: string): string {
+  try {
+    const { message } = JSON.parse(logged) as { message?: unknown };
+    if (typeof message === 'string') return message;
+  } catch {}
+  return logged.split('\n')[0] ?? logged;
 }

@@ -581,3 +581,26 @@ it('idgov outbox exports a span of the command and the backlog to the collector 
     collector.close();
   }
 });
+
+it('idgov with a collector that is not there says once that telemetry could not be exported, and still does its work', async () => {
+  const path = join(dir, 'otel-down.db');
+  const store = new SqliteOutboxStore({ path });
+  await fill(store);
+  await store.close();
+  // A port nothing listens on: a server started and closed.
+  const { createServer } = await import('node:net');
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const { port } = closed.address() as { port: number };
+  await new Promise((resolve) => closed.close(resolve));
+  const ran = await idgov(['outbox', 'status', '--db', path, '--json'], {
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+  });
+  expect(ran.code, ran.stderr).toBe(0);
+  expect(lines(ran.stdout)).toHaveLength(2);
+  const told = ran.stderr.match(
+    /telemetry could not be exported \(.*ECONNREFUSED.*\): check OTEL_EXPORTER_OTLP_ENDPOINT\./g,
+  );
+  expect(told).toHaveLength(1);
+  expect(ran.stderr).not.toMatch(/"stack"/);
+});
