@@ -47,7 +47,7 @@ export function postgresError(error: unknown, what: string, table: string, schem
   }
   if (sqlState === '42P01') {
     return new ConfigurationError(
-      `PostgreSQL has no table ${table} (${text}): run store.migrate() once, or the SQL of ${schemaSql}, before using the store.`,
+      `PostgreSQL has no table ${table} (${text}): check its name (idgov's --table), or, for a new store, run store.migrate() once, or the SQL of ${schemaSql}, before using the store.`,
       { cause: error },
     );
   }

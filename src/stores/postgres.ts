@@ -25,7 +25,8 @@ export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
+// Of any length here: a name too long is said as such below.
+const IDENTIFIER = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
 // PostgreSQL cuts names to 63 bytes.
 const MAX_NAME_BYTES = 63;
 
@@ -41,6 +42,12 @@ export function checkedTable(table: string, longestSuffix: string): string {
     );
   }
   const bare = table.split('.').pop() ?? '';
+  const schema = table.includes('.') ? (table.split('.')[0] ?? '') : '';
+  if (schema.length > MAX_NAME_BYTES) {
+    throw new ConfigurationError(
+      `schema name "${schema}" is ${schema.length} characters; PostgreSQL's names are at most ${MAX_NAME_BYTES}: choose a shorter one.`,
+    );
+  }
   const longest = MAX_NAME_BYTES - longestSuffix.length;
   if (bare.length > longest) {
     throw new ConfigurationError(

@@ -385,6 +385,17 @@ describe.skipIf(!pg)('PostgreSQL store details', () => {
   });
 });
 
+it('a table or schema name too long is said to be too long, not to hold other characters', async () => {
+  const { postgresOutboxSchema } = await import('../../src/outbox/postgres-schema.ts');
+  expect(() => postgresOutboxSchema('a'.repeat(80))).toThrow(
+    /table name "a{80}" is 80 characters; at most \d+ leave room/,
+  );
+  expect(() => postgresOutboxSchema(`${'s'.repeat(70)}.outbox`)).toThrow(
+    /schema name "s{70}" is 70 characters/,
+  );
+  expect(() => postgresOutboxSchema('Outbox')).toThrow(/lower-case SQL name/);
+});
+
 describe.skipIf(!pg)('PostgreSQL store, reserved words', () => {
   it('takes a reserved word (user, order) as the table name', async () => {
     const { default: Pg } = await import('pg');

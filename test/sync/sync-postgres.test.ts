@@ -379,7 +379,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     const missing = await caught(first.sync.run());
     expect(missing).toBeInstanceOf(ConfigurationError);
     expect(missing.message).toMatch(
-      /no table .*copy_\d+_tasks.*run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
+      /no table .*copy_\d+_tasks.*check its name \(idgov's --table\), or, for a new store, run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
     );
     await first.store.migrate();
     await first.sync.run();
