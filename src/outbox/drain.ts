@@ -58,6 +58,7 @@ export async function drainListener(options: ResolvedOutboxOptions, drainer: Dra
   // listener answer holds its own slot only, not those of the events claimed with it.
   const { concurrency } = options;
   let busy = 0;
+  const inFlight = new Set<string>();
   let freed = () => {};
   const slotFreed = () =>
     new Promise<void>((resolve) => {
@@ -80,7 +81,9 @@ export async function drainListener(options: ResolvedOutboxOptions, drainer: Dra
       ordered: concurrency === 1,
       // The worker, then the claim: what others waiting for its events are told of it.
       leaseToken: `${worker}/${crypto.randomUUID()}`,
-      exclude: [...again],
+      // In flight too: one recorded pending (a retry due at once) and not yet reported would be
+      // claimed again by a claim sent meanwhile.
+      exclude: [...again, ...inFlight],
     });
     if (claimed.length === 0) {
       if (busy === 0) {
@@ -91,8 +94,10 @@ export async function drainListener(options: ResolvedOutboxOptions, drainer: Dra
       continue;
     }
     busy += claimed.length;
+    for (const event of claimed) inFlight.add(event.eventId);
     const attempts = attemptClaimed(options, claimed, { signal, since }, (attempt) => {
       busy -= 1;
+      inFlight.delete(attempt.eventId);
       tally(attempt);
       freed();
       return report(attempt);
