@@ -34,4 +34,5 @@ export type {
   OutboxEvent,
   OutboxState,
   OutboxStore,
+  PurgeOptions,
 } from './store.ts';

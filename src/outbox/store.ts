@@ -153,7 +153,11 @@ export type AttemptOutcome =
       readonly nextAttemptAt: number;
     };
 
-/** Options of {@link OutboxStore.purgeFinished}. */
+/**
+ * Options of {@link OutboxStore.purgeFinished}.
+ *
+ * @group Outbox
+ */
 export interface PurgeOptions {
   /** Stops the purge between two batches: what was deleted stays deleted. */
   readonly signal?: AbortSignal | undefined;
