@@ -151,7 +151,7 @@ export class TaskSync {
       const pageSize = new PageSize(this.#options.pageSize, this.#options.logger);
       const keyset = new Fallback(
         this.#options.logger,
-        'this run pages by its page tokens from here on, not by creation time (a task purged between two pages may then be missed until a full run)',
+        'this run pages by its page tokens from here on, not by creation time; the copy may miss tasks (purged between two pages, or outside what its windows paged): have the service answer in creation order, then run a full run',
       );
       await this.#work(
         {
