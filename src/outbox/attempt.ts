@@ -37,7 +37,9 @@ export async function attemptClaimed(
   // The leases run from when the claim was sent.
   for (const event of claimed) heartbeat.hold(event.eventId, since);
   try {
-    return await Promise.all(
+    // Every attempt ends before this does (the heartbeat stops after them all), a failing one too:
+    // its error is thrown once the others are recorded or released.
+    const settled = await Promise.allSettled(
       claimed.map(async (event) => {
         const control = lost.get(event.eventId) as AbortController;
         // Its lease may have all but run out before the claim's answer came: released, not sent.
@@ -55,6 +57,9 @@ export async function attemptClaimed(
         );
       }),
     );
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<OutboxAttempt>).value);
   } finally {
     heartbeat.stop();
   }

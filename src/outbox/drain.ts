@@ -7,6 +7,7 @@
 import { attemptClaimed } from './attempt.ts';
 import type { ResolvedOutboxOptions } from './options.ts';
 import type { DrainSummary, OutboxAttempt } from './reports.ts';
+import type { ClaimedEvent } from './store.ts';
 import type { WaitingTeller } from './waiting.ts';
 
 // How often a drain marks the events whose window ended, at most.
@@ -44,8 +45,10 @@ export async function drainListener(options: ResolvedOutboxOptions, drainer: Dra
     expiredAt = performance.now();
     summary.expired += await options.store.expire(listener, options.now());
   };
-  const tally = ({ outcome, eventId }: OutboxAttempt) => {
-    if (outcome === 'retry' || outcome === 'released') again.add(eventId);
+  const tally = ({ outcome, eventId, recorded }: OutboxAttempt) => {
+    // Not claimed again by this drain: pending again, or an outcome the store did not take (its
+    // lease ends, and the event would be claimed again).
+    if (outcome === 'retry' || outcome === 'released' || recorded !== true) again.add(eventId);
     if (outcome !== 'released') {
       summary.attempts += 1;
       if (outcome === 'delivered') summary.delivered += 1;
@@ -71,20 +74,35 @@ export async function drainListener(options: ResolvedOutboxOptions, drainer: Dra
       await slotFreed();
       continue;
     }
-    if (performance.now() - expiredAt >= EXPIRE_EVERY_MS) await expire();
-    const since = performance.now();
-    const claimed = await options.store.claim({
-      listener,
-      now: options.now(),
-      leaseMs: options.leaseMs,
-      limit: concurrency - busy,
-      ordered: concurrency === 1,
-      // The worker, then the claim: what others waiting for its events are told of it.
-      leaseToken: `${worker}/${crypto.randomUUID()}`,
-      // In flight too: one recorded pending (a retry due at once) and not yet reported would be
-      // claimed again by a claim sent meanwhile.
-      exclude: [...again, ...inFlight],
-    });
+    let since: number;
+    let claimed: ClaimedEvent[];
+    try {
+      if (performance.now() - expiredAt >= EXPIRE_EVERY_MS) await expire();
+      since = performance.now();
+      claimed = await options.store.claim({
+        listener,
+        now: options.now(),
+        leaseMs: options.leaseMs,
+        limit: concurrency - busy,
+        ordered: concurrency === 1,
+        // The worker, then the claim: what others waiting for its events are told of it.
+        leaseToken: `${worker}/${crypto.randomUUID()}`,
+        // In flight too: one recorded pending (a retry due at once) and not yet reported would be
+        // claimed again by a claim sent meanwhile.
+        exclude: [...again, ...inFlight],
+      });
+    } catch (error) {
+      // The attempts in flight end first (below): the store must not be closed under them.
+      failure ??= { error };
+      break;
+    }
+    if (failure) {
+      // An attempt failed while this claim was out: its events go back, unattempted.
+      await Promise.allSettled(
+        claimed.map((event) => options.store.release(event.eventId, event.leaseToken)),
+      );
+      break;
+    }
     if (claimed.length === 0) {
       if (busy === 0) {
         await waiting.say();

@@ -182,7 +182,7 @@ export class PostgresOutboxStore implements OutboxStore {
   ): Promise<string[]> {
     const { rows } = await this.#query<{ event_id: string }>(
       'renewing leases',
-      `UPDATE ${this.#t} SET leased_at = $2, lease_until = $3
+      `UPDATE ${this.#t} SET leased_at = $2, lease_until = GREATEST(lease_until, $3)
        WHERE lease_token = $1 AND state = 'pending' AND event_id = ANY($4::text[]) RETURNING event_id`,
       [heldHere(leaseToken), now, now + leaseMs, [...eventIds]],
     );

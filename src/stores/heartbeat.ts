@@ -41,7 +41,9 @@ export class Heartbeat {
   #timer: ReturnType<typeof setInterval> | undefined;
   // Renewals under way. One slower than a beat (a busy database) still counts when it answers; one
   // more goes out at each beat beside it (a connection gone silent holds only its own), up to a few.
-  #inFlight = 0;
+  // When each renewal under way was sent: only those of the last two thirds of a lease count
+  // against the cap, so that renewals that never answer (a blip) do not hold back later ones.
+  readonly #inFlight = new Set<{ sent: number }>();
   #failure: string | undefined;
 
   constructor(options: HeartbeatOptions) {
@@ -100,14 +102,16 @@ export class Heartbeat {
       this.stop();
       return;
     }
-    if (this.#inFlight > 0) this.#failure ??= 'a renewal went unanswered';
-    if (this.#inFlight < MAX_RENEWALS_IN_FLIGHT) void this.#renew();
+    if (this.#inFlight.size > 0) this.#failure ??= 'a renewal went unanswered';
+    const recent = [...this.#inFlight].filter(({ sent }) => sent > deadline).length;
+    if (recent < MAX_RENEWALS_IN_FLIGHT) void this.#renew();
   }
 
   async #renew(): Promise<void> {
-    this.#inFlight += 1;
     // The lease a renewal writes runs from when it was sent (its time is read then).
     const sent = performance.now();
+    const renewal = { sent };
+    this.#inFlight.add(renewal);
     const keys = [...this.#held].map(([key, { holding }]) => ({ key, holding }));
     try {
       const still = await this.#options.renew(keys.map(({ key }) => key));
@@ -125,7 +129,7 @@ export class Heartbeat {
       // Tried again at the next beat, until the deadline.
       this.#failure = (error as Error)?.message ?? String(error);
     } finally {
-      this.#inFlight -= 1;
+      this.#inFlight.delete(renewal);
       if (this.#held.size === 0) this.stop();
     }
   }

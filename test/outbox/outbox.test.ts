@@ -405,6 +405,46 @@ describe('delivery', () => {
     for (const event of await store.list(URL_, 'pending', 10)) expect(event.attempts).toBe(0);
   });
 
+  it('a drain that fails (an unusable sender, a store down) rejects only once the attempts in flight ended', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // One event fails at once with a setup error; the other takes 600 ms and is delivered.
+    const sender = {
+      url: URL_,
+      serialize: (payload: unknown) => JSON.stringify(payload),
+      send: async (body: string) => {
+        if (body.includes('fail')) throw new ConfigurationError('the key does not import');
+        await sleep(600);
+        return { httpStatus: 200 };
+      },
+    } as unknown as WebhookSender;
+    const attempts: OutboxAttempt[] = [];
+    const outbox = new WebhookOutbox({
+      sender,
+      store: new MemoryOutboxStore(),
+      concurrency: 2,
+      onAttempt: (a) => attempts.push(a),
+    });
+    await outbox.enqueue({ fail: 1 });
+    const slow = await outbox.enqueue({ slow: 1 });
+    expect(await caught(outbox.drain())).toBeInstanceOf(ConfigurationError);
+    expect(attempts.map((a) => [a.eventId, a.outcome])).toEqual([[slow.eventId, 'delivered']]);
+
+    // A claim that fails while an attempt is in flight: the drain waits for it too.
+    const store = new MemoryOutboxStore();
+    let claims = 0;
+    const claim = store.claim.bind(store);
+    store.claim = async (options) => {
+      claims += 1;
+      if (claims > 1) throw new Error('database down');
+      return claim(options);
+    };
+    const reported: OutboxAttempt[] = [];
+    const second = new WebhookOutbox({ sender, store, concurrency: 4, onAttempt: (a) => reported.push(a) });
+    const late = await second.enqueue({ slow: 2 });
+    expect((await caught(second.drain())).message).toBe('database down');
+    expect(reported.map((a) => [a.eventId, a.outcome])).toEqual([[late.eventId, 'delivered']]);
+  });
+
   it('Retry-After as a date is read against the outbox clock', async () => {
     const { outbox, clock, attempts } = setup();
     const later = new Date(clock.now + 40_000).toUTCString();

@@ -86,6 +86,19 @@ describe('a heartbeat', () => {
     expect(calls).toBeGreaterThanOrEqual(5);
   });
 
+  it('renewals that never answer (a blip) do not hold back the renewal of work held after', async () => {
+    let hang = true;
+    const { beat, lost } = heartbeat(600, (keys) =>
+      hang ? new Promise<ReadonlySet<string>>(() => {}) : Promise.resolve(new Set(keys)),
+    );
+    beat.hold('k1');
+    await sleep(350); // three renewals out, none answering
+    hang = false;
+    beat.hold('k2');
+    await sleep(900);
+    expect(lost.map((l) => l.key)).toEqual(['k1']);
+  });
+
   it('does not judge work held anew by the answer of a renewal sent before', async () => {
     let answer: (held: ReadonlySet<string>) => void = () => {};
     const { beat, lost } = heartbeat(600, () => new Promise((resolve) => (answer = resolve)));
