@@ -445,6 +445,38 @@ describe('delivery', () => {
     expect(reported.map((a) => [a.eventId, a.outcome])).toEqual([[late.eventId, 'delivered']]);
   });
 
+  it('an event whose outcome the store did not take is not attempted again by the same drain', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const sent: string[] = [];
+    const sender = {
+      url: URL_,
+      serialize: (payload: unknown) => JSON.stringify(payload),
+      send: async (body: string) => {
+        sent.push(body);
+        if (body.includes('slow')) await sleep(2_500); // keeps the drain going past the other's lease
+        return { httpStatus: 200 };
+      },
+    } as unknown as WebhookSender;
+    const store = new MemoryOutboxStore();
+    const complete = store.complete.bind(store);
+    store.complete = async (eventId, ...rest) => {
+      const event = await store.get(eventId);
+      if (event?.body.includes('unrecorded')) throw new Error('database down');
+      return complete(eventId, ...rest);
+    };
+    const outbox = new WebhookOutbox({
+      sender,
+      store,
+      concurrency: 2,
+      leaseMs: 1_000,
+      logger: { error() {}, warn() {}, info() {}, debug() {} },
+    });
+    await outbox.enqueue({ unrecorded: 1 });
+    await outbox.enqueue({ slow: 1 });
+    await outbox.drain();
+    expect(sent.filter((body) => body.includes('unrecorded'))).toHaveLength(1);
+  });
+
   it('Retry-After as a date is read against the outbox clock', async () => {
     const { outbox, clock, attempts } = setup();
     const later = new Date(clock.now + 40_000).toUTCString();
