@@ -58,13 +58,19 @@ export function tenantEnv(
 }
 
 /**
- * `idgov sync --db <db> --concurrency 4` in a child, run to its end; SIGKILLed once `tenant` has
- * served `killAt` more search pages, if given. What the crash tests restart until a run completes.
+ * When to SIGKILL a sync: once the tenant has served this many more search pages, or once this
+ * returns true (asked every 2 ms with the pages served since the run's start).
+ */
+export type KillAt = number | ((pages: number) => boolean);
+
+/**
+ * `idgov sync --db <db> --concurrency 4` in a child, run to its end; SIGKILLed at `killAt`, if
+ * given. What the crash tests restart until a run completes.
  */
 export async function syncUntil(
   tenant: Parameters<typeof tenantEnv>[0] & { readonly stats: { readonly searchPages: number } },
   db: string,
-  killAt?: number,
+  killAt?: KillAt,
 ) {
   const start = tenant.stats.searchPages;
   const run = startChild(
@@ -72,11 +78,12 @@ export async function syncUntil(
     ['sync', '--db', db, '--concurrency', '4'],
     tenantEnv(tenant, 'error'),
   );
+  const due = typeof killAt === 'number' ? (pages: number) => pages >= killAt : killAt;
   const timer =
-    killAt === undefined
+    due === undefined
       ? undefined
       : setInterval(() => {
-          if (tenant.stats.searchPages - start >= killAt) run.child.kill('SIGKILL');
+          if (due(tenant.stats.searchPages - start)) run.child.kill('SIGKILL');
         }, 2);
   const result = await run.exited;
   clearInterval(timer);
@@ -90,7 +97,7 @@ export async function syncUntil(
 export async function syncThroughKills(
   tenant: Parameters<typeof syncUntil>[0],
   db: string,
-  killAt: (kills: number) => number | undefined,
+  killAt: (kills: number) => KillAt | undefined,
 ) {
   for (let kills = 0; ; kills++) {
     const result = await syncUntil(tenant, db, killAt(kills));
