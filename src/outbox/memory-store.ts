@@ -1,4 +1,4 @@
-import { FREE, isHeld, type LeaseFields, taken } from '../stores/lease.ts';
+import { FREE, isHeld, type LeaseFields, renewedUntil, taken } from '../stores/lease.ts';
 import { isDue } from './due.ts';
 import {
   type AttemptOutcome,
@@ -119,7 +119,7 @@ export class MemoryOutboxStore implements OutboxStore {
     for (const eventId of eventIds) {
       const row = this.#rows.get(eventId);
       if (row?.event.state !== 'pending' || row.leaseToken !== leaseToken) continue;
-      Object.assign(row, taken(leaseToken, now, leaseMs));
+      Object.assign(row, { leasedAt: now, leaseUntil: renewedUntil(row.leaseUntil, now, leaseMs) });
       still.push(eventId);
     }
     return still;

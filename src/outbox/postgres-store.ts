@@ -4,7 +4,7 @@
  *
  * @module outbox/postgres
  */
-import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
+import { FREE_SQL, notHeldSql, renewedUntilSql } from '../stores/lease.ts';
 import { heldHere } from '../stores/local-process.ts';
 import {
   checkedTable,
@@ -182,9 +182,9 @@ export class PostgresOutboxStore implements OutboxStore {
   ): Promise<string[]> {
     const { rows } = await this.#query<{ event_id: string }>(
       'renewing leases',
-      `UPDATE ${this.#t} SET leased_at = $2, lease_until = GREATEST(lease_until, $3)
+      `UPDATE ${this.#t} SET leased_at = $2, lease_until = ${renewedUntilSql('$3::bigint', '$5::bigint')}
        WHERE lease_token = $1 AND state = 'pending' AND event_id = ANY($4::text[]) RETURNING event_id`,
-      [heldHere(leaseToken), now, now + leaseMs, [...eventIds]],
+      [heldHere(leaseToken), now, now + leaseMs, [...eventIds], leaseMs],
     );
     return rows.map((row) => row.event_id);
   }

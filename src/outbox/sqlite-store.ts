@@ -8,7 +8,7 @@
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { unknownOptionProblem } from '../internal/known-options.ts';
-import { FREE_SQL, isHeld, notHeldSql } from '../stores/lease.ts';
+import { FREE_SQL, isHeld, notHeldSql, renewedUntilSql } from '../stores/lease.ts';
 import { heldHere } from '../stores/local-process.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { dueSql, isDue } from './due.ts';
@@ -216,11 +216,11 @@ export class SqliteOutboxStore implements OutboxStore {
       () =>
         this.#file
           .sql(
-            `UPDATE idgov_webhook_outbox SET leased_at = ?, lease_until = ?
-             WHERE lease_token = ? AND state = 'pending' AND event_id IN (SELECT value FROM json_each(?))
+            `UPDATE idgov_webhook_outbox SET leased_at = ?1, lease_until = ${renewedUntilSql('?2', '?3')}
+             WHERE lease_token = ?4 AND state = 'pending' AND event_id IN (SELECT value FROM json_each(?5))
              RETURNING event_id`,
           )
-          .all(now, now + leaseMs, heldHere(leaseToken), JSON.stringify(eventIds)) as Array<{
+          .all(now, now + leaseMs, leaseMs, heldHere(leaseToken), JSON.stringify(eventIds)) as Array<{
           event_id: string;
         }>,
     );

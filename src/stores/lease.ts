@@ -29,6 +29,25 @@ export function taken(leaseToken: string, now: number, leaseMs: number): Require
   return { leaseToken, leasedAt: now, leaseUntil: now + leaseMs };
 }
 
+/**
+ * The end of a lease renewed at `now` for `leaseMs`, given its current end. A renewal answered late
+ * (sent before another that the store took first) must not shorten the lease the newer one gave: an
+ * end later than the new one by at most a lease is kept. One later by more is a clock put right
+ * since, and the new end, by the clock as it now is, holds.
+ */
+export function renewedUntil(current: number | undefined, now: number, leaseMs: number): number {
+  const until = now + leaseMs;
+  return current !== undefined && current > until && current <= until + leaseMs ? current : until;
+}
+
+/**
+ * SQL for {@link renewedUntil}: the renewed `lease_until`, given the placeholders of the new end
+ * (`until`, which is `now + leaseMs`) and of the lease's length (`leaseMs`).
+ */
+export function renewedUntilSql(until: string, leaseMs: string): string {
+  return `CASE WHEN lease_until > ${until} AND lease_until <= ${until} + ${leaseMs} THEN lease_until ELSE ${until} END`;
+}
+
 /** The fields of a row no lease holds. */
 export const FREE: Readonly<LeaseFields> = Object.freeze({
   leaseToken: undefined,

@@ -151,6 +151,23 @@ describe.each(stores)('%s store contract', (_name, open) => {
     await store.close();
   });
 
+  it('a renewal answered late keeps the end a newer one gave; after a clock put right, the new end holds', async () => {
+    const store = await open();
+    await add(store, 1);
+    await claim(store, 2_000, { limit: 1, token: 'worker-a' });
+    // Two renewals in flight on a slow database: the one sent at 50,000 is taken first.
+    await store.renew('worker-a', [id(1)], 50_000, 60_000);
+    await store.renew('worker-a', [id(1)], 40_000, 60_000);
+    expect(await store.leases?.(L, 60_000, 10)).toMatchObject([{ eventId: id(1), until: 110_000 }]);
+    // The holder's clock ran an hour ahead, and is put right: its next renewal is by the right clock,
+    // so that if it dies now, the event waits a lease, not an hour.
+    await store.renew('worker-a', [id(1)], 3_660_000, 60_000);
+    await store.renew('worker-a', [id(1)], 70_000, 60_000);
+    expect(await store.leases?.(L, 70_000, 10)).toMatchObject([{ eventId: id(1), until: 130_000 }]);
+    expect(await claim(store, 130_001, { token: 'worker-b' })).toMatchObject([{ eventId: id(1) }]);
+    await store.close();
+  });
+
   it("hands a lapsed lease on; the old holder's outcome is refused, except delivered", async () => {
     const store = await open();
     await add(store, 1);

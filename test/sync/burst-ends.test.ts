@@ -498,7 +498,8 @@ describe('a sync of a burst paged from both ends, SIGKILLed at random pages', ()
           if (k === 0) {
             return () => {
               const ends = pagesSince(tenant, before);
-              if (ends.ticket === 0 || ends.reverse === 0 || ends.ticket + ends.reverse < pairedPages) return false;
+              if (ends.ticket === 0 || ends.reverse === 0 || ends.ticket + ends.reverse < pairedPages)
+                return false;
               atFirstKill = ends;
               return true;
             };
