@@ -60,8 +60,14 @@ async function storeOf(
     }
     return { store, where: `the PostgreSQL copy ${store.table}_tasks` };
   }
-  // The signal: a stop does not wait out another process's lock on the file.
-  const store = new SqliteSyncStore({ path: options.db ?? '', changeFeed: options.changeFeed, signal });
+  // The signal: a stop does not wait out another process's lock on the file. One cursor's next page
+  // is on its way while a page commits: its commits need no thread of their own.
+  const store = new SqliteSyncStore({
+    path: options.db ?? '',
+    changeFeed: options.changeFeed,
+    signal,
+    thread: options.concurrency > 1,
+  });
   return { store, where: options.db ?? '' };
 }
 

@@ -64,18 +64,19 @@ export function tenantEnv(
 export type KillAt = number | ((pages: number) => boolean);
 
 /**
- * `idgov sync --db <db> --concurrency 4` in a child, run to its end; SIGKILLed at `killAt`, if
- * given. What the crash tests restart until a run completes.
+ * `idgov sync --db <db> --concurrency <concurrency>` in a child, run to its end; SIGKILLed at
+ * `killAt`, if given. What the crash tests restart until a run completes.
  */
 export async function syncUntil(
   tenant: Parameters<typeof tenantEnv>[0] & { readonly stats: { readonly searchPages: number } },
   db: string,
   killAt?: KillAt,
+  concurrency = 4,
 ) {
   const start = tenant.stats.searchPages;
   const run = startChild(
     'src/cli/idgov.ts',
-    ['sync', '--db', db, '--concurrency', '4'],
+    ['sync', '--db', db, '--concurrency', String(concurrency)],
     tenantEnv(tenant, 'error'),
   );
   const due = typeof killAt === 'number' ? (pages: number) => pages >= killAt : killAt;
@@ -98,9 +99,10 @@ export async function syncThroughKills(
   tenant: Parameters<typeof syncUntil>[0],
   db: string,
   killAt: (kills: number) => KillAt | undefined,
+  concurrency = 4,
 ) {
   for (let kills = 0; ; kills++) {
-    const result = await syncUntil(tenant, db, killAt(kills));
+    const result = await syncUntil(tenant, db, killAt(kills), concurrency);
     if (result.signal !== 'SIGKILL') return { kills, result };
   }
 }

@@ -54,6 +54,26 @@ describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults o
     }, 300_000);
   }
 
+  // One cursor: `idgov sync --concurrency 1` runs its SQLite store on the process's thread.
+  for (let seed = 1; seed <= 2; seed++) {
+    it(`one cursor, seed ${seed}: its store on the process's own thread, resumes after every kill and loses nothing`, async () => {
+      const random = new SeededRandom(seed * 104_723);
+      const db = join(dir, `one-cursor-${seed}.db`);
+      const before = tenant.stats.searchPages;
+      const { kills, result } = await syncThroughKills(
+        tenant,
+        db,
+        (k) => (k < 3 ? 3 + random.int(Math.max(1, Math.floor(cleanPages / 3))) : undefined),
+        1,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/^Done: full run \(resumed\)/m);
+      expect(kills).toBeGreaterThan(0);
+      expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
+      expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(Math.ceil(cleanPages * 1.2));
+    }, 300_000);
+  }
+
   it('then an incremental run makes the copy equal again after the tenant changes, within its page budget', async () => {
     const db = join(dir, 'clean.db');
     const openInCopy = [...copiedTasks(db).values()].filter(

@@ -33,6 +33,12 @@ const kinds: Array<{ name: string; skip: boolean; place(): string; make(place: s
     make: async (path) => new SqliteSyncStore({ path }),
   },
   {
+    name: "SQLite on the caller's thread",
+    skip: false,
+    place: () => join(dir, `copy-${++n}.db`),
+    make: async (path) => new SqliteSyncStore({ path, thread: false }),
+  },
+  {
     name: 'PostgreSQL',
     skip: !pg,
     place: () => `${pg?.schema}.contract_${++n}`,
@@ -744,4 +750,45 @@ it('a SQLite store stopped while it opens a file another connection holds exclus
     holder.close();
     await store.close().catch(() => {});
   }
+});
+
+describe("a SQLite store on the caller's thread (thread: false)", () => {
+  it('is refused for a thread option that is not a boolean, naming it', () => {
+    expect(
+      () => new SqliteSyncStore({ path: join(dir, 'x.db'), thread: 'no' as unknown as boolean }),
+    ).toThrow(/thread must be true .* or false/);
+  });
+
+  it('says a file it cannot open on every call, as a thread does, and still closes', async () => {
+    // A directory where the file should be: neither kind of store can open it.
+    const path = mkdtempSync(join(dir, 'not-a-file-'));
+    const messages: string[] = [];
+    for (const thread of [true, false]) {
+      const store = new SqliteSyncStore({ path, thread });
+      const first = await caught(store.open(identity));
+      const again = await caught(store.unfinishedRun());
+      expect(first).toBeInstanceOf(ConfigurationError);
+      expect(first?.message).toContain(path);
+      expect(again?.message).toBe(first?.message);
+      messages.push(String(first?.message));
+      await store.close();
+      expect((await caught(store.open(identity)))?.message).toMatch(/is closed/);
+    }
+    expect(messages[1]).toBe(messages[0]);
+  });
+
+  it('holds the copy against another process as a thread does, and lets it go on close', async () => {
+    const path = join(dir, `here-${crypto.randomUUID()}.db`);
+    const here = new SqliteSyncStore({ path, thread: false });
+    await here.open(identity);
+    const other = new SqliteSyncStore({ path });
+    try {
+      // The same process's other store is another holder: refused while this one holds the copy.
+      expect((await caught(other.open(identity)))?.message).toMatch(/Another sync .* is running on/);
+      await here.close();
+      await expect(other.open(identity)).resolves.toBeDefined();
+    } finally {
+      await other.close();
+    }
+  });
 });

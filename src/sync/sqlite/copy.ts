@@ -30,11 +30,11 @@ import type {
 import { ChangeWriter, pruneChangeRows, readChangeBatch } from './changes.ts';
 import { assertHeld, OWNER_HEARTBEAT_MS, releaseCopy, stillHeld, takeCopy } from './holder.ts';
 import { endLeases, heldLeases, renewLeases } from './leases.ts';
+import type { SqliteCopyOptions } from './options.ts';
 import { checkCopy, hasCompletedRun, readRows, readStatus } from './read.ts';
 import { claimRefresh, refreshDue } from './refresh.ts';
 import { putExpanded, upsertTasks, vanishLeased, vanishUnseen } from './rows.ts';
 import { SQLITE_SYNC_SCHEMA } from './schema.ts';
-import type { SqliteCopyOptions } from './store.ts';
 import { claim, commitWindow, ownedTasks, split } from './windows.ts';
 
 /** The SQLite copy's work, behind `SqliteSyncStore`. */

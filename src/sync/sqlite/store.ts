@@ -5,16 +5,13 @@
  * @module sync/sqlite
  */
 
-import { Worker } from 'node:worker_threads';
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { optionKeys, unknownOptionProblem } from '../../internal/known-options.ts';
 import { nodeFloorProblem } from '../../internal/node-floor.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
-import { StoreError } from '../../stores/store-error.ts';
 import {
   type ChangeBatch,
   type ChangeFeed,
-  type ChangeFeedStart,
   type ChangeRecord,
   type ChangesQuery,
   changeFeedProblem,
@@ -25,58 +22,13 @@ import { type CopiedTask, type CopyReader, readTasks } from '../copy-reader.ts';
 import { type CopyQuery, type CopyRecord, type ReadBatch, readRecords } from '../copy-rows.ts';
 import type { CopyStatus } from '../copy-status.ts';
 import type { SyncStore } from '../store.ts';
-import { fromWire, type ThreadAnswer } from './thread-messages.ts';
+import { type CopyAccess, CopyHere, type CopyMethod, CopyThread } from './copy-calls.ts';
+import type { SqliteCopyOptions, SqliteSyncStoreOptions } from './options.ts';
 
-/**
- * Options of {@link SqliteSyncStore}.
- *
- * @group Task sync
- */
-export interface SqliteSyncStoreOptions {
-  /** The database file; created with its tables if missing. */
-  readonly path: string;
-  /** How long to wait for another connection's write (a reader of the copy), in ms. Default 5,000. */
-  readonly busyTimeoutMs?: number | undefined;
-  /**
-   * Opens an existing copy only to read it (`rows()`, `tasks()`), as `idgov export` does: nothing is
-   * created or written, a missing file or one that holds no copy is refused with what to do, and
-   * syncing through this store is refused. Default false.
-   */
-  readonly readOnly?: boolean | undefined;
-  /**
-   * Whether the change feed records the first full copy (`all`, the default) or begins once a
-   * first run completed (`after-first-copy`); see {@link ChangeFeedStart}.
-   */
-  readonly changeFeed?: ChangeFeedStart | undefined;
-  /**
-   * Once aborted (the sync you run with the store stopping), a call waiting for another
-   * connection's lock on the file gives up at once, rather than after `busyTimeoutMs`: a process
-   * told to stop stops, however long another holds the copy. Pass the signal you stop the sync with.
-   */
-  readonly signal?: AbortSignal | undefined;
-}
-
-/**
- * What the store's thread is started with: the options it can use, the store's ID and its stop flag.
- *
- * @internal
- */
-export type SqliteCopyOptions = Omit<SqliteSyncStoreOptions, 'signal'> & {
-  readonly holder: string;
-  readonly stop: Int32Array;
-};
-
-// The worker thread's module: beside this one, as source (tests, `--import` of the sources) or as
-// the built `sync-sqlite-thread.js` (an ES module, which a CommonJS build loads as well).
-const THREAD = new URL(
-  import.meta.url.endsWith('.ts') ? './thread.ts' : './sync-sqlite-thread.js',
-  import.meta.url,
-);
-
-type Method = keyof SyncStore | 'readRows' | 'readChanges' | 'pruneChanges' | 'hasCompletedRun' | 'status';
+export type { SqliteSyncStoreOptions } from './options.ts';
 
 // What a store opened with readOnly may call.
-const READS: ReadonlySet<Method> = new Set<Method>([
+const READS: ReadonlySet<CopyMethod> = new Set<CopyMethod>([
   'readRows',
   'readChanges',
   'hasCompletedRun',
@@ -89,7 +41,8 @@ const READS: ReadonlySet<Method> = new Set<Method>([
  * `idgov_expanded` that you query, and the sync's checkpoints beside them, committed together. A
  * commit is on the disk before anyone reads it (WAL, `synchronous = FULL`), so neither a killed
  * process nor power loss undoes what a reader of the copy or its change feed saw. The database
- * works in a thread of its own, so that its writes never hold up the pages being fetched.
+ * works in a thread of its own (unless `thread: false`), so that its writes never hold up the
+ * pages being fetched.
  *
  * @example
  * const store = new SqliteSyncStore({ path: 'tasks.db' });
@@ -100,14 +53,9 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   /** The database file. */
   readonly path: string;
   readonly #options: SqliteCopyOptions;
-  #worker: Worker | undefined;
+  readonly #copy: CopyAccess;
   #closed = false;
-  #next = 0;
   readonly #unlisten: () => void;
-  readonly #pending = new Map<
-    number,
-    { resolve(value: unknown): void; reject(error: Error): void; readonly worker: Worker }
-  >();
 
   constructor(options: SqliteSyncStoreOptions) {
     // Here, not in its thread: a thread that cannot load node:sqlite fails as a transient failure would.
@@ -116,7 +64,14 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
     const unknown = unknownOptionProblem(
       'SqliteSyncStore',
       options,
-      optionKeys<SqliteSyncStoreOptions>()(['path', 'busyTimeoutMs', 'readOnly', 'changeFeed', 'signal']),
+      optionKeys<SqliteSyncStoreOptions>()([
+        'path',
+        'busyTimeoutMs',
+        'readOnly',
+        'changeFeed',
+        'signal',
+        'thread',
+      ]),
     );
     if (unknown) throw new ConfigurationError(unknown);
     if (typeof options?.path !== 'string' || options.path === '') {
@@ -133,6 +88,11 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
     }
     const feedProblem = changeFeedProblem(options.changeFeed);
     if (feedProblem) throw new ConfigurationError(feedProblem);
+    if (options.thread !== undefined && typeof options.thread !== 'boolean') {
+      throw new ConfigurationError(
+        `thread must be true (a thread of its own, the default) or false (the caller's), or left out (got ${String(options.thread)}).`,
+      );
+    }
     this.path = options.path;
     this.#options = {
       path: options.path,
@@ -142,6 +102,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
       holder: crypto.randomUUID(),
       stop: new Int32Array(new SharedArrayBuffer(4)),
     };
+    this.#copy = options.thread === false ? new CopyHere(this.#options) : new CopyThread(this.#options);
     const { stop } = this.#options;
     const stopping = () => Atomics.store(stop, 0, 1);
     const { signal } = options;
@@ -150,38 +111,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
     this.#unlisten = () => signal?.removeEventListener('abort', stopping);
   }
 
-  /** The worker thread, started on first use; it holds the process only while a call is under way. */
-  #thread(): Worker {
-    if (this.#worker) return this.#worker;
-    const worker = new Worker(THREAD, { workerData: this.#options });
-    worker.on('message', (answer: ThreadAnswer) => {
-      const waiting = this.#pending.get(answer.id);
-      this.#pending.delete(answer.id);
-      if (this.#pending.size === 0) worker.unref();
-      if (answer.ok) waiting?.resolve(answer.value);
-      else waiting?.reject(fromWire(answer.error));
-    });
-    // Only this thread's calls fail with it: a late 'exit' after an 'error' must not touch its successor's.
-    const fail = (error: Error) => {
-      for (const [id, waiting] of this.#pending) {
-        if (waiting.worker !== worker) continue;
-        this.#pending.delete(id);
-        waiting.reject(error);
-      }
-      if (this.#worker === worker) this.#worker = undefined;
-    };
-    // Transient: the patient store tries the call again, on a new thread holding the copy as this one did.
-    const ended = (why: string, cause?: unknown) =>
-      fail(new StoreError(`The SQLite store's thread for ${this.path} ${why}.`, { cause, transient: true }));
-    worker.on('error', (error) => ended('failed', error));
-    worker.on('exit', (code) => {
-      if (!this.#closed) ended(`ended (exit code ${code})`);
-    });
-    this.#worker = worker;
-    return worker;
-  }
-
-  #call<T>(method: Method, ...args: unknown[]): Promise<T> {
+  #call<T>(method: CopyMethod, ...args: unknown[]): Promise<T> {
     if (this.#closed) return Promise.reject(new ConfigurationError(`The task copy ${this.path} is closed.`));
     if (this.#options.readOnly && !READS.has(method)) {
       return Promise.reject(
@@ -190,13 +120,7 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
         ),
       );
     }
-    const worker = this.#thread();
-    const id = ++this.#next;
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, worker });
-      worker.ref();
-      worker.postMessage({ id, method, args });
-    });
+    return this.#copy.call(method, args);
   }
 
   open: SyncStore['open'] = (identity) => this.#call('open', identity);
@@ -283,15 +207,10 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#unlisten();
-    const worker = this.#worker;
-    if (worker) {
-      try {
-        await this.#call('close');
-      } finally {
-        this.#closed = true;
-        await worker.terminate();
-      }
+    try {
+      if (this.#copy.started) await this.#copy.close();
+    } finally {
+      this.#closed = true;
     }
-    this.#closed = true;
   }
 }

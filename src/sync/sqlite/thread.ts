@@ -20,7 +20,14 @@ try {
 
 parentPort?.on('message', async ({ id, method, args }: ThreadRequest) => {
   try {
-    if (!copy) throw failedToOpen;
+    if (!copy) {
+      // A copy that never opened has nothing to close.
+      if (method === 'close') {
+        parentPort?.postMessage({ id, ok: true, value: undefined });
+        return;
+      }
+      throw failedToOpen;
+    }
     const work = (copy as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
     if (typeof work !== 'function') throw new Error(`SqliteCopy has no method ${method}`);
     parentPort?.postMessage({ id, ok: true, value: await work.apply(copy, [...args]) });
