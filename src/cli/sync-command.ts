@@ -60,8 +60,9 @@ async function storeOf(
     }
     return { store, where: `the PostgreSQL copy ${store.table}_tasks` };
   }
-  // The signal: a stop does not wait out another process's lock on the file. One cursor's next page
-  // is on its way while a page commits: its commits need no thread of their own.
+  // The signal: a stop does not wait out another process's lock on the file, but on the store's own
+  // thread. One cursor's next page is on its way while a page commits: its commits need no thread
+  // of their own (a stop then waits up to the busy timeout, 5 s, for a lock another holds).
   const store = new SqliteSyncStore({
     path: options.db ?? '',
     changeFeed: options.changeFeed,

@@ -33,7 +33,8 @@ export function taken(leaseToken: string, now: number, leaseMs: number): Require
  * The end of a lease renewed at `now` for `leaseMs`, given its current end. A renewal answered late
  * (sent before another that the store took first) must not shorten the lease the newer one gave: an
  * end later than the new one by at most a lease is kept. One later by more is a clock put right
- * since, and the new end, by the clock as it now is, holds.
+ * since, and the new end, by the clock as it now is, holds: so does a renewal that lands more than
+ * a lease after it was sent, which a store cannot tell from one (until the next renewal lands).
  */
 export function renewedUntil(current: number | undefined, now: number, leaseMs: number): number {
   const until = now + leaseMs;

@@ -777,6 +777,20 @@ describe("a SQLite store on the caller's thread (thread: false)", () => {
     expect(messages[1]).toBe(messages[0]);
   });
 
+  it('answers the calls made before close, in both kinds, and refuses those made after', async () => {
+    for (const thread of [true, false]) {
+      const store = new SqliteSyncStore({ path: join(dir, `close-${crypto.randomUUID()}.db`), thread });
+      const opened = store.open(identity);
+      const run = store.unfinishedRun();
+      const closed = store.close();
+      const after = caught(store.unfinishedRun());
+      await expect(opened).resolves.toMatchObject({ lastRunStartedAt: undefined });
+      await expect(run).resolves.toBeUndefined();
+      await closed;
+      expect((await after)?.message).toMatch(/is closed/);
+    }
+  });
+
   it('holds the copy against another process as a thread does, and lets it go on close', async () => {
     const path = join(dir, `here-${crypto.randomUUID()}.db`);
     const here = new SqliteSyncStore({ path, thread: false });

@@ -112,11 +112,13 @@ export class CopyThread implements CopyAccess {
   }
 }
 
-/** The copy's work on the caller's thread, opened on first use. */
+/** The copy's work on the caller's thread, opened on first use; calls run one after another, in the order made. */
 export class CopyHere implements CopyAccess {
   readonly #options: SqliteCopyOptions;
   // The copy, or the failure to open it: said on every call, as the thread says it.
   #copy: Promise<SqliteCopy> | undefined;
+  // The calls made so far, settled or not: the next one (close among them) runs after them.
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: SqliteCopyOptions) {
     this.#options = options;
@@ -126,20 +128,27 @@ export class CopyHere implements CopyAccess {
     return this.#copy !== undefined;
   }
 
-  async call<T>(method: CopyMethod, args: readonly unknown[]): Promise<T> {
+  call<T>(method: CopyMethod, args: readonly unknown[]): Promise<T> {
     // The copy's modules (node:sqlite among them) load only when a store runs its work here.
-    this.#copy ??= import('./copy.ts').then(({ SqliteCopy }) => new SqliteCopy(this.#options));
-    // The work holds this thread (a commit waits for the disk): first, the request asked for just
-    // before it (the next page, asked for ahead) goes out, which takes fetch two turns of the loop.
-    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-    const copy = (await this.#copy) as unknown as Record<
-      CopyMethod,
-      (...a: readonly unknown[]) => Promise<T>
-    >;
-    return copy[method](...args);
+    if (!this.#copy) {
+      this.#copy = import('./copy.ts').then(({ SqliteCopy }) => new SqliteCopy(this.#options));
+      // A failure to open is each call's answer, not the process's: it is handled here.
+      this.#copy.catch(() => {});
+    }
+    const opened = this.#copy;
+    const answer = this.#queue.then(async () => {
+      const copy = (await opened) as unknown as Record<CopyMethod, (...a: readonly unknown[]) => Promise<T>>;
+      // The work holds this thread (a commit waits for the disk): first, the request asked for just
+      // before it (the next page, asked for ahead) goes out, which takes fetch two turns of the loop.
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      return copy[method](...args);
+    });
+    this.#queue = answer.catch(() => {});
+    return answer;
   }
 
   async close(): Promise<void> {
+    await this.#queue;
     const copy = await this.#copy?.catch(() => undefined);
     await copy?.close();
   }

@@ -206,11 +206,9 @@ export class SqliteSyncStore implements SyncStore, CopyReader, ChangeFeed {
   /** Lets the copy go and closes the database (and its thread); a second call does nothing. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    // Calls made from here on are refused; those made before are answered first.
+    this.#closed = true;
     this.#unlisten();
-    try {
-      if (this.#copy.started) await this.#copy.close();
-    } finally {
-      this.#closed = true;
-    }
+    if (this.#copy.started) await this.#copy.close();
   }
 }
