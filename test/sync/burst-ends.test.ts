@@ -509,7 +509,7 @@ describe('a sync of a burst paged from both ends, SIGKILLed at random pages', ()
         expect(result.code, result.stderr).toBe(0);
         expect(kills, 'the burst was never paged from both ends').toBeGreaterThan(0);
         expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
-        // Each end's window was taken up again where its committed pages stood.
+        // Each end's window was paged again after the kill (and the copy, above, holds every task).
         const { ticket, reverse } = pagesSince(tenant, before);
         expect(ticket).toBeGreaterThan(atFirstKill?.ticket ?? 0);
         expect(reverse).toBeGreaterThan(atFirstKill?.reverse ?? 0);
