@@ -21,6 +21,24 @@ const ONE_CURSOR_TASKS = Math.min(TASKS, 4_000);
 const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * What a sync SIGKILLed at random pages must show once a run ended by itself: it was killed, the
+ * run that ended resumed it, the copy equals the tenant, and it fetched at most 1.2x `pages`.
+ */
+function expectResumedWhole(
+  { kills, result }: Awaited<ReturnType<typeof syncThroughKills>>,
+  tenant: FakeTenant,
+  db: string,
+  fetched: number,
+  pages: number,
+) {
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr).toMatch(/^Done: full run \(resumed\)/m);
+  expect(kills).toBeGreaterThan(0);
+  expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
+  expect(fetched).toBeLessThanOrEqual(Math.ceil(pages * 1.2));
+}
+
 describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults on`, () => {
   const tenant = new FakeTenant({
     history: TASKS,
@@ -44,14 +62,10 @@ describe(`a sync SIGKILLed at random pages, ${TASKS} tasks with bursts, faults o
       const random = new SeededRandom(seed * 7919);
       const db = join(dir, `crash-${seed}.db`);
       const before = tenant.stats.searchPages;
-      const { kills, result } = await syncThroughKills(tenant, db, (k) =>
+      const ended = await syncThroughKills(tenant, db, (k) =>
         k < 3 ? 5 + random.int(Math.max(1, Math.floor(cleanPages / 3))) : undefined,
       );
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/^Done: full run \(resumed\)/m);
-      expect(kills).toBeGreaterThan(0);
-      expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
-      expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(Math.ceil(cleanPages * 1.2));
+      expectResumedWhole(ended, tenant, db, tenant.stats.searchPages - before, cleanPages);
     }, 300_000);
   }
 
@@ -94,17 +108,13 @@ describe(`one cursor, its store on the process's own thread, SIGKILLed at random
       const db = join(dir, `one-cursor-${seed}.db`);
       const before = tenant.stats.searchPages;
       const pages = Math.ceil(ONE_CURSOR_TASKS / 100);
-      const { kills, result } = await syncThroughKills(
+      const ended = await syncThroughKills(
         tenant,
         db,
         (k) => (k < 3 ? 2 + random.int(Math.floor(pages / 3)) : undefined),
         1,
       );
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/^Done: full run \(resumed\)/m);
-      expect(kills).toBeGreaterThan(0);
-      expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
-      expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(Math.ceil(pages * 1.2));
+      expectResumedWhole(ended, tenant, db, tenant.stats.searchPages - before, pages);
     }, 120_000);
   }
 });

@@ -139,7 +139,7 @@ export class CopyHere implements CopyAccess {
     const answer = this.#queue.then(async () => {
       const copy = (await opened) as unknown as Record<CopyMethod, (...a: readonly unknown[]) => Promise<T>>;
       // The work holds this thread (a commit waits for the disk): first, the request asked for just
-      // before it (the next page, asked for ahead) goes out, which takes fetch two turns of the loop.
+      // before it (the next page, asked for ahead) goes out, which takes fetch more than one turn of the loop.
       for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
       return copy[method](...args);
     });

@@ -36,8 +36,8 @@ export interface SqliteSyncStoreOptions {
   /**
    * Whether the database works in a worker thread of its own (`true`, the default), so that its
    * writes, each waiting for the disk, never hold up the pages being fetched; `false` runs it on the
-   * caller's thread, which saves the thread's start and the copy of every page's rows to it (about
-   * a tenth of a one-cursor sync's CPU). Worth it for a sync of one cursor, whose next page is on
+   * caller's thread, which saves the CPU of the thread's start and of the copy of every page's rows
+   * to it. Worth it for a sync of one cursor, whose next page is on
    * its way while a page commits (`idgov sync --concurrency 1` runs so); with more cursors, each
    * commit would hold up the others' pages. Without a thread, a stop cannot cut short a wait for
    * another connection's lock on the file: that waits up to `busyTimeoutMs`.
