@@ -65,7 +65,11 @@ export interface CommitCounts {
 export interface PageCommit {
   readonly tasks: readonly TaskRow[];
   readonly expanded: readonly ExpandedRow[];
-  /** The creation time of the page's last task inside the query (Unix ms): the window's new cursor. */
+  /**
+   * The window's new cursor (Unix ms): every task of the window created before it is committed. The
+   * creation time of the page's last task inside the query; for a page out of creation order, the
+   * cursor as it stood.
+   */
   readonly cursor: number;
   /** Whether the page moved the cursor (false in a burst of tasks created at one instant). */
   readonly moved: boolean;

@@ -34,7 +34,8 @@ export interface CopyIdentity {
 
 /**
  * A stretch of creation time that one cursor pages, in Unix ms. The window covers `from..to`
- * (both ends included); `cursor` is the creation time of the last task committed. A query runs from
+ * (both ends included); every task of it created before `cursor` is committed (the creation time of
+ * the last task committed, while the service pages in creation order). A query runs from
  * `queryFrom` to `queryTo` with `token` as its next page: the request a token belongs to, kept so
  * that a resumed window can continue it, or restart from `cursor` when the token is refused.
  *

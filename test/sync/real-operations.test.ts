@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IdGovClient, type Logger } from '../../src/index.ts';
+import { IdGovClient, type Logger, PaginationError } from '../../src/index.ts';
 import {
   type ChangeFeed,
   type CopyReader,
@@ -489,6 +489,8 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
     options: {
       date?: () => string | undefined;
       ask?: (body: Record<string, unknown>) => Record<string, unknown>;
+      /** An answer instead of the tenant's. */
+      instead?: (body: Record<string, unknown>) => Response | undefined;
     } = {},
   ): IdGovClient {
     return new IdGovClient({
@@ -500,6 +502,8 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
         const request = new Request(input, init);
         if (!request.url.endsWith('/search/tasks')) return fetch(request);
         const body = (await request.clone().json()) as Record<string, unknown>;
+        const instead = options.instead?.(body);
+        if (instead) return instead;
         const asked = options.ask
           ? new Request(request, { body: JSON.stringify(options.ask(body)) })
           : request;
@@ -527,6 +531,69 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
       expect(await differences(open, tenant)).toEqual([]);
       const full = await runSync(client, open, { full: true });
       expect(full.summary.tasksDeleted).toBe(0);
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
+  /** Asks for tasks newest first where the sync asks for creation order, once `from` says so. */
+  const newestFirst =
+    (from: () => boolean = () => true) =>
+    (body: Record<string, unknown>) =>
+      body.sortBy === 'TASK_SEARCH_SORT_BY_CREATED_AT' && from()
+        ? { ...body, sortBy: 'TASK_SEARCH_SORT_BY_REVERSE_CREATED_AT' }
+        : body;
+
+  it('answers newest first whatever the sort asked, its first page too: the full run and the next incremental one copy every task', async () => {
+    const tenant = new FakeTenant({ history: 1_500, seed: 65 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      const client = rewritingClient(tenant, (answer) => answer, { ask: newestFirst() });
+      const { summary, warnings } = await runSync(client, open, { concurrency: 4 });
+      expect(summary.complete).toBe(true);
+      expect(warnings.filter((w) => /first page out of creation order/.test(w))).toHaveLength(1);
+      expect(await differences(open, tenant)).toEqual([]);
+      tenant.createTasks(40);
+      tenant.closeTasks(15);
+      const next = await runSync(client, open, { concurrency: 4 });
+      expect(next.summary.kind).toBe('incremental');
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
+  it('turns to newest first part-way through a full run whose windows were split already: none ends at its first page, nothing is lost', async () => {
+    const tenant = new FakeTenant({ history: 3_000, seed: 66 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      let searches = 0;
+      const client = rewritingClient(tenant, (answer) => answer, { ask: newestFirst(() => ++searches > 12) });
+      const { summary, warnings } = await runSync(client, open, { concurrency: 8 });
+      expect(summary.complete).toBe(true);
+      expect(warnings.filter((w) => /a page out of creation order/.test(w))).toHaveLength(1);
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
+  it('newest first, with page tokens refused again and again: the run fails naming why and the fix, and the next run resumes and completes', async () => {
+    const tenant = new FakeTenant({ history: 1_000, seed: 67 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      let tokens = 0;
+      const expired = new Response(JSON.stringify({ message: 'page token expired' }), {
+        status: 410,
+        headers: { 'content-type': 'application/json' },
+      });
+      const refusing = rewritingClient(tenant, (answer) => answer, {
+        ask: newestFirst(),
+        instead: (body) => (body.pageToken && ++tokens % 3 === 0 ? expired.clone() : undefined),
+      });
+      const failed = runSync(refusing, open, { concurrency: 1 });
+      await expect(failed).rejects.toThrow(PaginationError);
+      await expect(failed).rejects.toThrow(
+        /refused 4 times .*out of creation order.*keep its page tokens longer/,
+      );
+      const client = rewritingClient(tenant, (answer) => answer, { ask: newestFirst() });
+      const resumed = await runSync(client, open, { concurrency: 1 });
+      expect(resumed.summary).toMatchObject({ kind: 'full', complete: true });
       expect(await differences(open, tenant)).toEqual([]);
     });
   });

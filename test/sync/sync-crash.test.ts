@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTenant } from '../../src/testing/index.ts';
+import { serveOnLoopback } from '../../src/testing/loopback-server.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
 import { syncThroughKills, syncUntil } from '../helpers/child.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
@@ -17,6 +18,7 @@ import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts
 const TASKS = Number(process.env.SYNC_CRASH_TASKS ?? 20_000);
 const SEEDS = Number(process.env.SYNC_CRASH_SEEDS ?? 3);
 const ONE_CURSOR_TASKS = Math.min(TASKS, 4_000);
+const NEWEST_FIRST_TASKS = Math.min(TASKS, 2_000);
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -115,6 +117,56 @@ describe(`one cursor, its store on the process's own thread, SIGKILLed at random
         1,
       );
       expectResumedWhole(ended, tenant, db, tenant.stats.searchPages - before, pages);
+    }, 120_000);
+  }
+});
+
+// A service that answers newest first whatever the sort asked, and whose page tokens hold only for the access token
+// they were issued to: the run pages one window by its tokens, and each process resumes it from where order last held
+// (the window's start), never from a page's newest task.
+describe(`newest first whatever the sort asked, tokens bound to a session, SIGKILLed at random pages, ${NEWEST_FIRST_TASKS} tasks`, () => {
+  const tenant = new FakeTenant({ history: NEWEST_FIRST_TASKS, seed: 23 });
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    const issuedTo = new Map<string, string | null>();
+    const server = await serveOnLoopback(async (request, remoteAddress) => {
+      if (!request.url.endsWith('/search/tasks')) return tenant.handle(request, { remoteAddress });
+      const session = request.headers.get('authorization');
+      const body = (await request.json()) as { sortBy?: string; pageToken?: string };
+      if (body.pageToken && issuedTo.get(body.pageToken) !== session)
+        return Response.json({ message: 'page token expired' }, { status: 410 });
+      if (body.sortBy === 'TASK_SEARCH_SORT_BY_CREATED_AT')
+        body.sortBy = 'TASK_SEARCH_SORT_BY_REVERSE_CREATED_AT';
+      const answer = await tenant.handle(new Request(request, { body: JSON.stringify(body) }), {
+        remoteAddress,
+      });
+      if (answer === 'drop' || !answer.ok) return answer;
+      const { nextPageToken } = (await answer.clone().json()) as { nextPageToken?: string };
+      if (nextPageToken) issuedTo.set(nextPageToken, session);
+      return answer;
+    });
+    tenant.baseUrl = server.url;
+    close = server.close;
+  });
+  afterAll(() => close());
+
+  for (let seed = 1; seed <= SEEDS; seed++) {
+    it(`seed ${seed}: resumes from the window's start after every kill, and loses nothing`, async () => {
+      const random = new SeededRandom(seed * 7_919);
+      const db = join(dir, `newest-first-${seed}.db`);
+      const before = tenant.stats.searchPages;
+      const pages = Math.ceil(NEWEST_FIRST_TASKS / 100);
+      const ended = await syncThroughKills(tenant, db, (k) =>
+        k < 2 ? 2 + random.int(Math.floor(pages / 2)) : undefined,
+      );
+      // Each process pages the window again from its start: a page token holds for no other.
+      expectResumedWhole(
+        ended,
+        tenant,
+        db,
+        tenant.stats.searchPages - before,
+        (ended.kills + 1) * (pages + 2),
+      );
     }, 120_000);
   }
 });

@@ -127,7 +127,9 @@ export class ResponseValidationError extends IdGovError {
 }
 
 /**
- * The service repeated a page token: paging stopped rather than loop or return tasks twice.
+ * Paging could not go on as the service answered: it repeated a page token (paging stopped rather
+ * than loop or return tasks twice), or, in a task sync, its tokens kept being refused before a
+ * window it pages out of creation order reached its last page.
  *
  * @group Errors
  */

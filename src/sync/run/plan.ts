@@ -8,6 +8,7 @@ import { ResponseValidationError } from '../../core/errors/errors.ts';
 import { isoTime } from '../../internal/time.ts';
 import type { CopyState, SyncWindowPlan } from '../store.ts';
 import { appliesActedAfter } from './acted-probe.ts';
+import type { Fallback } from './fallback.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import { syncRequest } from './request.ts';
 import { copyTime } from './rows.ts';
@@ -16,15 +17,22 @@ import { CLOCK_GRAIN_MS, ServiceClock } from './service-clock.ts';
 // Tasks looked at for a creation time before the service's answers are taken to carry none.
 const EARLIEST_LOOKS = 1_000;
 
+// The start of a full run that cannot know its tenant's first task (its service answers out of creation order): the
+// earliest creation time the copy holds (year 1), where the window's query starts a millisecond before.
+const TIME_BEGINS = Date.parse('0001-01-01T00:00:00.001Z');
+
 /**
  * The creation time of the tenant's first task (of the filter), or undefined when there is none.
  * Paged like any listing (through empty pages, which a service may answer first): a run that took a
  * first empty page for an empty tenant would copy nothing, and a full one would mark every task vanished.
+ * A first page out of creation order (a service that ignores `sortBy`) tells nothing of the first task:
+ * `keyset` is turned off, and the run starts at the earliest time a copy holds.
  */
 export async function earliestTask(
   options: ResolvedSyncOptions,
   signal: AbortSignal | undefined,
   clock: ServiceClock,
+  keyset: Fallback,
 ): Promise<number | undefined> {
   let looked = 0;
   const search = options.client.tasks.search(
@@ -36,10 +44,20 @@ export async function earliestTask(
     // The earliest of the first page with creation times, not its first: a service may not keep
     // creation order within a page.
     let earliest: number | undefined;
+    let sorted = true;
     for (const view of data.list ?? []) {
       const at = copyTime(view?.task?.createdAt);
-      if (at !== undefined) earliest = Math.min(earliest ?? Number.POSITIVE_INFINITY, Date.parse(at));
-      else looked += 1;
+      if (at === undefined) {
+        looked += 1;
+        continue;
+      }
+      const ms = Date.parse(at);
+      if (earliest !== undefined && ms < earliest) sorted = false;
+      earliest = Math.min(earliest ?? Number.POSITIVE_INFINITY, ms);
+    }
+    if (!sorted) {
+      keyset.off('answers its first page out of creation order');
+      return TIME_BEGINS;
     }
     if (earliest !== undefined) return earliest;
     if (looked >= EARLIEST_LOOKS) break;
@@ -120,6 +138,7 @@ export async function planRun(
   full: boolean,
   signal: AbortSignal | undefined,
   probed: () => void,
+  keyset: Fallback,
 ): Promise<{ full: boolean; startedAt: number; windows: readonly SyncWindowPlan[] }> {
   const clock = new ServiceClock(options);
   if (!full) {
@@ -134,7 +153,9 @@ export async function planRun(
       `task sync: the copy's last run began at ${isoTime(planned.aheadOf)} by the service's clock, more than the overlap after its time now (${isoTime(planned.startedAt)}): its clock ran ahead then, or was put back since. This run is a full one, so that no task it stamped in between is missed.`,
     );
   }
-  const earliest = await earliestTask(options, signal, clock);
+  const earliest = await earliestTask(options, signal, clock, keyset);
   const startedAt = await clock.now(signal);
-  return { full: true, startedAt, windows: firstWindows(earliest, startedAt, options.concurrency) };
+  // Paged by tokens, windows are neither split nor ended early: one pages it all.
+  const count = keyset.on ? options.concurrency : 1;
+  return { full: true, startedAt, windows: firstWindows(earliest, startedAt, count) };
 }

@@ -118,6 +118,10 @@ export class TaskSync {
     }
     // Pages of the probe of includeActedAfter, counted once the run is known.
     let probePages = 0;
+    const keyset = new Fallback(
+      this.#options.logger,
+      'this run pages each window by its page tokens from here on, to their last page, not by creation time, and splits none; a task purged between two pages may shift a later one out of them (offset tokens): have the service answer in creation order',
+    );
     if (!run) {
       const { full, startedAt, windows } = await planRun(
         this.#options,
@@ -127,6 +131,7 @@ export class TaskSync {
         () => {
           probePages += 1;
         },
+        keyset,
       );
       run = await store.beginRun(full ? 'full' : 'incremental', startedAt, windows);
       // Another worker began an incremental run between ending the last one and beginning this:
@@ -149,10 +154,6 @@ export class TaskSync {
         );
       };
       const pageSize = new PageSize(this.#options.pageSize, this.#options.logger);
-      const keyset = new Fallback(
-        this.#options.logger,
-        'this run pages by its page tokens from here on, not by creation time; the copy may miss tasks (purged between two pages, or outside what its windows paged): have the service answer in creation order, then run a full run',
-      );
       await this.#work(
         {
           options: this.#options,
@@ -234,8 +235,8 @@ export class TaskSync {
       // More than a page left is worth an idle cursor's split: the density a window's pages found
       // in its older part underestimates what its newer part holds (tasks are mostly recent).
       const minTasks = this.#options.pageSize;
-      // A service that pages out of creation order is paged by tokens: a split would end a window at
-      // its first task past the cut, while later pages may still hold tasks before it.
+      // A service that pages out of creation order is paged by tokens: a window reads its whole query
+      // to its last page, so a split's half would only be paged twice.
       // Paging a burst from both ends costs pages (its cursor pages its start again, and the ends
       // overlap where they meet): worth it once three in four cursors (or all but one) have nothing else to do.
       const pair =

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { AbortError, ResponseTooLargeError } from '../../core/errors/errors.ts';
+import { AbortError, PaginationError, ResponseTooLargeError } from '../../core/errors/errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
@@ -15,8 +15,9 @@ import { BurstEnd, SORT_OF } from './burst-end.ts';
 import type { RunContext } from './context.ts';
 import { InstantRead } from './instant-read.ts';
 import { createdAt, scanPage } from './page-scan.ts';
-import { requestRefused, syncRequest } from './request.ts';
+import { requestRefused } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
+import { type Query, windowSearch } from './window-query.ts';
 
 // Runs told that their service refused includeActedAfter mid-pass; by run, as each piece of work has its own context.
 const toldRefused = new WeakSet<SyncRun>();
@@ -81,24 +82,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     to = end;
     restart(cursor, to, ctx.pageSize.current);
   };
-  // Both bounds a millisecond wide of the window, so that neither an inclusive nor an exclusive bound of the service
-  // loses a task at an edge (the store writes it once). Sent at once (a search is sent when first awaited).
-  const search = (query: Query) =>
-    options.client.tasks
-      .search(
-        {
-          ...syncRequest(options),
-          sortBy: SORT_OF[query.order],
-          pageSize: query.pageSize,
-          createdAfter: isoTime(query.queryFrom - 1),
-          createdBefore: isoTime(query.queryTo + 1),
-          ...(window.actedAfter !== undefined ? { includeActedAfter: isoTime(window.actedAfter) } : {}),
-          ...(query.token ? { pageToken: query.token } : {}),
-          ...(query.exclude ? { excludeIds: [...query.exclude] } : {}),
-        },
-        { signal },
-      )
-      .then((page) => page);
+  const search = windowSearch(options, window.actedAfter, signal);
   // A commit that moves nothing: the window ends, or its order changes, where it stands.
   const still = () => ({
     tasks: [],
@@ -139,6 +123,11 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
           restart(cursor, to, ctx.pageSize.current, instant.exclude(cursor));
           continue;
         }
+        if (!ctx.keyset.on)
+          throw new PaginationError(
+            `the service's page tokens were refused ${restarts.times} times before a window paged by them, out of creation order, reached its last page (${(error as Error).message}): such a window starts again where order last held, ${isoTime(cursor)}, and got no further. What was committed stays, and the next run resumes; to get through, have the service answer in creation order, or keep its page tokens longer.`,
+            { cause: error },
+          );
       }
       // A service that does not take the ticket order (a burst's end refused at its first page): the
       // window's burst is paged from one end again, by creation time, and no more are paired.
@@ -182,19 +171,24 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       return at >= queryFrom - 1 && at <= queryTo + 1;
     };
     const unpair = burst !== undefined && !burst.alone && !burst.read(page.list ?? [], inQuery);
-    const { last, atLast, sorted, before } = burst
+    const scan = burst
       ? { last: cursor, atLast: 0, sorted: true, before: false }
       : scanPage(tasks, { queryFrom, queryTo }, cursor);
     // A keyset needs pages in creation order that keep to `createdAfter`: a service that sorts
     // otherwise, or ignores the bound, is paged by its tokens from here on (said once).
-    if (!sorted) ctx.keyset.off('answers a page out of creation order');
-    else if (before) ctx.keyset.off('answers tasks created before the createdAfter asked for');
+    if (!scan.sorted) ctx.keyset.off('answers a page out of creation order');
+    else if (scan.before) ctx.keyset.off('answers tasks created before the createdAfter asked for');
+    // Out of creation order, no task's creation time says every task before it was read: the cursor stays where
+    // order last held (a query restarted or resumed starts there again), and the window ends when its tokens run out.
+    const ordered = burst !== undefined || ctx.keyset.on;
+    const last = ordered ? scan.last : cursor;
+    const { atLast } = scan;
     const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
     // A query made before a split reaches past the window's end as it is now: what lies past it is the other
     // half's (the store writes only the window's range too). The cursor past the end still ends the window.
     const past = (at: number) => at > to + 1 && at <= queryTo + 1;
-    const own = last > to + 1 ? tasks.filter((row) => !past(createdAt(row))) : tasks;
+    const own = scan.last > to + 1 ? tasks.filter((row) => !past(createdAt(row))) : tasks;
     const moved = last > cursor;
     // Past a page that moved on, the next request starts from its last creation time (a keyset),
     // unless that instant holds more than one task of the page: a burst may go on, which the token
@@ -227,7 +221,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
         expanded: expandedRows(page.expanded),
         cursor: last,
         moved,
-        inBurst: !moved || (!keyset && next !== undefined && atLast > 1),
+        // A window paged out of order holds no burst: nothing tells where it stands, so no cursor splits or pairs it.
+        inBurst: ordered && (!moved || (!keyset && next !== undefined && atLast > 1)),
         queryFrom: keyset ? last : queryFrom,
         queryTo,
         token: keyset ? undefined : next,
@@ -286,15 +281,4 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       if (chain.delayMs > 0) await waitBeforePage(chain.delayMs, signal);
     }
   }
-}
-
-/** Where a window's query stands: its bounds, its page size, its next page's token and its order. */
-interface Query {
-  readonly queryFrom: number;
-  readonly queryTo: number;
-  readonly token: string | undefined;
-  readonly pageSize: number;
-  readonly order: WindowOrder;
-  /** Tasks of the cursor's instant it leaves out, read before its token was refused. */
-  readonly exclude?: readonly string[] | undefined;
 }
