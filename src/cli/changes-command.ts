@@ -9,6 +9,7 @@ import { wait } from '../internal/wait.ts';
 import type { ChangeKind } from '../sync/change-kinds.ts';
 import type { ChangeRecord } from '../sync/changes.ts';
 import { ChangesAheadError } from '../sync/changes-ahead.ts';
+import { followedThroughOutages } from './changes-follow.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
 import { EXIT, onStopSignals } from './usage.ts';
 
@@ -49,15 +50,21 @@ export async function changesCommand(
   // With --kind, where to go on from: the feed read through, past the changes left out.
   let through = options.since;
   try {
-    const changes = store.changeRows({
-      after: options.since,
-      kinds: options.kinds,
-      follow: options.follow,
-      signal: stop.signal,
-      onPosition: (seq) => {
-        through = seq;
-      },
-    });
+    const read = (after: number, onPosition: (seq: number) => void) =>
+      store.changeRows({
+        after,
+        kinds: options.kinds,
+        follow: options.follow,
+        signal: stop.signal,
+        onPosition: (seq) => {
+          through = seq;
+          onPosition(seq);
+        },
+      });
+    const say = (line: string) => process.stderr.write(`${line}\n`);
+    const changes = options.follow
+      ? followedThroughOutages(read, options.since, stop.signal, say)
+      : read(options.since, () => {});
     for await (const change of changes) {
       if (!(await lines.write(changeLine(change)))) break;
     }

@@ -1,0 +1,47 @@
+/**
+ * `idgov changes --follow` through outages of its store of any length.
+ *
+ * @module
+ */
+
+import { StoreError } from '../stores/store-error.ts';
+import type { ChangeRecord } from '../sync/changes.ts';
+
+/**
+ * The changes `open` reads after a seq, read on through outages: a follower's read waits a store's transient failure
+ * out for half a minute, then throws it, which ends a library caller's loop, but not a process left running to follow
+ * the feed. It says so once on `say` and reads again after the last seq handed out (or read through, as `open`'s
+ * second argument tells), so a change is neither skipped nor handed out twice, until `signal` stops it; once the
+ * store answers again, it says that too. Any other failure ends it.
+ */
+export async function* followedThroughOutages(
+  open: (after: number, onPosition: (seq: number) => void) => AsyncIterable<ChangeRecord>,
+  since: number,
+  signal: AbortSignal,
+  say: (line: string) => void,
+): AsyncGenerator<ChangeRecord, void, undefined> {
+  let through = since;
+  let down = false;
+  const reached = (seq: number) => {
+    through = Math.max(through, seq);
+    if (!down) return;
+    down = false;
+    say(`idgov changes: the store answers again; following on after seq ${through}`);
+  };
+  for (;;) {
+    try {
+      for await (const change of open(through, reached)) {
+        yield change;
+        reached(change.seq);
+      }
+      return;
+    } catch (error) {
+      if (signal.aborted || !(error instanceof StoreError && error.transient)) throw error;
+      if (!down)
+        say(
+          `idgov changes: the store has failed for half a minute (${error.message}); still following, on after seq ${through} once it answers`,
+        );
+      down = true;
+    }
+  }
+}
