@@ -560,6 +560,70 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
     });
   });
 
+  it('newest first, its newest tasks created at one instant: the full run still finds that it is out of order, asks from the year 1 with no createdAfter, and copies every task', async () => {
+    const tenant = new FakeTenant({ history: 1_500, seed: 68 });
+    tenant.createTasks(12);
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      const asked: Array<Record<string, unknown>> = [];
+      const client = rewritingClient(tenant, (answer) => answer, {
+        ask: (body) => {
+          asked.push(body);
+          return newestFirst()(body);
+        },
+      });
+      const { summary, warnings } = await runSync(client, open, { concurrency: 4 });
+      expect(summary.complete).toBe(true);
+      expect(warnings.join('\n')).toMatch(/leaves tasks created before its first page off it/);
+      expect(await differences(open, tenant)).toEqual([]);
+      // The window from the year 1: no createdAfter, which a service may take for a time not set.
+      expect(
+        asked
+          .filter((body) => body.pageSize !== 10 && body.pageSize !== 1)
+          .every((body) => !('createdAfter' in body)),
+      ).toBe(true);
+    });
+  });
+
+  for (const refused of [false, true])
+    it(`an incremental run answered newest first, whose first page is a burst of one instant${refused ? ', its first token refused' : ' (paired, or split)'}: the run finds it out of order before it moves on, and misses nothing`, async () => {
+      let clock = Date.now() - 3_600_000;
+      const tenant = new FakeTenant({ history: 500, seed: 69, now: () => clock });
+      await withTenant(tenant, async () => {
+        const open = await sqlite.store();
+        let newest = false;
+        let tokenRefused = false;
+        const client = rewritingClient(tenant, (answer) => answer, {
+          ask: newestFirst(() => newest),
+          instead: (body) => {
+            if (!refused || !newest || !body.pageToken || tokenRefused) return undefined;
+            tokenRefused = true;
+            return new Response(JSON.stringify({ message: 'page token expired' }), {
+              status: 410,
+              headers: { 'content-type': 'application/json' },
+            });
+          },
+        });
+        await runSync(client, open, { concurrency: 4 });
+        // Thirty tasks a second apart, then two bursts of a hundred, the newest last.
+        for (let i = 0; i < 30; i++) {
+          clock += 1_000;
+          tenant.createTasks(1);
+        }
+        clock += 1_000;
+        tenant.createTasks(100);
+        clock += 1_000;
+        tenant.createTasks(100);
+        clock += 1_000;
+        newest = true;
+        const { summary, warnings } = await runSync(client, open, { concurrency: 4 });
+        expect(summary).toMatchObject({ kind: 'incremental', complete: true, tasksNew: 230 });
+        expect(warnings.join('\n')).toMatch(/leaves tasks created before a page off it/);
+        expect(await differences(open, tenant)).toEqual([]);
+        if (refused) expect(tokenRefused).toBe(true);
+      });
+    });
+
   it('turns to newest first part-way through a full run whose windows were split already: none ends at its first page, nothing is lost', async () => {
     const tenant = new FakeTenant({ history: 3_000, seed: 66 });
     await withTenant(tenant, async () => {

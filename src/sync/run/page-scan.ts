@@ -14,6 +14,8 @@ export interface PageScan {
   readonly last: number;
   /** How many of its tasks inside the query share that last instant. */
   readonly atLast: number;
+  /** How many of its tasks lie inside the query. */
+  readonly inQuery: number;
   /** Its tasks inside the query came in creation order. */
   readonly sorted: boolean;
   /** It held a task created before the query's start. */
@@ -32,6 +34,7 @@ export function scanPage(
 ): PageScan {
   let last = cursor;
   let atLast = 0;
+  let inQuery = 0;
   let sorted = true;
   let before = false;
   let previous = Number.NEGATIVE_INFINITY;
@@ -39,11 +42,12 @@ export function scanPage(
     const at = createdAt(row);
     if (at < queryFrom - 1) before = true;
     if (!(at >= queryFrom - 1 && at <= queryTo + 1)) continue;
+    inQuery += 1;
     if (at < previous) sorted = false;
     previous = at;
     if (at < last) continue;
     atLast = at === last ? atLast + 1 : 1;
     last = at;
   }
-  return { last, atLast, sorted, before };
+  return { last, atLast, inQuery, sorted, before };
 }

@@ -10,16 +10,14 @@ import type { CopyState, SyncWindowPlan } from '../store.ts';
 import { appliesActedAfter } from './acted-probe.ts';
 import type { Fallback } from './fallback.ts';
 import type { ResolvedSyncOptions } from './options.ts';
+import { leftOutBefore } from './order-probe.ts';
 import { syncRequest } from './request.ts';
 import { copyTime } from './rows.ts';
 import { CLOCK_GRAIN_MS, ServiceClock } from './service-clock.ts';
+import { TIME_BEGINS } from './window-query.ts';
 
 // Tasks looked at for a creation time before the service's answers are taken to carry none.
 const EARLIEST_LOOKS = 1_000;
-
-// The start of a full run that cannot know its tenant's first task (its service answers out of creation order): the
-// earliest creation time the copy holds (year 1), where the window's query starts a millisecond before.
-const TIME_BEGINS = Date.parse('0001-01-01T00:00:00.001Z');
 
 /**
  * The creation time of the tenant's first task (of the filter), or undefined when there is none.
@@ -45,6 +43,7 @@ export async function earliestTask(
     // creation order within a page.
     let earliest: number | undefined;
     let sorted = true;
+    let instants = 0;
     for (const view of data.list ?? []) {
       const at = copyTime(view?.task?.createdAt);
       if (at === undefined) {
@@ -53,14 +52,28 @@ export async function earliestTask(
       }
       const ms = Date.parse(at);
       if (earliest !== undefined && ms < earliest) sorted = false;
+      if (ms !== earliest) instants += 1;
       earliest = Math.min(earliest ?? Number.POSITIVE_INFINITY, ms);
     }
     if (!sorted) {
       keyset.off('answers its first page out of creation order');
       return TIME_BEGINS;
     }
-    if (earliest !== undefined) return earliest;
-    if (looked >= EARLIEST_LOOKS) break;
+    if (earliest === undefined) {
+      if (looked >= EARLIEST_LOOKS) break;
+      continue;
+    }
+    // A first page all of one instant is in order whatever the service's order: it is the first only if no task
+    // was created before it.
+    if (
+      instants === 1 &&
+      data.nextPageToken &&
+      (await leftOutBefore(options, { from: TIME_BEGINS, at: earliest }, signal))
+    ) {
+      keyset.off('leaves tasks created before its first page off it (it answers out of creation order)');
+      return TIME_BEGINS;
+    }
+    return earliest;
   }
   if (looked === 0) return undefined;
   throw new ResponseValidationError(

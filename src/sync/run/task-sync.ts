@@ -120,7 +120,7 @@ export class TaskSync {
     let probePages = 0;
     const keyset = new Fallback(
       this.#options.logger,
-      'this run pages each window by its page tokens from here on, to their last page, not by creation time, and splits none; a task purged between two pages may shift a later one out of them (offset tokens): have the service answer in creation order',
+      'this run pages each window by its page tokens from here on, to their last page, not by creation time, and this process splits none; a task purged between two pages may shift a later one out of them (offset tokens): have the service answer in creation order',
     );
     if (!run) {
       const { full, startedAt, windows } = await planRun(

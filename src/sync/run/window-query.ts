@@ -9,6 +9,12 @@ import { SORT_OF } from './burst-end.ts';
 import type { ResolvedSyncOptions } from './options.ts';
 import { syncRequest } from './request.ts';
 
+/**
+ * The earliest creation time a copy holds (year 1): where a full run starts when it cannot know its tenant's first
+ * task. A query from there asks for no `createdAfter`, which a service may take for a time not set.
+ */
+export const TIME_BEGINS = Date.parse('0001-01-01T00:00:00.000Z');
+
 /** Where a window's query stands: its bounds, its page size, its next page's token and its order. */
 export interface Query {
   readonly queryFrom: number;
@@ -37,7 +43,7 @@ export function windowSearch(
           ...syncRequest(options),
           sortBy: SORT_OF[query.order],
           pageSize: query.pageSize,
-          createdAfter: isoTime(query.queryFrom - 1),
+          ...(query.queryFrom > TIME_BEGINS ? { createdAfter: isoTime(query.queryFrom - 1) } : {}),
           createdBefore: isoTime(query.queryTo + 1),
           ...(actedAfter !== undefined ? { includeActedAfter: isoTime(actedAfter) } : {}),
           ...(query.token ? { pageToken: query.token } : {}),

@@ -14,6 +14,7 @@ import { refused, unsupported } from './acted-probe.ts';
 import { BurstEnd, SORT_OF } from './burst-end.ts';
 import type { RunContext } from './context.ts';
 import { InstantRead } from './instant-read.ts';
+import { leftOutBefore } from './order-probe.ts';
 import { createdAt, scanPage } from './page-scan.ts';
 import { requestRefused } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
@@ -172,19 +173,33 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     };
     const unpair = burst !== undefined && !burst.alone && !burst.read(page.list ?? [], inQuery);
     const scan = burst
-      ? { last: cursor, atLast: 0, sorted: true, before: false }
+      ? { last: cursor, atLast: 0, inQuery: 0, sorted: true, before: false }
       : scanPage(tasks, { queryFrom, queryTo }, cursor);
     // A keyset needs pages in creation order that keep to `createdAfter`: a service that sorts
     // otherwise, or ignores the bound, is paged by its tokens from here on (said once).
     if (!scan.sorted) ctx.keyset.off('answers a page out of creation order');
     else if (scan.before) ctx.keyset.off('answers tasks created before the createdAfter asked for');
+    const { token: next, error: badChain } = chain.follow(page);
+    if (badChain) throw badChain;
+    // The first page of a query, with more to come, all of one instant past its start: in order whatever the order.
+    if (
+      !burst &&
+      ctx.keyset.on &&
+      !token &&
+      next &&
+      scan.inQuery === scan.atLast &&
+      scan.last > queryFrom + 1
+    ) {
+      meter.fetched(1);
+      const probe = { from: queryFrom, at: scan.last, actedAfter: window.actedAfter };
+      if (await leftOutBefore(options, probe, signal))
+        ctx.keyset.off('leaves tasks created before a page off it (it answers out of creation order)');
+    }
     // Out of creation order, no task's creation time says every task before it was read: the cursor stays where
     // order last held (a query restarted or resumed starts there again), and the window ends when its tokens run out.
     const ordered = burst !== undefined || ctx.keyset.on;
     const last = ordered ? scan.last : cursor;
     const { atLast } = scan;
-    const { token: next, error: badChain } = chain.follow(page);
-    if (badChain) throw badChain;
     // A query made before a split reaches past the window's end as it is now: what lies past it is the other
     // half's (the store writes only the window's range too). The cursor past the end still ends the window.
     const past = (at: number) => at > to + 1 && at <= queryTo + 1;
