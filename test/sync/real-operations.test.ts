@@ -535,6 +535,13 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
     });
   });
 
+  /** A service's answer to a page token it no longer takes. */
+  const tokenExpired = () =>
+    new Response(JSON.stringify({ message: 'page token expired' }), {
+      status: 410,
+      headers: { 'content-type': 'application/json' },
+    });
+
   /** Asks for tasks newest first where the sync asks for creation order, once `from` says so. */
   const newestFirst =
     (from: () => boolean = () => true) =>
@@ -598,10 +605,7 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
           instead: (body) => {
             if (!refused || !newest || !body.pageToken || tokenRefused) return undefined;
             tokenRefused = true;
-            return new Response(JSON.stringify({ message: 'page token expired' }), {
-              status: 410,
-              headers: { 'content-type': 'application/json' },
-            });
+            return tokenExpired();
           },
         });
         await runSync(client, open, { concurrency: 4 });
@@ -642,13 +646,9 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
     await withTenant(tenant, async () => {
       const open = await sqlite.store();
       let tokens = 0;
-      const expired = new Response(JSON.stringify({ message: 'page token expired' }), {
-        status: 410,
-        headers: { 'content-type': 'application/json' },
-      });
       const refusing = rewritingClient(tenant, (answer) => answer, {
         ask: newestFirst(),
-        instead: (body) => (body.pageToken && ++tokens % 3 === 0 ? expired.clone() : undefined),
+        instead: (body) => (body.pageToken && ++tokens % 3 === 0 ? tokenExpired() : undefined),
       });
       const failed = runSync(refusing, open, { concurrency: 1 });
       await expect(failed).rejects.toThrow(PaginationError);
