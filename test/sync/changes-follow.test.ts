@@ -65,7 +65,8 @@ describe('idgov changes --follow through outages of its store', () => {
     let reads = 0;
     const open = async function* (after: number) {
       reads += 1;
-      if (reads <= 3) throw new StoreError('connection refused', { transient: true });
+      if (reads === 1) yield change(after + 1);
+      if (reads <= 4) throw new StoreError('connection refused', { transient: true });
       yield change(after + 1);
     };
     const said: string[] = [];
@@ -74,9 +75,9 @@ describe('idgov changes --follow through outages of its store', () => {
       said.push(line),
     ))
       seen.push(c.seq);
-    expect(seen).toEqual([6]);
+    expect(seen).toEqual([6, 7]);
     expect(said.filter((line) => line.includes('has failed'))).toHaveLength(1);
-    expect(said.at(-1)).toBe('idgov changes: the store answers again; following on after seq 6');
+    expect(said.at(-1)).toBe('idgov changes: the store answers again; following on after seq 7');
   });
 
   it('goes on from where the reader read through, past changes of kinds left out', async () => {
@@ -99,7 +100,29 @@ describe('idgov changes --follow through outages of its store', () => {
     expect(seen).toEqual([41]);
   });
 
-  it('ends on a failure that does not pass, and on a stop, with no read after it', async () => {
+  it('ends on a store that never answered (a wrong host or port): no outage to ride through', async () => {
+    const unreachable = outagedFeed(
+      5,
+      [1],
+      () => new StoreError('connect ECONNREFUSED 127.0.0.1:1', { transient: true }),
+    );
+    const said: string[] = [];
+    const seen: number[] = [];
+    const following = async () => {
+      for await (const c of followedThroughOutages(
+        unreachable.open,
+        0,
+        new AbortController().signal,
+        (line) => said.push(line),
+      ))
+        seen.push(c.seq);
+    };
+    await expect(following()).rejects.toThrow('ECONNREFUSED');
+    expect(unreachable.askedAfter).toEqual([0]);
+    expect(said).toEqual([]);
+  });
+
+  it('ends on a failure that does not pass, and quietly on a stop, with no read after it', async () => {
     const broken = outagedFeed(5, [3], () => new StoreError('no such table', { transient: false }));
     await expect(read(broken)).rejects.toThrow('no such table');
     expect(broken.askedAfter).toEqual([0]);
@@ -109,7 +132,7 @@ describe('idgov changes --follow through outages of its store', () => {
       stop.abort();
       return new StoreError('restarting', { transient: true });
     });
-    await expect(read(stopped, 0, stop.signal)).rejects.toThrow('restarting');
+    await expect(read(stopped, 0, stop.signal)).resolves.toEqual({ seen: [1, 2], said: [] });
     expect(stopped.askedAfter).toEqual([0]);
   });
 });

@@ -191,7 +191,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       scan.last > queryFrom + 1
     ) {
       meter.fetched(1);
-      const probe = { from: queryFrom, at: scan.last, actedAfter: window.actedAfter };
+      const probe = { from: queryFrom, at: scan.last, actedAfter: window.actedAfter, exclude };
       if (await leftOutBefore(options, probe, signal))
         ctx.keyset.off('leaves tasks created before a page off it (it answers out of creation order)');
     }
