@@ -12,7 +12,7 @@ import { TIME_BEGINS } from './window-query.ts';
 
 /**
  * Whether the service holds a task created from `from` to just before `at` (Unix ms; among those acted on after
- * `actedAfter`, when set, and but those of `exclude`, as the query left them out): one that a page of tasks all
+ * `actedAfter`, when set; leaving out those of `exclude`, as the query did): one that a page of tasks all
  * created at `at`, the first of a query from `from`, left out, as only a service out of creation order does. One
  * request of the smallest page. A service that refuses it (a 4xx that refuses what was asked) shows nothing: false.
  */
