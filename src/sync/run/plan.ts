@@ -43,7 +43,7 @@ export async function earliestTask(
     // creation order within a page.
     let earliest: number | undefined;
     let sorted = true;
-    let instants = 0;
+    let oneInstant = true;
     for (const view of data.list ?? []) {
       const at = copyTime(view?.task?.createdAt);
       if (at === undefined) {
@@ -52,7 +52,7 @@ export async function earliestTask(
       }
       const ms = Date.parse(at);
       if (earliest !== undefined && ms < earliest) sorted = false;
-      if (ms !== earliest) instants += 1;
+      if (earliest !== undefined && ms !== earliest) oneInstant = false;
       earliest = Math.min(earliest ?? Number.POSITIVE_INFINITY, ms);
     }
     if (!sorted) {
@@ -66,7 +66,7 @@ export async function earliestTask(
     // A first page all of one instant is in order whatever the service's order: it is the first only if no task
     // was created before it.
     if (
-      instants === 1 &&
+      oneInstant &&
       data.nextPageToken &&
       (await leftOutBefore(options, { from: TIME_BEGINS, at: earliest }, signal))
     ) {

@@ -34,7 +34,7 @@ export interface Query {
 export function windowSearch(
   options: ResolvedSyncOptions,
   actedAfter: number | undefined,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ) {
   return (query: Query) =>
     options.client.tasks
