@@ -116,6 +116,11 @@ export interface PageCommit {
    * is paged from one end again, by creation time from the window's cursor, and the other end stops.
    */
   readonly orderRefused?: boolean;
+  /**
+   * The service answers this run out of creation order: the run says so from this commit on (its
+   * `unordered`), so that a process that resumes or joins it does not take a page for ordered.
+   */
+  readonly unordered?: boolean;
 }
 
 /**
@@ -137,6 +142,11 @@ export interface PageCommitResult {
   readonly order?: WindowOrder;
   /** For a burst's end: the edge its other end's committed pages reached, when they reached one. */
   readonly otherEdge?: string;
+  /**
+   * The run is answered out of creation order, as a commit said: so a worker learns what another
+   * found (the store may leave it unset for the commit that said it first).
+   */
+  readonly unordered?: boolean;
 }
 
 /**

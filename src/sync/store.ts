@@ -94,6 +94,11 @@ export interface SyncRun {
   readonly startedAt: number;
   /** True when this call found the run begun (by an earlier process, or another worker) and joins it. */
   readonly resumed: boolean;
+  /**
+   * The service answered this run out of creation order (a commit said so with `unordered`): every
+   * process that resumes or joins it pages its windows by their tokens, and moves no cursor.
+   */
+  readonly unordered?: boolean;
 }
 
 /**

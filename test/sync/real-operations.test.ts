@@ -683,6 +683,51 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
     });
   });
 
+  for (const kind of kinds.filter((k) => !k.skip))
+    it(`newest first, a run resumed by another process on a token whose page is one instant: it still pages out of order, and a token refused then loses nothing (${kind.name})`, async () => {
+      // 300 tasks a second apart, 300 at one instant, 300 newer: newest first, pages 1-3 hold the
+      // newer ones and page 4 the burst's first hundred.
+      let clock = Date.now() - 3_600_000;
+      const tenant = new FakeTenant({ tasks: 0, seed: 71, now: () => clock });
+      const spread = () => {
+        for (let i = 0; i < 300; i++) {
+          clock += 1_000;
+          tenant.createTasks(1);
+        }
+      };
+      spread();
+      clock += 1_000;
+      tenant.createTasks(300);
+      spread();
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        // The first process fails asking for page 4: pages 1-3 are committed, and page 4's token saved.
+        let tokens = 0;
+        const failing = rewritingClient(tenant, (answer) => answer, {
+          ask: newestFirst(),
+          instead: (body) =>
+            body.pageToken && ++tokens === 3
+              ? new Response('{"message":"down"}', { status: 503 })
+              : undefined,
+        });
+        const first = runSync(failing, open, { concurrency: 1, pageSize: 100 });
+        await expect(first).rejects.toThrow();
+        expect(tokens).toBe(3);
+        // The next process resumes on that token (a page all of one instant, which looks in order), and
+        // the token after it is refused: the query starts again where order last held, not at the burst.
+        tokens = 0;
+        const resuming = rewritingClient(tenant, (answer) => answer, {
+          ask: newestFirst(),
+          instead: (body) => (body.pageToken && ++tokens === 2 ? tokenExpired() : undefined),
+        });
+        const { summary, warnings } = await runSync(resuming, open, { concurrency: 1, pageSize: 100 });
+        expect(tokens).toBeGreaterThan(2);
+        expect(summary).toMatchObject({ kind: 'full', complete: true });
+        expect(await differences(open, tenant)).toEqual([]);
+        expect(warnings.join('\n')).toMatch(/out of creation order earlier in this run/);
+      });
+    });
+
   it('ignores createdAfter: paged by tokens, in about the pages of the tenant, nothing lost', async () => {
     const tenant = new FakeTenant({ tasks: 1_000, seed: 62 });
     await withTenant(tenant, async () => {

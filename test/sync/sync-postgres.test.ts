@@ -405,6 +405,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     const toVersion1 = async () => {
       await sql(`ALTER TABLE ${prefix}_sync_windows DROP COLUMN acted_after_ms`);
       await sql(`ALTER TABLE ${prefix}_sync_runs DROP COLUMN acted_after_ms`);
+      await sql(`ALTER TABLE ${prefix}_sync_runs DROP COLUMN unordered`);
       await sql(`DROP TABLE ${prefix}_changes`);
       await sql(`UPDATE ${prefix}_sync_meta SET value = '1' WHERE key = 'schema_version'`);
     };
@@ -413,7 +414,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     const refused = await caught(old.sync.run());
     expect(refused).toBeInstanceOf(ConfigurationError);
     expect(refused.message).toMatch(
-      /an earlier release, without .*_sync_windows"?\.acted_after_ms and .*_sync_runs"?\.acted_after_ms and the table .*_changes"?: run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
+      /an earlier release, without .*_sync_windows"?\.acted_after_ms and .*_sync_runs"?\.acted_after_ms and .*_sync_runs"?\.unordered and the table .*_changes"?: run store\.migrate\(\) once, or the SQL of postgresSyncSchema\(\)/,
     );
     // A store used without opening the copy names the missing column's fix too.
     const run = { id: 1, kind: 'incremental', startedAt: 0, resumed: true } as const;
@@ -432,7 +433,7 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     await sql(`INSERT INTO ${prefix}_sync_meta VALUES ('base_url', $1), ('filter', '{}')`, [tenant.baseUrl]);
     await old.store.migrate();
     expect(await sql(`SELECT value FROM ${prefix}_sync_meta WHERE key = 'schema_version'`)).toEqual([
-      { value: '3' },
+      { value: '4' },
     ]);
     tenant.commentOnTasks(5, (task) => task.state === 'TASK_STATE_CLOSED');
     expect((await old.sync.run()).kind).toBe('incremental');

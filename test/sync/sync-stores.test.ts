@@ -156,6 +156,44 @@ for (const kind of kinds) {
       expect((await store.beginRun('incremental', T0 + 20, [])).id).not.toBe(run.id);
     });
 
+    it('a run a commit says is answered out of creation order says so to every worker that joins or resumes it, and to the next commit of another', async () => {
+      const place = kind.place();
+      const store = await fresh(place);
+      const run = await store.beginRun('full', T0, [
+        { from: T0 - 2 * DAY, to: T0 - DAY },
+        { from: T0 - DAY, to: T0 },
+      ]);
+      expect(run.unordered).toBeUndefined();
+      const mine = await store.claimWindow(run, lease('a'));
+      const theirs = await store.claimWindow(run, lease('b'));
+      if (!mine || !theirs) throw new Error('no window');
+      const plain = await store.commitPage(run, mine, page([], mine.cursor, mine, 'next'), lease('a'));
+      expect(plain.unordered).toBeUndefined();
+      expect((await store.unfinishedRun())?.unordered).toBeUndefined();
+      // a found the service out of order: its commit says so, and the run keeps it.
+      await store.commitPage(
+        run,
+        mine,
+        { ...page([], mine.cursor, mine, 'next'), unordered: true },
+        lease('a'),
+      );
+      expect(await store.unfinishedRun()).toMatchObject({ id: run.id, unordered: true });
+      // b, which has not seen it, learns it at its next commit.
+      const told = await store.commitPage(run, theirs, page([], theirs.cursor, theirs, 'next'), lease('b'));
+      expect(told).toMatchObject({ lost: false, unordered: true });
+      // A worker (or process) that joins or resumes the run gets it with the run.
+      await store.close();
+      const resumed = await fresh(place);
+      expect(await resumed.beginRun('full', T0 + 5, [])).toMatchObject({ id: run.id, unordered: true });
+      // The next run starts without it.
+      for (const holder of ['a', 'b']) {
+        const window = await resumed.claimWindow(run, lease(holder));
+        if (window) await resumed.commitPage(run, window, page([], window.cursor, window), lease(holder));
+      }
+      expect(await resumed.finishRun(run, T0 + 10)).toMatchObject({ finished: true });
+      expect((await resumed.beginRun('incremental', T0 + 20, [])).unordered).toBeUndefined();
+    });
+
     it('claims the window with the most time left first, never one a live lease holds, and gives a holder its own back', async () => {
       const store = await fresh();
       const run = await store.beginRun('full', T0, [

@@ -411,17 +411,19 @@ describe('a copy of an older schema version', () => {
       await sync.close();
       const db = new DatabaseSync(path, { readOnly: true });
       const version = db.prepare("SELECT value FROM idgov_sync_meta WHERE key = 'schema_version'").get();
-      const columns = (
-        db.prepare('PRAGMA table_info(idgov_sync_windows)').all() as Array<{ name: string }>
-      ).map((c) => c.name);
+      const columns = (table: string) =>
+        (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name);
+      const windowColumns = columns('idgov_sync_windows');
+      const runColumns = columns('idgov_sync_runs');
       const indexes = (db.prepare('PRAGMA index_list(idgov_tasks)').all() as Array<{ name: string }>).map(
         (index) => index.name,
       );
       db.close();
-      expect(version).toEqual({ value: '5' });
-      expect(columns).toEqual(
+      expect(version).toEqual({ value: '6' });
+      expect(windowColumns).toEqual(
         expect.arrayContaining(['lease_until', 'acted_after_ms', 'sort_by', 'pair', 'edge']),
       );
+      expect(runColumns).toEqual(expect.arrayContaining(['acted_after_ms', 'unordered']));
       // Leases are found through their own index (not by reading every task), and the index that
       // (created_at, id) serves as well is gone: one fewer to write with every task.
       expect(indexes).toContain('idgov_tasks_leased');
@@ -444,7 +446,7 @@ describe('a copy of an older schema version', () => {
     try {
       const error = await caught(syncOf(tenant, path).run());
       expect(error).toBeInstanceOf(ConfigurationError);
-      expect(error.message).toMatch(/schema version 99, newer than this SDK's 5: upgrade @idgov\/sdk/);
+      expect(error.message).toMatch(/schema version 99, newer than this SDK's 6: upgrade @idgov\/sdk/);
     } finally {
       await close();
     }

@@ -112,13 +112,21 @@ export async function hasCompletedRun(query: PgQuery, t: SyncTables): Promise<bo
 
 /** The unfinished run, if there is one. */
 export async function unfinishedRun(query: PgQuery, t: SyncTables): Promise<SyncRun | undefined> {
-  const { rows } = await query<{ id: string; kind: SyncRun['kind']; started_at: string }>(
+  const { rows } = await query<{ id: string; kind: SyncRun['kind']; started_at: string; unordered: boolean }>(
     'reading the run',
-    `SELECT id, kind, started_at FROM ${t.runs} WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`,
+    `SELECT id, kind, started_at, unordered FROM ${t.runs} WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`,
     [],
   );
   const row = rows[0];
-  return row && { id: Number(row.id), kind: row.kind, startedAt: Number(row.started_at), resumed: true };
+  return (
+    row && {
+      id: Number(row.id),
+      kind: row.kind,
+      startedAt: Number(row.started_at),
+      resumed: true,
+      ...(row.unordered ? { unordered: true } : {}),
+    }
+  );
 }
 
 /**

@@ -8,7 +8,7 @@
 import { checkedTable, indexName, quotedName } from '../../stores/postgres.ts';
 
 /** The schema version the SDK writes in `<prefix>_sync_meta`; a newer copy is refused. */
-export const POSTGRES_SYNC_SCHEMA_VERSION = 3;
+export const POSTGRES_SYNC_SCHEMA_VERSION = 4;
 
 /** The prefix of the tables when none is given. */
 export const DEFAULT_SYNC_PREFIX = 'idgov';
@@ -52,8 +52,8 @@ export function syncTables(prefix: string = DEFAULT_SYNC_PREFIX): SyncTables {
 
 /**
  * Columns added after a table was first created (version 2: the `acted_after_ms` of windows and
- * runs; version 3: the tasks' `change_kind` and `change_previous_state`): a copy whose tables lack
- * one is migrated.
+ * runs; version 3: the tasks' `change_kind` and `change_previous_state`; version 4: the runs'
+ * `unordered`): a copy whose tables lack one is migrated.
  */
 export function addedColumns(
   t: SyncTables,
@@ -63,6 +63,7 @@ export function addedColumns(
     { table: t.runs, column: 'acted_after_ms' },
     { table: t.tasks, column: 'change_kind' },
     { table: t.tasks, column: 'change_previous_state' },
+    { table: t.runs, column: 'unordered' },
   ];
 }
 
@@ -172,7 +173,8 @@ CREATE TABLE IF NOT EXISTS ${t.runs} (
   kind        text   NOT NULL CHECK (kind IN ('full', 'incremental')),
   started_at  bigint NOT NULL,  -- the end of the run's creation-time range
   finished_at bigint,
-  acted_after_ms bigint         -- set: it paged the tasks acted on since then
+  acted_after_ms bigint,        -- set: it paged the tasks acted on since then
+  unordered   boolean NOT NULL DEFAULT false  -- the service answered it out of creation order
 );
 -- One unfinished run at a time: workers starting together join one.
 CREATE UNIQUE INDEX IF NOT EXISTS "${t.bare}_sync_runs_open" ON ${t.runs} ((finished_at IS NULL)) WHERE finished_at IS NULL;
@@ -204,6 +206,7 @@ ALTER TABLE ${t.windows} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
 ALTER TABLE ${t.runs} ADD COLUMN IF NOT EXISTS acted_after_ms bigint;
 ALTER TABLE ${t.tasks} ADD COLUMN IF NOT EXISTS change_kind text;
 ALTER TABLE ${t.tasks} ADD COLUMN IF NOT EXISTS change_previous_state text;
+ALTER TABLE ${t.runs} ADD COLUMN IF NOT EXISTS unordered boolean NOT NULL DEFAULT false;
 UPDATE ${t.meta} SET value = '${POSTGRES_SYNC_SCHEMA_VERSION}'
   WHERE key = 'schema_version' AND CASE WHEN value ~ '^[0-9]+$' THEN value::int END < ${POSTGRES_SYNC_SCHEMA_VERSION};
 `;

@@ -158,6 +158,7 @@ export async function commitPage(
   const { rows } = await query<{
     to_ms: string | null;
     state: string | null;
+    unordered: boolean | null;
     new: string;
     changed: string;
     deleted: string;
@@ -178,8 +179,11 @@ export async function commitPage(
      ${fetchedChangesSql(feedOnSql(t, '$17'))},
      ${recordChangesSql(t, ['fetched'], '$14::timestamptz')},
      ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, `EXISTS (SELECT 1 FROM w) AND ${AFTER_SEQ}`)},
-     cut AS (UPDATE ${t.runs} SET acted_after_ms = NULL WHERE id = $15 AND $16::boolean AND EXISTS (SELECT 1 FROM w))
-     SELECT (SELECT to_ms FROM w) AS to_ms, (SELECT state FROM w) AS state, ${UPSERT_COUNTS}`,
+     cut AS (UPDATE ${t.runs} SET acted_after_ms = CASE WHEN $16::boolean THEN NULL ELSE acted_after_ms END,
+               unordered = unordered OR $18::boolean
+             WHERE id = $15 AND ($16::boolean OR $18::boolean) AND EXISTS (SELECT 1 FROM w))
+     SELECT (SELECT to_ms FROM w) AS to_ms, (SELECT state FROM w) AS state,
+       (SELECT unordered FROM ${t.runs} WHERE id = $15) AS unordered, ${UPSERT_COUNTS}`,
     [
       window.id,
       lease.holder,
@@ -198,11 +202,18 @@ export async function commitPage(
       run.id,
       page.actedCut === true,
       feedAll,
+      page.unordered === true,
     ],
   );
   const row = rows[0];
   if (!row || row.state === null) {
     return { to: window.to, done: false, lost: true, counts: { new: 0, changed: 0, deleted: 0 } };
   }
-  return { to: Number(row.to_ms), done: row.state === 'done', lost: false, counts: counted(row) };
+  return {
+    to: Number(row.to_ms),
+    done: row.state === 'done',
+    lost: false,
+    counts: counted(row),
+    ...(row.unordered ? { unordered: true } : {}),
+  };
 }

@@ -139,6 +139,8 @@ export class TaskSync {
       if (options.full === true && run.kind !== 'full')
         return this.#resumeOrBegin(store, copy, options, started);
     }
+    // A run resumed or joined keeps what its service showed it: pages one instant long look ordered.
+    if (run.unordered) keyset.off('answered out of creation order earlier in this run');
     const meter = new SyncProgressMeter(this.#options.hooks, run);
     if (probePages > 0) meter.fetched(probePages);
     const stop = new AbortController();

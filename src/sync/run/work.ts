@@ -10,6 +10,7 @@ import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty
 import { PageChain } from '../../core/paging/page-chain.ts';
 import { isoTime } from '../../internal/time.ts';
 import type { SyncLease, SyncRun, SyncWindow, WindowOrder } from '../store.ts';
+import type { PageCommit, PageCommitResult } from '../store-rows.ts';
 import { refused, unsupported } from './acted-probe.ts';
 import { BurstEnd, SORT_OF } from './burst-end.ts';
 import type { RunContext } from './context.ts';
@@ -84,16 +85,32 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     restart(cursor, to, ctx.pageSize.current);
   };
   const search = windowSearch(options, window.actedAfter, signal);
+  // Every commit says what this process knows of the run's order, and learns what another worker found.
+  const commit = async (page: PageCommit): Promise<PageCommitResult> => {
+    const result = await store.commitPage(
+      run,
+      window,
+      ctx.keyset.on ? page : { ...page, unordered: true },
+      lease,
+    );
+    if (result.unordered) ctx.keyset.off('answered out of creation order to another worker of this run');
+    return result;
+  };
   // A commit that moves nothing: the window ends, or its order changes, where it stands.
-  const still = () => ({
-    tasks: [],
-    expanded: [],
-    cursor,
-    moved: false,
-    queryFrom,
-    queryTo,
-    token: undefined,
-  });
+  const still = (end: Partial<PageCommit>) =>
+    commit({
+      tasks: [],
+      expanded: [],
+      cursor,
+      moved: false,
+      queryFrom,
+      queryTo,
+      token: undefined,
+      exhausted: false,
+      syncedAt: options.now(),
+      order,
+      ...end,
+    });
   // The next page, asked for while this one commits (it depends on this page and the window's end as last read):
   // a cursor then waits on the service alone, not on the service and its store in turn. Two pages in memory at most.
   let ahead: ReturnType<typeof search> | undefined;
@@ -134,12 +151,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       // window's burst is paged from one end again, by creation time, and no more are paired.
       if (order !== 'created' && !token && requestRefused(error)) {
         ctx.ticketOrder.off(`refused sortBy ${SORT_OF[order]} (${(error as Error).message})`);
-        const back = await store.commitPage(
-          run,
-          window,
-          { ...still(), exhausted: false, syncedAt: options.now(), order, orderRefused: true },
-          lease,
-        );
+        const back = await still({ orderRefused: true });
         if (back.lost || back.done || back.order === undefined) {
           meter.window(back.lost ? 'lost' : 'done', window);
           return;
@@ -152,12 +164,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       if (window.actedAfter !== undefined && refused(error)) {
         if (!toldRefused.has(run)) unsupported(options, `refused the bound (${(error as Error).message})`);
         toldRefused.add(run);
-        const ended = await store.commitPage(
-          run,
-          window,
-          { ...still(), exhausted: true, actedCut: true, syncedAt: options.now(), order },
-          lease,
-        );
+        const ended = await still({ exhausted: true, actedCut: true });
         meter.window(ended.lost ? 'lost' : 'done', window);
         return;
       }
@@ -228,29 +235,24 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       // Awaited at the next turn of the loop, unless the commit fails or ends the window first.
       ahead.catch(() => {});
     }
-    const result = await store.commitPage(
-      run,
-      window,
-      {
-        tasks: own,
-        expanded: expandedRows(page.expanded),
-        cursor: last,
-        moved,
-        // A window paged out of order holds no burst: nothing tells where it stands, so no cursor splits or pairs it.
-        inBurst: ordered && (!moved || (!keyset && next !== undefined && atLast > 1)),
-        queryFrom: keyset ? last : queryFrom,
-        queryTo,
-        token: keyset ? undefined : next,
-        exhausted: next === undefined,
-        syncedAt: options.now(),
-        order,
-        ...(burst?.edge !== undefined ? { edge: burst.edge } : {}),
-        ...(unpair ? { unpair } : {}),
-        ...(handOver ? { handOver } : {}),
-        ...(met ? { met } : {}),
-      },
-      lease,
-    );
+    const result = await commit({
+      tasks: own,
+      expanded: expandedRows(page.expanded),
+      cursor: last,
+      moved,
+      // A window paged out of order holds no burst: nothing tells where it stands, so no cursor splits or pairs it.
+      inBurst: ordered && (!moved || (!keyset && next !== undefined && atLast > 1)),
+      queryFrom: keyset ? last : queryFrom,
+      queryTo,
+      token: keyset ? undefined : next,
+      exhausted: next === undefined,
+      syncedAt: options.now(),
+      order,
+      ...(burst?.edge !== undefined ? { edge: burst.edge } : {}),
+      ...(unpair ? { unpair } : {}),
+      ...(handOver ? { handOver } : {}),
+      ...(met ? { met } : {}),
+    });
     otherEdge = result.otherEdge;
     // The other end's edge as this commit read it may be one this query read: they met, and the
     // window is done now rather than a page later.
@@ -260,14 +262,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       result.order === undefined &&
       burst?.alone === false &&
       burst.met(otherEdge);
-    const final = meeting
-      ? await store.commitPage(
-          run,
-          window,
-          { ...still(), exhausted: false, syncedAt: options.now(), order, met: true },
-          lease,
-        )
-      : undefined;
+    const final = meeting ? await still({ met: true }) : undefined;
     if (!result.lost && result.order !== undefined && result.order !== order) {
       // Paired meanwhile: nothing of the page was written (the query in ticket order fetches it again).
       meter.fetched(1);

@@ -120,10 +120,18 @@ export class SqliteCopy implements SyncStore {
   #unfinished(): SyncRun | undefined {
     const row = this.#file
       .sql(
-        'SELECT id, kind, started_at FROM idgov_sync_runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1',
+        'SELECT id, kind, started_at, unordered FROM idgov_sync_runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1',
       )
-      .get() as { id: number; kind: SyncRun['kind']; started_at: number } | undefined;
-    return row && { id: row.id, kind: row.kind, startedAt: row.started_at, resumed: true };
+      .get() as { id: number; kind: SyncRun['kind']; started_at: number; unordered: number } | undefined;
+    return (
+      row && {
+        id: row.id,
+        kind: row.kind,
+        startedAt: row.started_at,
+        resumed: true,
+        ...(row.unordered === 1 ? { unordered: true } : {}),
+      }
+    );
   }
 
   async beginRun(
@@ -172,13 +180,16 @@ export class SqliteCopy implements SyncStore {
         return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
       if (page.actedCut)
         this.#file.sql('UPDATE idgov_sync_runs SET acted_after_ms = NULL WHERE id = ?').run(run.id);
+      if (page.unordered) this.#file.sql('UPDATE idgov_sync_runs SET unordered = 1 WHERE id = ?').run(run.id);
+      const unordered =
+        this.#file.sql('SELECT unordered FROM idgov_sync_runs WHERE id = ?').get(run.id)?.unordered === 1;
       const syncedAt = isoTime(page.syncedAt);
       // The order the page was fetched in is the window's (checked above): an end of a burst.
       const burstEnd = page.order !== undefined && page.order !== 'created';
       const tasks = ownedTasks(this.#file, window.id, page.tasks);
       const counts = upsertTasks(this.#file, run, tasks, syncedAt, this.#feed, burstEnd);
       putExpanded(this.#file, page.expanded, syncedAt);
-      return { ...moved, counts };
+      return { ...moved, counts, ...(unordered ? { unordered } : {}) };
     });
   }
 

@@ -6,7 +6,7 @@
  */
 
 /** The schema version this SDK writes; a copy of an older one is migrated when opened. */
-export const SYNC_SCHEMA_VERSION = 5;
+export const SYNC_SCHEMA_VERSION = 6;
 
 /**
  * The statements that take a copy from version `n` to `n + 1`, by `n`. Version 2: windows and
@@ -15,6 +15,7 @@ export const SYNC_SCHEMA_VERSION = 5;
  * the change feed, `idgov_changes` (created with the schema; the version keeps an older SDK, which
  * would write changes without their rows, from syncing the copy). Version 5: a burst may be paged
  * from both ends, by ticket ID (`sort_by`, the other end's window in `pair`, the ID reached in `edge`).
+ * Version 6: a run answered out of creation order says so (`unordered`), for the process that resumes it.
  */
 export const SQLITE_SYNC_MIGRATIONS: Readonly<Record<number, string>> = {
   1: `
@@ -36,6 +37,9 @@ ALTER TABLE idgov_sync_runs ADD COLUMN acted_after_ms INTEGER;
 ALTER TABLE idgov_sync_windows ADD COLUMN sort_by TEXT NOT NULL DEFAULT 'created';
 ALTER TABLE idgov_sync_windows ADD COLUMN pair INTEGER;
 ALTER TABLE idgov_sync_windows ADD COLUMN edge TEXT;
+`,
+  5: `
+ALTER TABLE idgov_sync_runs ADD COLUMN unordered INTEGER NOT NULL DEFAULT 0;
 `,
 };
 
@@ -93,7 +97,8 @@ CREATE TABLE IF NOT EXISTS idgov_sync_runs (
   kind              TEXT NOT NULL,
   started_at        INTEGER NOT NULL,
   finished_at       INTEGER,
-  acted_after_ms    INTEGER
+  acted_after_ms    INTEGER,
+  unordered         INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS idgov_sync_windows (
   id            INTEGER PRIMARY KEY AUTOINCREMENT,
