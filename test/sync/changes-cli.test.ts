@@ -154,7 +154,10 @@ describe('idgov changes and idgov sync --watch', () => {
         { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'ignore'] },
       );
       const ended = new Promise<number | null>((resolve) => blocked.on('exit', (code) => resolve(code)));
-      await new Promise((resolve) => setTimeout(resolve, 2_500)); // its first lines fill the pipe
+      // Its first lines (left unread) fill the pipe: it started, and is blocked writing. A fixed wait
+      // from the spawn was too short on a busy machine, where the SIGINT came before its handler.
+      await new Promise((resolve) => blocked.stdout?.once('readable', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       blocked.kill('SIGINT');
       const stoppedAt = Date.now();
       const code = await Promise.race([
