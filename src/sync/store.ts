@@ -66,6 +66,8 @@ export interface SyncWindow {
    * undefined before its first page.
    */
   readonly edge?: string | undefined;
+  /** Its run was found answered out of creation order (see {@link SyncRun.unordered}) when it was claimed. */
+  readonly unordered?: boolean | undefined;
 }
 
 /**
@@ -95,8 +97,9 @@ export interface SyncRun {
   /** True when this call found the run begun (by an earlier process, or another worker) and joins it. */
   readonly resumed: boolean;
   /**
-   * The service answered this run out of creation order (a commit said so with `unordered`): every
-   * process that resumes or joins it pages its windows by their tokens, and moves no cursor.
+   * The service answered this run out of creation order (a commit said so with `unordered`): a
+   * process that resumes or joins it, or claims one of its windows, takes no page of one creation
+   * instant for ordered without a check, whether or not the service answers in order again.
    */
   readonly unordered?: boolean;
 }

@@ -22,6 +22,7 @@ import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
 import { decodePageToken } from '../../src/testing/page-token.ts';
 import { copyAndFeed, feedProblems } from '../helpers/change-feed.ts';
+import { until } from '../helpers/outbox-workers.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-sync-ops-'));
@@ -491,6 +492,8 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
       ask?: (body: Record<string, unknown>) => Record<string, unknown>;
       /** An answer instead of the tenant's. */
       instead?: (body: Record<string, unknown>) => Response | undefined;
+      /** Awaited before the search is sent. */
+      before?: (body: Record<string, unknown>) => Promise<void>;
     } = {},
   ): IdGovClient {
     return new IdGovClient({
@@ -502,6 +505,7 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
         const request = new Request(input, init);
         if (!request.url.endsWith('/search/tasks')) return fetch(request);
         const body = (await request.clone().json()) as Record<string, unknown>;
+        await options.before?.(body);
         const instead = options.instead?.(body);
         if (instead) return instead;
         const asked = options.ask
@@ -724,9 +728,93 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
         expect(tokens).toBeGreaterThan(2);
         expect(summary).toMatchObject({ kind: 'full', complete: true });
         expect(await differences(open, tenant)).toEqual([]);
-        expect(warnings.join('\n')).toMatch(/out of creation order earlier in this run/);
+        expect(warnings.join('\n')).toMatch(/leaves tasks created before a page off it/);
       });
     });
+
+  it('a run found out of order, then its service put right, its tokens still short-lived: the resumed run completes', async () => {
+    const tenant = new FakeTenant({ history: 1_000, seed: 67 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      let tokens = 0;
+      const refusing = (ask?: (body: Record<string, unknown>) => Record<string, unknown>) =>
+        rewritingClient(tenant, (answer) => answer, {
+          ...(ask ? { ask } : {}),
+          instead: (body) => (body.pageToken && ++tokens % 3 === 0 ? tokenExpired() : undefined),
+        });
+      // A bad deploy answers newest first: the run fails, naming the fix.
+      await expect(runSync(refusing(newestFirst()), open, { concurrency: 1 })).rejects.toThrow(
+        PaginationError,
+      );
+      // Put right (creation order again), with tokens as short-lived: the run it resumes ends, whole.
+      const { summary } = await runSync(refusing(), open, { concurrency: 1 });
+      expect(summary).toMatchObject({ kind: 'full', complete: true });
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
+  it('a PostgreSQL worker that joined the run before another found it out of order takes over its window on a token whose page is one instant: nothing is lost', async () => {
+    const postgres = kinds[1] as (typeof kinds)[number];
+    if (postgres.skip) return;
+    let clock = Date.now() - 3_600_000;
+    const tenant = new FakeTenant({ tasks: 0, seed: 72, now: () => clock });
+    for (const count of [300, 0, 300]) {
+      for (let i = 0; i < count; i++) {
+        clock += 1_000;
+        tenant.createTasks(1);
+      }
+      if (count === 0) tenant.createTasks(300);
+    }
+    await withTenant(tenant, async () => {
+      const open = await postgres.store();
+      // A's first page of its window waits until B has joined the run and found no work.
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let atGate = () => {};
+      const gated = new Promise<void>((resolve) => {
+        atGate = resolve;
+      });
+      let aTokens = 0;
+      const a = rewritingClient(tenant, (answer) => answer, {
+        ask: newestFirst(),
+        instead: (body) =>
+          body.pageToken && ++aTokens === 3 ? new Response('{"message":"down"}', { status: 503 }) : undefined,
+        before: async (body) => {
+          if (body.pageSize !== 100 || body.pageToken) return;
+          atGate();
+          await gate;
+        },
+      });
+      const first = runSync(a, open, { concurrency: 1, pageSize: 100 });
+      first.catch(() => {});
+      await gated;
+      let bTokens = 0;
+      const b = rewritingClient(tenant, (answer) => answer, {
+        ask: newestFirst(),
+        instead: (body) => (body.pageToken && ++bTokens === 2 ? tokenExpired() : undefined),
+      });
+      const { warnings, logger } = warningsKept();
+      const sync = new TaskSync({
+        client: b,
+        store: open(),
+        logger,
+        concurrency: 1,
+        pageSize: 100,
+        leaseMs: 2_000,
+      });
+      const second = sync.run().finally(() => sync.close());
+      await until(() => warnings.some((w) => /waiting for work held by/.test(w)), [], 'B to wait for A');
+      release();
+      // A fails asking for page 4 of its window (newest first: the burst's first page), and leaves it to B.
+      await expect(first).rejects.toThrow();
+      const summary = await second;
+      expect(summary).toMatchObject({ kind: 'full', complete: true, resumed: true });
+      expect(bTokens).toBeGreaterThan(2);
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
 
   it('ignores createdAfter: paged by tokens, in about the pages of the tenant, nothing lost', async () => {
     const tenant = new FakeTenant({ tasks: 1_000, seed: 62 });

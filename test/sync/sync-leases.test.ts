@@ -53,23 +53,25 @@ describe('a service slower than the lease (pages of 1.5 s, a lease of 1 s)', () 
   });
   afterAll(() => close());
 
-  it('SQLite: the run ends, no window changes hands, each page is fetched once', async () => {
-    const path = join(dir, 'slow.db');
-    const one = worker(tenant, new SqliteSyncStore({ path }), 1_000);
-    const before = tenant.stats.searchPages;
-    const summary = await one.sync.run();
-    await one.sync.close();
-    expect(summary.complete).toBe(true);
-    expect(one.lost).toEqual([]);
-    expect(one.warnings.filter((w) => /stopped its work/.test(w))).toEqual([]);
-    // Every page fetched was committed once: the run's pages, and its search for the first task;
-    // besides, at most one a window asked for ahead and cut short when the window ended.
-    const served = tenant.stats.searchPages - before;
-    expect(served).toBeGreaterThanOrEqual(summary.pages + 1);
-    expect(served).toBeLessThanOrEqual(summary.pages + 1 + summary.windows);
-    expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
-    expect(await feedOf(new SqliteSyncStore({ path, readOnly: true }))).toEqual([]);
-  }, 60_000);
+  // On the caller's thread too (what `idgov sync --concurrency 1` uses): its heartbeat shares the thread with the copy.
+  for (const thread of [true, false])
+    it(`SQLite${thread ? '' : " on the caller's thread"}: the run ends, no window changes hands, each page is fetched once`, async () => {
+      const path = join(dir, `slow-${thread}.db`);
+      const one = worker(tenant, new SqliteSyncStore({ path, thread }), 1_000);
+      const before = tenant.stats.searchPages;
+      const summary = await one.sync.run();
+      await one.sync.close();
+      expect(summary.complete).toBe(true);
+      expect(one.lost).toEqual([]);
+      expect(one.warnings.filter((w) => /stopped its work/.test(w))).toEqual([]);
+      // Every page fetched was committed once: the run's pages, and its search for the first task;
+      // besides, at most one a window asked for ahead and cut short when the window ended.
+      const served = tenant.stats.searchPages - before;
+      expect(served).toBeGreaterThanOrEqual(summary.pages + 1);
+      expect(served).toBeLessThanOrEqual(summary.pages + 1 + summary.windows);
+      expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+      expect(await feedOf(new SqliteSyncStore({ path, readOnly: true }))).toEqual([]);
+    }, 60_000);
 
   it.skipIf(!pg)(
     'PostgreSQL, two workers: the run ends, no window changes hands, each page is fetched once',

@@ -160,13 +160,15 @@ for (const kind of kinds) {
       const place = kind.place();
       const store = await fresh(place);
       const run = await store.beginRun('full', T0, [
-        { from: T0 - 2 * DAY, to: T0 - DAY },
-        { from: T0 - DAY, to: T0 },
+        { from: T0 - 3 * DAY, to: T0 - 2 * DAY },
+        { from: T0 - 2 * DAY, to: T0 - DAY + 1 },
+        { from: T0 - DAY, to: T0 + 2 },
       ]);
       expect(run.unordered).toBeUndefined();
       const mine = await store.claimWindow(run, lease('a'));
       const theirs = await store.claimWindow(run, lease('b'));
       if (!mine || !theirs) throw new Error('no window');
+      expect(mine.unordered).toBeUndefined();
       const plain = await store.commitPage(run, mine, page([], mine.cursor, mine, 'next'), lease('a'));
       expect(plain.unordered).toBeUndefined();
       expect((await store.unfinishedRun())?.unordered).toBeUndefined();
@@ -181,12 +183,14 @@ for (const kind of kinds) {
       // b, which has not seen it, learns it at its next commit.
       const told = await store.commitPage(run, theirs, page([], theirs.cursor, theirs, 'next'), lease('b'));
       expect(told).toMatchObject({ lost: false, unordered: true });
+      // So does a worker that claims a window of it, before its first page.
+      expect(await store.claimWindow(run, lease('c'))).toMatchObject({ unordered: true });
       // A worker (or process) that joins or resumes the run gets it with the run.
       await store.close();
       const resumed = await fresh(place);
       expect(await resumed.beginRun('full', T0 + 5, [])).toMatchObject({ id: run.id, unordered: true });
       // The next run starts without it.
-      for (const holder of ['a', 'b']) {
+      for (const holder of ['a', 'b', 'c']) {
         const window = await resumed.claimWindow(run, lease(holder));
         if (window) await resumed.commitPage(run, window, page([], window.cursor, window), lease(holder));
       }

@@ -34,6 +34,7 @@ interface WindowRow {
   query_to_ms: string;
   page_token: string | null;
   acted_after_ms: string | null;
+  unordered?: boolean;
 }
 
 // pg returns bigint as text; every number here is a Unix ms or an identity, far below 2^53.
@@ -46,6 +47,7 @@ const windowOf = (row: WindowRow): SyncWindow => ({
   queryTo: Number(row.query_to_ms),
   token: row.page_token ?? undefined,
   actedAfter: row.acted_after_ms === null ? undefined : Number(row.acted_after_ms),
+  ...(row.unordered ? { unordered: true } : {}),
 });
 
 /** Takes, under `lease`, the free window with the most time left, or one `lease` holds already. */
@@ -61,7 +63,7 @@ export async function claimWindow(
      WHERE id = (SELECT id FROM ${t.windows}
                  WHERE run_id = $1 AND state = 'free' AND (${notHeldSql(NOW)} OR lease_token = $2)
                  ORDER BY to_ms - cursor_ms DESC LIMIT 1 FOR UPDATE SKIP LOCKED)
-     RETURNING ${WINDOW_COLUMNS}`,
+     RETURNING ${WINDOW_COLUMNS}, (SELECT unordered FROM ${t.runs} WHERE id = $1) AS unordered`,
     [run.id, lease.holder, lease.ms],
   );
   return rows[0] && windowOf(rows[0]);
@@ -181,7 +183,7 @@ export async function commitPage(
      ${upsertExpandedSql(t, { expanded: '$13', syncedAt: '$14::timestamptz' }, `EXISTS (SELECT 1 FROM w) AND ${AFTER_SEQ}`)},
      cut AS (UPDATE ${t.runs} SET acted_after_ms = CASE WHEN $16::boolean THEN NULL ELSE acted_after_ms END,
                unordered = unordered OR $18::boolean
-             WHERE id = $15 AND ($16::boolean OR $18::boolean) AND EXISTS (SELECT 1 FROM w))
+             WHERE id = $15 AND ($16::boolean OR ($18::boolean AND NOT unordered)) AND EXISTS (SELECT 1 FROM w))
      SELECT (SELECT to_ms FROM w) AS to_ms, (SELECT state FROM w) AS state,
        (SELECT unordered FROM ${t.runs} WHERE id = $15) AS unordered, ${UPSERT_COUNTS}`,
     [

@@ -27,6 +27,11 @@ export interface RunContext {
   readonly refuse: (id: string) => void;
   /** Whether windows page by creation time (keyset) or, for a service that cannot be paged so, by tokens. */
   readonly keyset: Fallback;
+  /**
+   * Whether the run was found out of creation order before this process saw it (by a process it
+   * resumes, or another worker): a page of one instant is then checked even when paged by token.
+   */
+  readonly doubted: { seen: boolean };
   /** Whether bursts may still be paged from both ends (the service takes the ticket order). */
   readonly ticketOrder: Fallback;
 }

@@ -139,8 +139,6 @@ export class TaskSync {
       if (options.full === true && run.kind !== 'full')
         return this.#resumeOrBegin(store, copy, options, started);
     }
-    // A run resumed or joined keeps what its service showed it: pages one instant long look ordered.
-    if (run.unordered) keyset.off('answered out of creation order earlier in this run');
     const meter = new SyncProgressMeter(this.#options.hooks, run);
     if (probePages > 0) meter.fetched(probePages);
     const stop = new AbortController();
@@ -167,6 +165,8 @@ export class TaskSync {
           pageSize,
           refuse,
           keyset,
+          // What a process the run resumes (or another worker) found: checked again, as the service may be put right.
+          doubted: { seen: run.unordered === true },
           ticketOrder: new Fallback(
             this.#options.logger,
             'bursts of tasks created at one instant are paged from one end for the rest of this run',

@@ -15,7 +15,7 @@ import { refused, unsupported } from './acted-probe.ts';
 import { BurstEnd, SORT_OF } from './burst-end.ts';
 import type { RunContext } from './context.ts';
 import { InstantRead } from './instant-read.ts';
-import { leftOutBefore } from './order-probe.ts';
+import { checkFrom, leftOutBefore } from './order-probe.ts';
 import { createdAt, scanPage } from './page-scan.ts';
 import { requestRefused } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
@@ -50,6 +50,7 @@ export async function pageWindow(ctx: RunContext, window: SyncWindow, lease: Syn
 
 async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLease): Promise<void> {
   const { options, store, run, meter, signal } = ctx;
+  if (window.unordered) ctx.doubted.seen = true;
   let { cursor, token, queryFrom, queryTo } = window;
   let to = window.to;
   let order: WindowOrder = window.order ?? 'created';
@@ -93,7 +94,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       ctx.keyset.on ? page : { ...page, unordered: true },
       lease,
     );
-    if (result.unordered) ctx.keyset.off('answered out of creation order to another worker of this run');
+    if (result.unordered) ctx.doubted.seen = true;
     return result;
   };
   // A commit that moves nothing: the window ends, or its order changes, where it stands.
@@ -180,7 +181,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     };
     const unpair = burst !== undefined && !burst.alone && !burst.read(page.list ?? [], inQuery);
     const scan = burst
-      ? { last: cursor, atLast: 0, inQuery: 0, sorted: true, before: false }
+      ? { first: cursor, last: cursor, atLast: 0, inQuery: 0, sorted: true, before: false }
       : scanPage(tasks, { queryFrom, queryTo }, cursor);
     // A keyset needs pages in creation order that keep to `createdAfter`: a service that sorts
     // otherwise, or ignores the bound, is paged by its tokens from here on (said once).
@@ -188,17 +189,13 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     else if (scan.before) ctx.keyset.off('answers tasks created before the createdAfter asked for');
     const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
-    // The first page of a query, with more to come, all of one instant past its start: in order whatever the order.
-    if (
-      !burst &&
-      ctx.keyset.on &&
-      !token &&
-      next &&
-      scan.inQuery === scan.atLast &&
-      scan.last > queryFrom + 1
-    ) {
+    const from =
+      !burst && ctx.keyset.on && next
+        ? checkFrom(scan, { token, queryFrom, cursor }, ctx.doubted.seen)
+        : undefined;
+    if (from !== undefined) {
       meter.fetched(1);
-      const probe = { from: queryFrom, at: scan.last, actedAfter: window.actedAfter, exclude };
+      const probe = { from, at: scan.first, actedAfter: window.actedAfter, exclude };
       if (await leftOutBefore(options, probe, signal))
         ctx.keyset.off('leaves tasks created before a page off it (it answers out of creation order)');
     }

@@ -180,7 +180,8 @@ export class SqliteCopy implements SyncStore {
         return { ...moved, counts: { new: 0, changed: 0, deleted: 0 } };
       if (page.actedCut)
         this.#file.sql('UPDATE idgov_sync_runs SET acted_after_ms = NULL WHERE id = ?').run(run.id);
-      if (page.unordered) this.#file.sql('UPDATE idgov_sync_runs SET unordered = 1 WHERE id = ?').run(run.id);
+      if (page.unordered)
+        this.#file.sql('UPDATE idgov_sync_runs SET unordered = 1 WHERE id = ? AND unordered = 0').run(run.id);
       const unordered =
         this.#file.sql('SELECT unordered FROM idgov_sync_runs WHERE id = ?').get(run.id)?.unordered === 1;
       const syncedAt = isoTime(page.syncedAt);

@@ -22,6 +22,7 @@ interface WindowRow {
   acted_after_ms: number | null;
   sort_by: WindowOrder;
   edge: string | null;
+  unordered?: number;
 }
 
 function windowOf(row: WindowRow): SyncWindow {
@@ -36,6 +37,7 @@ function windowOf(row: WindowRow): SyncWindow {
     actedAfter: row.acted_after_ms ?? undefined,
     order: row.sort_by,
     edge: row.edge ?? undefined,
+    ...(row.unordered === 1 ? { unordered: true } : {}),
   };
 }
 
@@ -46,7 +48,8 @@ function windowOf(row: WindowRow): SyncWindow {
 export function claim(file: SqliteFile, run: SyncRun, lease: SyncLease, now: number): SyncWindow | undefined {
   const row = file
     .sql(
-      `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token, acted_after_ms, sort_by, edge FROM idgov_sync_windows
+      `SELECT id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, page_token, acted_after_ms, sort_by, edge,
+         (SELECT unordered FROM idgov_sync_runs r WHERE r.id = run_id) AS unordered FROM idgov_sync_windows
        WHERE run_id = ? AND state = 'free' AND (${notHeldSql('?', '?')} OR lease_token = ?)
        ORDER BY to_ms - cursor_ms DESC LIMIT 1`,
     )
