@@ -98,8 +98,9 @@ export interface SyncRun {
   readonly resumed: boolean;
   /**
    * The service answered this run out of creation order (a commit said so with `unordered`): a
-   * process that resumes or joins it, or claims one of its windows, takes no page of one creation
-   * instant for ordered without a check, whether or not the service answers in order again.
+   * process that resumes or joins it, or claims one of its windows, follows no page token saved
+   * with a window (whose pages say nothing of the tasks before them), but starts the window's query
+   * again at its cursor, where its checks of order apply as to any query's first page.
    */
   readonly unordered?: boolean;
 }

@@ -728,9 +728,109 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
         expect(tokens).toBeGreaterThan(2);
         expect(summary).toMatchObject({ kind: 'full', complete: true });
         expect(await differences(open, tenant)).toEqual([]);
-        expect(warnings.join('\n')).toMatch(/leaves tasks created before a page off it/);
+        expect(warnings.join('\n')).toMatch(/out of creation order/);
       });
     });
+
+  // Ordered until the cursor reached C, then newest first: A turns the keyset off and fails at its second token; B
+  // resumes on a saved token whose page (a burst past C) looks in order, with tasks around C not yet read.
+  for (const layout of [
+    { name: 'unread tasks at the cursor instant', atC: 50, near: 0, nearCount: 0, burstAt: 1_000 },
+    { name: 'unread tasks a millisecond past the cursor', atC: 1, near: 1, nearCount: 5, burstAt: 1_000 },
+    {
+      name: 'a burst 3 ms past the cursor, tasks 2 ms past it unread',
+      atC: 1,
+      near: 2,
+      nearCount: 5,
+      burstAt: 3,
+    },
+  ])
+    for (const kind of kinds.filter((k) => !k.skip))
+      it(`a run resumed on a token past where order last held, ${layout.name}: nothing is lost (${kind.name})`, async () => {
+        let clock = Date.now() - 3_600_000;
+        const tenant = new FakeTenant({ tasks: 0, seed: 73, now: () => clock });
+        for (let i = 0; i < 198; i++) {
+          clock += 1_000;
+          tenant.createTasks(1);
+        }
+        clock += 1_000;
+        const c = clock;
+        tenant.createTasks(layout.atC);
+        if (layout.nearCount) {
+          clock = c + layout.near;
+          tenant.createTasks(layout.nearCount);
+        }
+        clock = c + layout.burstAt;
+        tenant.createTasks(300);
+        for (let i = 0; i < 100; i++) {
+          clock += 1_000;
+          tenant.createTasks(1);
+        }
+        clock += 5_000;
+        await withTenant(tenant, async () => {
+          const open = await kind.store();
+          let pages = 0;
+          let tokens = 0;
+          let newest = false;
+          const a = rewritingClient(tenant, (answer) => answer, {
+            ask: (body) => {
+              if (body.pageSize === 100 && !body.pageToken && ++pages === 3) newest = true;
+              return newestFirst(() => newest)(body);
+            },
+            instead: (body) =>
+              newest && body.pageToken && ++tokens === 2
+                ? new Response('{"message":"down"}', { status: 503 })
+                : undefined,
+          });
+          await expect(runSync(a, open, { concurrency: 1, pageSize: 100 })).rejects.toThrow();
+          expect(tokens).toBe(2);
+          tokens = 0;
+          const b = rewritingClient(tenant, (answer) => answer, {
+            ask: newestFirst(),
+            instead: (body) => (body.pageToken && ++tokens === 2 ? tokenExpired() : undefined),
+          });
+          const { summary } = await runSync(b, open, { concurrency: 1, pageSize: 100 });
+          expect(summary).toMatchObject({ kind: 'full', complete: true });
+          expect(await differences(open, tenant)).toEqual([]);
+        });
+      });
+
+  it('a run found out of order, then put right, its old tokens still taken and short-lived: the resumed run completes, at about the searches of a fresh one', async () => {
+    const tenant = new FakeTenant({ history: 1_000, seed: 67 });
+    await withTenant(tenant, async () => {
+      let searches = 0;
+      const counting = rewritingClient(tenant, (answer) => answer, {
+        instead: () => {
+          searches += 1;
+          return undefined;
+        },
+      });
+      await runSync(counting, await sqlite.store(), { concurrency: 1 });
+      const fresh = searches;
+      const open = await sqlite.store();
+      let tokens = 0;
+      let bad = true;
+      const refusing = rewritingClient(
+        tenant,
+        // A bad deploy reverses each page, and its tokens stay good for the same request once it is put right.
+        (answer) => (bad ? { ...answer, list: [...answer.list].reverse() } : answer),
+        {
+          instead: (body) => {
+            searches += 1;
+            return body.pageToken && ++tokens % 3 === 0 ? tokenExpired() : undefined;
+          },
+        },
+      );
+      await expect(runSync(refusing, open, { concurrency: 1 })).rejects.toThrow(PaginationError);
+      bad = false;
+      searches = 0;
+      const { summary } = await runSync(refusing, open, { concurrency: 1 });
+      expect(summary).toMatchObject({ kind: 'full', complete: true, resumed: true });
+      expect(await differences(open, tenant)).toEqual([]);
+      // The resumed run pages its window again from where order last held, its refused tokens restarted: no more.
+      expect(searches).toBeLessThanOrEqual(fresh * 1.6);
+    });
+  });
 
   it('a run found out of order, then its service put right, its tokens still short-lived: the resumed run completes', async () => {
     const tenant = new FakeTenant({ history: 1_000, seed: 67 });

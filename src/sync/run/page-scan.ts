@@ -10,8 +10,6 @@ export const createdAt = (row: TaskRow) => (row.createdAt ? Date.parse(row.creat
 
 /** Where a page left its query, and whether it kept to the order and bounds a keyset needs. */
 export interface PageScan {
-  /** The creation time of its first task inside the query; the cursor when none is. */
-  readonly first: number;
   /** The creation time of its last task inside the query; the cursor when none moved it. */
   readonly last: number;
   /** How many of its tasks inside the query share that last instant. */
@@ -34,7 +32,6 @@ export function scanPage(
   { queryFrom, queryTo }: { readonly queryFrom: number; readonly queryTo: number },
   cursor: number,
 ): PageScan {
-  let first: number | undefined;
   let last = cursor;
   let atLast = 0;
   let inQuery = 0;
@@ -46,12 +43,11 @@ export function scanPage(
     if (at < queryFrom - 1) before = true;
     if (!(at >= queryFrom - 1 && at <= queryTo + 1)) continue;
     inQuery += 1;
-    first ??= at;
     if (at < previous) sorted = false;
     previous = at;
     if (at < last) continue;
     atLast = at === last ? atLast + 1 : 1;
     last = at;
   }
-  return { first: first ?? cursor, last, atLast, inQuery, sorted, before };
+  return { last, atLast, inQuery, sorted, before };
 }

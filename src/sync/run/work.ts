@@ -15,7 +15,7 @@ import { refused, unsupported } from './acted-probe.ts';
 import { BurstEnd, SORT_OF } from './burst-end.ts';
 import type { RunContext } from './context.ts';
 import { InstantRead } from './instant-read.ts';
-import { checkFrom, leftOutBefore } from './order-probe.ts';
+import { leftOutBefore } from './order-probe.ts';
 import { createdAt, scanPage } from './page-scan.ts';
 import { requestRefused } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
@@ -75,6 +75,9 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     exclude = skip;
     if (!skip) burst?.restart(); // leaving out what it read, a burst's end reads on in order
   };
+  // In a run found out of order, a token saved by another cursor says nothing of what lies before its pages (a page of
+  // one instant looks in order whatever the order): the window's query starts again at its cursor.
+  if ((ctx.doubted.seen || !ctx.keyset.on) && token && !burst) restart();
   // The window's order changed under this cursor (its burst paired, or back to one end): its query
   // starts again in that order, and the page asked for ahead (in the old one) is not taken.
   const reorder = (next: WindowOrder, end: number) => {
@@ -181,7 +184,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     };
     const unpair = burst !== undefined && !burst.alone && !burst.read(page.list ?? [], inQuery);
     const scan = burst
-      ? { first: cursor, last: cursor, atLast: 0, inQuery: 0, sorted: true, before: false }
+      ? { last: cursor, atLast: 0, inQuery: 0, sorted: true, before: false }
       : scanPage(tasks, { queryFrom, queryTo }, cursor);
     // A keyset needs pages in creation order that keep to `createdAfter`: a service that sorts
     // otherwise, or ignores the bound, is paged by its tokens from here on (said once).
@@ -189,13 +192,17 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     else if (scan.before) ctx.keyset.off('answers tasks created before the createdAfter asked for');
     const { token: next, error: badChain } = chain.follow(page);
     if (badChain) throw badChain;
-    const from =
-      !burst && ctx.keyset.on && next
-        ? checkFrom(scan, { token, queryFrom, cursor }, ctx.doubted.seen)
-        : undefined;
-    if (from !== undefined) {
+    // The first page of a query, with more to come, all of one instant past its start: in order whatever the order.
+    if (
+      !burst &&
+      ctx.keyset.on &&
+      !token &&
+      next &&
+      scan.inQuery === scan.atLast &&
+      scan.last > queryFrom + 1
+    ) {
       meter.fetched(1);
-      const probe = { from, at: scan.first, actedAfter: window.actedAfter, exclude };
+      const probe = { from: queryFrom, at: scan.last, actedAfter: window.actedAfter, exclude };
       if (await leftOutBefore(options, probe, signal))
         ctx.keyset.off('leaves tasks created before a page off it (it answers out of creation order)');
     }
