@@ -76,8 +76,9 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     if (!skip) burst?.restart(); // leaving out what it read, a burst's end reads on in order
   };
   // In a run found out of order, a token saved by another cursor says nothing of what lies before its pages (a page of
-  // one instant looks in order whatever the order): the window's query starts again at its cursor.
-  if ((ctx.doubted.seen || !ctx.keyset.on) && token && !burst) restart();
+  // one instant looks in order whatever the order): unless this process pages by tokens with cursors held already, the
+  // window's query starts again at its cursor.
+  if (ctx.doubted.seen && ctx.keyset.on && token && !burst) restart();
   // The window's order changed under this cursor (its burst paired, or back to one end): its query
   // starts again in that order, and the page asked for ahead (in the old one) is not taken.
   const reorder = (next: WindowOrder, end: number) => {
