@@ -100,7 +100,8 @@ export interface SyncRun {
    * The service answered this run out of creation order (a commit said so with `unordered`): a
    * process that resumes or joins it, or claims one of its windows, follows no page token saved
    * with a window (whose pages say nothing of the tasks before them), but starts the window's query
-   * again at its cursor, where its checks of order apply as to any query's first page.
+   * again at its cursor, where its checks of order apply as to any query's first page (until it
+   * finds the disorder itself, and holds its cursors).
    */
   readonly unordered?: boolean;
 }
