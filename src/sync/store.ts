@@ -98,10 +98,9 @@ export interface SyncRun {
   readonly resumed: boolean;
   /**
    * The service answered this run out of creation order (a commit said so with `unordered`): a
-   * process that resumes or joins it, or claims one of its windows, follows no page token saved
-   * with a window (whose pages say nothing of the tasks before them), but starts the window's query
-   * again at its cursor, where its checks of order apply as to any query's first page (until it
-   * finds the disorder itself, and holds its cursors).
+   * process that resumes or joins it, or claims one of its windows, moves no cursor by the pages of
+   * a token saved with a window (they say nothing of the tasks before them): it pages that query
+   * to its end, or, once it starts the query again at the cursor, checks order as for any query.
    */
   readonly unordered?: boolean;
 }

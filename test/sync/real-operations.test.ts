@@ -832,6 +832,59 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
     });
   });
 
+  /** Runs of `client(p)` one process after another, each dying where its client says, until one completes: how many. */
+  async function processesToComplete(open: () => Store, client: (p: number) => IdGovClient, most: number) {
+    for (let p = 0; p < most; p++) {
+      const ended = await runSync(client(p), open, { concurrency: 1, pageSize: 100 }).then(
+        ({ summary }) => summary.complete,
+        () => false,
+      );
+      if (ended) return p + 1;
+    }
+    return Number.POSITIVE_INFINITY;
+  }
+
+  /** A 503 for the `nth` page token each client asks with. */
+  const diesAtToken = (nth: number) => {
+    let tokens = 0;
+    return (body: Record<string, unknown>) =>
+      body.pageToken && ++tokens === nth ? new Response('{"message":"down"}', { status: 503 }) : undefined;
+  };
+
+  it('newest first, every process dying at its 4th token: each resumed process gets further, and the run completes', async () => {
+    const tenant = new FakeTenant({ history: 1_000, seed: 67 });
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      const client = () =>
+        rewritingClient(tenant, (answer) => answer, { ask: newestFirst(), instead: diesAtToken(4) });
+      expect(await processesToComplete(open, client, 8)).toBeLessThanOrEqual(8);
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
+  it('a run once found out of order, then put right, a burst of 1,000 and every process dying at its 4th token: each gets further', async () => {
+    let clock = Date.now() - 3_600_000;
+    const tenant = new FakeTenant({ tasks: 0, seed: 74, now: () => clock });
+    for (const count of [50, 0, 50]) {
+      for (let i = 0; i < count; i++) {
+        clock += 1_000;
+        tenant.createTasks(1);
+      }
+      if (count === 0) tenant.createTasks(1_000);
+    }
+    clock += 5_000;
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      const client = (p: number) =>
+        rewritingClient(tenant, (answer) => answer, {
+          ...(p === 0 ? { ask: newestFirst() } : {}),
+          instead: diesAtToken(p === 0 ? 2 : 4),
+        });
+      expect(await processesToComplete(open, client, 10)).toBeLessThanOrEqual(10);
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
   it('a run found out of order, then its service put right, its tokens still short-lived: the resumed run completes', async () => {
     const tenant = new FakeTenant({ history: 1_000, seed: 67 });
     await withTenant(tenant, async () => {

@@ -29,8 +29,8 @@ export interface RunContext {
   readonly keyset: Fallback;
   /**
    * Whether the run was found out of creation order before this process saw it (by a process it
-   * resumes, or another worker): a window it claims then starts its query again at its cursor
-   * rather than follow the token saved with it.
+   * resumes, or another worker): the query a window it claims goes on with, by its saved token,
+   * moves no cursor.
    */
   readonly doubted: { seen: boolean };
   /** Whether bursts may still be paged from both ends (the service takes the ticket order). */

@@ -66,6 +66,9 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
   const instant = new InstantRead();
   const reached = () => `${cursor} ${burst?.edge ?? ''} ${instant.size}`;
   let exclude: readonly string[] | undefined;
+  // In a run found out of order, a token saved by another cursor says nothing of what lies before its pages (a page of
+  // one instant looks in order whatever the order): its query moves no cursor, to its last page or a restart.
+  let trusted = !(ctx.doubted.seen && token && !burst);
   const restart = (from = cursor, end = to, size = ctx.pageSize.current, skip?: readonly string[]) => {
     token = undefined;
     queryFrom = from;
@@ -73,12 +76,9 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     pageSize = size;
     chain = new PageChain(DEFAULT_MAX_EMPTY_PAGES);
     exclude = skip;
+    trusted = true;
     if (!skip) burst?.restart(); // leaving out what it read, a burst's end reads on in order
   };
-  // In a run found out of order, a token saved by another cursor says nothing of what lies before its pages (a page of
-  // one instant looks in order whatever the order): unless this process pages by tokens with cursors held already, the
-  // window's query starts again at its cursor.
-  if (ctx.doubted.seen && ctx.keyset.on && token && !burst) restart();
   // The window's order changed under this cursor (its burst paired, or back to one end): its query
   // starts again in that order, and the page asked for ahead (in the old one) is not taken.
   const reorder = (next: WindowOrder, end: number) => {
@@ -209,7 +209,7 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
     }
     // Out of creation order, no task's creation time says every task before it was read: the cursor stays where
     // order last held (a query restarted or resumed starts there again), and the window ends when its tokens run out.
-    const ordered = burst !== undefined || ctx.keyset.on;
+    const ordered = burst !== undefined || (ctx.keyset.on && trusted);
     const last = ordered ? scan.last : cursor;
     const { atLast } = scan;
     // A query made before a split reaches past the window's end as it is now: what lies past it is the other
