@@ -165,7 +165,7 @@ export class TaskSync {
           pageSize,
           refuse,
           keyset,
-          // What a process the run resumes (or another worker) found: checked again, as the service may be put right.
+          // What a process the run resumes (or another worker) found: saved tokens' pages move no cursor here.
           doubted: { seen: run.unordered === true },
           ticketOrder: new Fallback(
             this.#options.logger,
