@@ -10,8 +10,8 @@ const alias = Object.entries(sourceEntries).map(([name, file]) => ({
 
 /**
  * Files whose tests race real time on purpose (leases that run out, a burst's ends made while other
- * cursors are idle, renewals a third of a lease apart): they run one at a time, after the others,
- * with the machine to themselves. Most files wait on sockets, child processes and databases, so two
+ * cursors are idle, renewals a third of a lease apart, a worker restarted while the others finish
+ * its run): they run one at a time, after the others, with the machine to themselves. Most files wait on sockets, child processes and databases, so two
  * at once share the cores well.
  */
 const raceRealTime = [
@@ -21,6 +21,7 @@ const raceRealTime = [
   'test/stores/heartbeat.test.ts',
   'test/sync/page-ahead.test.ts',
   'test/sync/watch-clock.test.ts',
+  'test/sync/sync-postgres-crash.test.ts',
 ];
 
 export default defineConfig({
