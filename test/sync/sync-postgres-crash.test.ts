@@ -71,10 +71,17 @@ describe.skipIf(!pg)(`four workers on one PostgreSQL copy, ${TASKS} tasks with b
     let victim = startWorker(tenant, copy);
     for (const share of [0.2, 0.5]) {
       await pagesServed(tenant, before, Math.floor(cleanPages * share), victim);
+      // Its successor starts first and joins the run while the victim works (its first line on stderr): started
+      // after the kill, on a busy machine it could reach the copy after the others had finished the run.
+      const next = startWorker(tenant, copy);
+      await new Promise((resolve) => {
+        next.child.stderr?.once('data', resolve);
+        setTimeout(resolve, 20_000);
+      });
       victim.child.kill('SIGKILL');
       const killed = await victim.exited;
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      victim = startWorker(tenant, copy);
+      victim = next;
     }
     for (const worker of [...others, victim]) await expectDone(worker, 'full');
     expect(differences(await copiedTasksPg(pg?.url ?? '', copy), expectedTasks(tenant.tasks))).toEqual([]);
