@@ -5,12 +5,13 @@
  * @module
  */
 
-import { wait } from '../internal/wait.ts';
+import { abortable, wait } from '../internal/wait.ts';
 import type { ChangeKind } from '../sync/change-kinds.ts';
 import type { ChangeRecord } from '../sync/changes.ts';
 import { ChangesAheadError } from '../sync/changes-ahead.ts';
 import { followedThroughOutages } from './changes-follow.ts';
 import { type CopyTarget, lineWriter, openToRead } from './copy-access.ts';
+import { DeliveredPosition } from './delivered-position.ts';
 import { EXIT, onStopSignals } from './usage.ts';
 
 // How long a stopped reader waits for its store to close.
@@ -47,8 +48,11 @@ export async function changesCommand(
     throw error;
   });
   const lines = lineWriter(out, stop.signal);
-  // With --kind, where to go on from: the feed read through, past the changes left out.
-  let through = options.since;
+  // With --kind, where to go on from: the feed read through, past the changes left out, as far as
+  // the lines the reader was handed go.
+  const position = new DeliveredPosition(options.since);
+  // Not said beside an error: where to go on from is then not known.
+  let tellPosition = false;
   try {
     const read = (after: number, onPosition: (seq: number) => void) =>
       store.changeRows({
@@ -57,7 +61,7 @@ export async function changesCommand(
         follow: options.follow,
         signal: stop.signal,
         onPosition: (seq) => {
-          through = seq;
+          position.readThrough(seq);
           onPosition(seq);
         },
       });
@@ -66,11 +70,11 @@ export async function changesCommand(
       ? followedThroughOutages(read, options.since, stop.signal, say)
       : read(options.since, () => {});
     for await (const change of changes) {
-      if (!(await lines.write(changeLine(change)))) break;
+      if (!(await lines.write(changeLine(change), position.written(change.seq)))) break;
     }
-    // Not said beside an error: where to go on from is then not known.
-    if (options.kinds?.length)
-      process.stderr.write(`idgov changes: read through seq ${through}: go on with --since ${through}\n`);
+    // The lines in hand are taken as the reader reads, until a stop.
+    await abortable(position.settled(), stop.signal).catch(() => {});
+    tellPosition = Boolean(options.kinds?.length);
   } finally {
     stopListening();
     // A reader has nothing to commit: stopped, it waits for its store to close only so long, since a
@@ -85,6 +89,11 @@ export async function changesCommand(
     // all there was, and says so.
     const code = options.follow ? EXIT.done : EXIT.interrupted;
     if (stop.signal.aborted) process.exitCode = code;
+    // Said last: a stop drops the lines the OS has not taken by now, so only the lines taken count.
+    if (tellPosition)
+      process.stderr.write(
+        `idgov changes: read through seq ${position.seq}: go on with --since ${position.seq}\n`,
+      );
     // Stopped while its reader does not read: the lines it has not taken are dropped, and the
     // process ends now rather than when the reader reads (it goes on from the last line it got).
     // Only exiting drops them: stdout cannot be closed.

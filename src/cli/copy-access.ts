@@ -45,17 +45,18 @@ export async function openToRead(options: CopyTarget): Promise<OpenCopy> {
 
 /**
  * Writes lines to `out`, waiting when it is full; `signal` ends the writing (a follower stopped while
- * its reader does not read: false, at once). A reader gone (EPIPE, `| head`) and a failed write are
- * the program's to handle, for every command's output at once (`runProgram`).
+ * its reader does not read: false, at once). `taken` is called once the OS has taken the line, or
+ * with the error its write failed with. A reader gone (EPIPE, `| head`) and a failed write are the
+ * program's to handle, for every command's output at once (`runProgram`).
  */
 export function lineWriter(
   out: NodeJS.WritableStream,
   signal?: AbortSignal,
-): { write(line: string): Promise<boolean> } {
+): { write(line: string, taken?: (error?: Error | null) => void): Promise<boolean> } {
   return {
-    async write(line) {
+    async write(line, taken) {
       if (signal?.aborted) return false;
-      if (!out.write(`${line}\n`)) {
+      if (!out.write(`${line}\n`, taken)) {
         await new Promise<void>((resolve) => {
           const go = () => {
             out.off('drain', go);

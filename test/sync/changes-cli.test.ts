@@ -195,6 +195,45 @@ describe('idgov changes and idgov sync --watch', () => {
     expect(existsSync(missing)).toBe(false);
   }, 60_000);
 
+  it('--kind stopped while its reader lags: from the position it gives, every change of the kind comes once, none lost', async () => {
+    const db = join(dir, 'lagging.db');
+    expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
+    const everything = lines((await idgov(['changes', '--db', db, '--since', '0'], env)).stdout);
+    const created = everything.filter((c) => c.kind === 'created').map((c) => c.seq);
+    expect(created.length).toBeGreaterThan(1_000);
+    for (const [follow, signal] of [
+      [['--follow'], 'SIGTERM'],
+      [[], 'SIGINT'],
+    ] as const) {
+      const args = ['changes', '--db', db, '--since', '0', '--kind', 'created', ...follow];
+      const lagging = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      lagging.stderr?.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      const ended = new Promise((resolve) => lagging.on('exit', resolve));
+      // Its first lines (left unread) fill the pipe: it is blocked writing, mid-batch. Stopped, it
+      // drops what the pipe has not taken.
+      await new Promise((resolve) => lagging.stdout?.once('readable', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      lagging.kill(signal);
+      let taken = '';
+      for await (const chunk of lagging.stdout ?? []) taken += chunk;
+      await ended;
+      const through = Number(/go on with --since (\d+)\n$/.exec(stderr)?.[1]);
+      const first = lines(taken).map((c) => c.seq);
+      expect(first.length, `${signal} ${stderr}`).toBeGreaterThan(0);
+      expect(first.length).toBeLessThan(created.length);
+      // The position is past every line the reader got, and no further.
+      expect(through).toBe(first.at(-1));
+      const rest = await idgov(['changes', '--db', db, '--since', String(through), '--kind', 'created'], env);
+      expect([...first, ...lines(rest.stdout).map((c) => c.seq)]).toEqual(created);
+    }
+  }, 90_000);
+
   it.skipIf(!pg)(
     '--postgres: the same feed from a PostgreSQL copy, and prune',
     async () => {
