@@ -95,12 +95,16 @@ export async function postgresSync(
   return (performance.now() - started) / 1000;
 }
 
-/** The bare copy loop into a new SQLite file in `dir`, and the tasks it copied (a search lists no deleted task). */
+/**
+ * The bare copy loop into a new SQLite file in `dir`, and the tasks it copied (a search lists no
+ * deleted task, unless it writes the copy's `tables`).
+ */
 export async function bareCopy(
   served: Served,
   dir: string,
+  tables: 'bare' | 'copy-tables' = 'bare',
 ): Promise<ProcessRun & { readonly tasks: number }> {
-  const run = await runProcess(served, BARE, [join(dir, `${crypto.randomUUID()}.db`)]);
+  const run = await runProcess(served, BARE, [join(dir, `${crypto.randomUUID()}.db`), tables]);
   const tasks = Number(/copied (\d+)/.exec(run.stderr)?.[1]);
   if (!(tasks > 0)) throw new Error(`the bare copy said no task count: ${run.stderr}`);
   return { ...run, tasks };
