@@ -49,10 +49,8 @@ export async function changesCommand(
   });
   const lines = lineWriter(out, stop.signal);
   // With --kind, where to go on from: the feed read through, past the changes left out, as far as
-  // the lines the reader was handed go.
+  // the lines the OS took from the process go.
   const position = new DeliveredPosition(options.since);
-  // Not said beside an error: where to go on from is then not known.
-  let tellPosition = false;
   try {
     const read = (after: number, onPosition: (seq: number) => void) =>
       store.changeRows({
@@ -70,13 +68,29 @@ export async function changesCommand(
       ? followedThroughOutages(read, options.since, stop.signal, say)
       : read(options.since, () => {});
     for await (const change of changes) {
-      if (!(await lines.write(changeLine(change), position.written(change.seq)))) break;
+      if (stop.signal.aborted || !(await lines.write(changeLine(change), position.written(change.seq))))
+        break;
     }
-    // The lines in hand are taken as the reader reads, until a stop.
-    await abortable(position.settled(), stop.signal).catch(() => {});
-    tellPosition = Boolean(options.kinds?.length);
+    // Not said beside an error: where to go on from is then not known. Said before anything else can
+    // end the process: read to its end, once the reader has taken every line; stopped, at once.
+    if (options.kinds?.length) {
+      await abortable(position.settled(), stop.signal).catch(() => {});
+      // A write the OS finished reports its line at the next turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      process.stderr.write(
+        `idgov changes: read through seq ${position.seq}: go on with --since ${position.seq}\n`,
+      );
+    }
   } finally {
     stopListening();
+    // A follower's end is a signal; a read of what is there that a signal cut short did not print
+    // all there was, and says so.
+    const code = options.follow ? EXIT.done : EXIT.interrupted;
+    if (stop.signal.aborted) process.exitCode = code;
+    // Stopped while its reader does not read, the process ends now rather than when the reader reads
+    // (it goes on from the last whole line it got, or from the position said): the line in flight is
+    // dropped, or cut short. Only exiting drops it: stdout cannot be closed.
+    if (stop.signal.aborted && out === process.stdout && position.inFlight) process.exit(code);
     // A reader has nothing to commit: stopped, it waits for its store to close only so long, since a
     // read in flight on a connection gone half-open would hold the close for ever.
     const closed = stop.signal.aborted
@@ -85,21 +99,7 @@ export async function changesCommand(
           wait(CLOSE_PATIENCE_MS, { keepAlive: false }).then(() => false),
         ])
       : await store.close().then(() => true);
-    // A follower's end is a signal; a read of what is there that a signal cut short did not print
-    // all there was, and says so.
-    const code = options.follow ? EXIT.done : EXIT.interrupted;
-    if (stop.signal.aborted) process.exitCode = code;
-    // Said last: a stop drops the lines the OS has not taken by now, so only the lines taken count.
-    if (tellPosition)
-      process.stderr.write(
-        `idgov changes: read through seq ${position.seq}: go on with --since ${position.seq}\n`,
-      );
-    // Stopped while its reader does not read: the lines it has not taken are dropped, and the
-    // process ends now rather than when the reader reads (it goes on from the last line it got).
-    // Only exiting drops them: stdout cannot be closed.
-    if (stop.signal.aborted && out === process.stdout && (!closed || process.stdout.writableLength > 0)) {
-      process.exit(code);
-    }
+    if (stop.signal.aborted && out === process.stdout && !closed) process.exit(code);
   }
 }
 

@@ -45,9 +45,10 @@ export async function openToRead(options: CopyTarget): Promise<OpenCopy> {
 
 /**
  * Writes lines to `out`, waiting when it is full; `signal` ends the writing (a follower stopped while
- * its reader does not read: false, at once). `taken` is called once the OS has taken the line, or
- * with the error its write failed with. A reader gone (EPIPE, `| head`) and a failed write are the
- * program's to handle, for every command's output at once (`runProgram`).
+ * its reader does not read: false, at once). With `taken`, called once the OS has taken the line (or
+ * with the error its write failed with), it waits for that: one line in flight at a time, so that
+ * no write holds several lines the OS may take only part of. A reader gone (EPIPE, `| head`) and a
+ * failed write are the program's to handle, for every command's output at once (`runProgram`).
  */
 export function lineWriter(
   out: NodeJS.WritableStream,
@@ -56,19 +57,26 @@ export function lineWriter(
   return {
     async write(line, taken) {
       if (signal?.aborted) return false;
-      if (!out.write(`${line}\n`, taken)) {
-        await new Promise<void>((resolve) => {
-          const go = () => {
-            out.off('drain', go);
-            out.off('close', go);
-            signal?.removeEventListener('abort', go);
-            resolve();
-          };
-          out.on('drain', go);
-          out.on('close', go);
-          signal?.addEventListener('abort', go);
-        });
-      }
+      await new Promise<void>((resolve) => {
+        const go = () => {
+          out.off('drain', go);
+          out.off('close', go);
+          signal?.removeEventListener('abort', go);
+          resolve();
+        };
+        const roomLeft = out.write(
+          `${line}\n`,
+          taken &&
+            ((error) => {
+              taken(error);
+              go();
+            }),
+        );
+        if (!taken && roomLeft) return resolve();
+        if (!taken) out.on('drain', go);
+        out.on('close', go);
+        signal?.addEventListener('abort', go);
+      });
       return !signal?.aborted;
     },
   };

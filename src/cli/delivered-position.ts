@@ -32,6 +32,11 @@ export class DeliveredPosition {
     return this.#seq;
   }
 
+  /** Whether a line written is not yet taken (nor failed). */
+  get inFlight(): boolean {
+    return this.#waiting.length > 0;
+  }
+
   /** The feed was read through `seq`: reached once every line written before it is taken. */
   readThrough(seq: number): void {
     if (this.#broken) return;

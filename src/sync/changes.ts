@@ -73,7 +73,8 @@ export interface ChangesQuery {
   /**
    * Told, once every change of a batch was handed out, the `seq` the reader has read through
    * (changes of the kinds left out included): with `kinds`, save the later of it and the last change
-   * you handled as the position to resume from, which may be well past the last change handed out.
+   * you handled as the position to resume from (each change handled before the next is asked for, as
+   * a plain `for await` does), which may be well past the last change handed out.
    * A position saved at the last change handed out stays behind, and a prune past it makes the next
    * read fail with `ChangesPrunedError`.
    */

@@ -201,9 +201,13 @@ describe('idgov changes and idgov sync --watch', () => {
     const everything = lines((await idgov(['changes', '--db', db, '--since', '0'], env)).stdout);
     const created = everything.filter((c) => c.kind === 'created').map((c) => c.seq);
     expect(created.length).toBeGreaterThan(1_000);
-    for (const [follow, signal] of [
-      [['--follow'], 'SIGTERM'],
-      [[], 'SIGINT'],
+    // The reader takes `readFirst` bytes and stops reading until the process has ended; or it reads
+    // on slowly, a chunk every 100 ms, while the signal comes.
+    for (const [follow, signal, readFirst] of [
+      [['--follow'], 'SIGTERM', 0],
+      [[], 'SIGINT', 300_000],
+      [['--follow'], 'SIGINT', 'slowly'],
+      [[], 'SIGTERM', 'slowly'],
     ] as const) {
       const args = ['changes', '--db', db, '--since', '0', '--kind', 'created', ...follow];
       const lagging = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
@@ -215,22 +219,35 @@ describe('idgov changes and idgov sync --watch', () => {
         stderr += chunk;
       });
       const ended = new Promise((resolve) => lagging.on('exit', resolve));
-      // Its first lines (left unread) fill the pipe: it is blocked writing, mid-batch. Stopped, it
-      // drops what the pipe has not taken.
-      await new Promise((resolve) => lagging.stdout?.once('readable', resolve));
+      let taken = '';
+      const stdout = lagging.stdout;
+      if (!stdout) throw new Error('no stdout');
+      const take = (chunk: Buffer) => {
+        taken += chunk;
+        stdout.pause();
+        if (readFirst === 'slowly') setTimeout(() => stdout.resume(), 100);
+        else if (taken.length < readFirst) stdout.resume();
+      };
+      const started = new Promise((resolve) => stdout.once('data', resolve));
+      stdout.on('data', take);
+      await started;
+      // The pipe fills behind the reader: the process waits to write, mid-batch.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       lagging.kill(signal);
-      let taken = '';
-      for await (const chunk of lagging.stdout ?? []) taken += chunk;
+      stdout.off('data', take);
+      for await (const chunk of stdout) taken += chunk;
       await ended;
       const through = Number(/go on with --since (\d+)\n$/.exec(stderr)?.[1]);
       const first = lines(taken).map((c) => c.seq);
-      expect(first.length, `${signal} ${stderr}`).toBeGreaterThan(0);
-      expect(first.length).toBeLessThan(created.length);
-      // The position is past every line the reader got, and no further.
-      expect(through).toBe(first.at(-1));
+      const what = `${signal} after ${readFirst} bytes: ${stderr}`;
+      expect(first.length, what).toBeGreaterThan(0);
+      expect(first.length, what).toBeLessThan(created.length);
+      // The position is past every whole line the reader got, and no further.
+      expect(through, what).toBe(first.at(-1));
       const rest = await idgov(['changes', '--db', db, '--since', String(through), '--kind', 'created'], env);
-      expect([...first, ...lines(rest.stdout).map((c) => c.seq)]).toEqual(created);
+      expect([...first, ...lines(rest.stdout).map((c) => c.seq)], what).toEqual(created);
+      // A line the stop cut short is the next read's first.
+      expect(rest.stdout.startsWith(taken.slice(taken.lastIndexOf('\n') + 1)), what).toBe(true);
     }
   }, 90_000);
 
