@@ -60,24 +60,50 @@ async function openStore(target: OutboxTarget): Promise<ToolStore> {
   return new SqliteOutboxStore({ path });
 }
 
-/** A listener URL as the tool shows it (no query, fragment or credentials, where a key may be). */
+// A query parameter's name, shown as such; any other query part (`?KEY`) is shown as `***` whole.
+const PARAMETER_NAME = /^[A-Za-z][\w.-]{0,39}$/;
+
+/**
+ * A listener URL as the tool shows it: no fragment or credentials, and its query's values, where a
+ * gateway keeps its key, each shown as `***` (`?code=***`). Two listeners told apart by their query's
+ * names are shown apart; by its values only, alike.
+ */
 export function shownListener(url: string): string {
-  return shownUrl(url) || '(not a URL)';
+  const shown = shownUrl(url);
+  if (!shown) return '(not a URL)';
+  const query = new URL(url).search.slice(1);
+  if (!query) return shown;
+  const parts = query.split('&').map((part) => {
+    const name = part.slice(0, part.indexOf('='));
+    return PARAMETER_NAME.test(name) ? `${name}=***` : '***';
+  });
+  return `${shown}?${parts.join('&')}`;
 }
 
 /**
  * The listeners asked about: `--listener`, else every listener the store has events for. A listener
- * given as the tool shows it (its query left out) is the one listener shown so; one the store has no
- * events for is said on stderr, since a command on it then finds nothing.
+ * given as the tool shows it (its query's values, or its whole query, left out) is the one listener
+ * shown so; one the store has no events for is said on stderr, since a command on it then finds
+ * nothing, as are listeners a URL without a query leaves out that differ from it by a query only.
  */
 export async function listenersOf(store: OutboxStore, listener: string | undefined): Promise<string[]> {
   if (listener !== undefined) {
     const known = (await store.listeners?.()) ?? [listener];
-    if (known.includes(listener)) return [listener];
-    const shown = known.filter((url) => shownListener(url) === shownListener(listener));
+    const alike = known.filter((url) => url !== listener && shownUrl(url) === shownUrl(listener));
+    if (known.includes(listener)) {
+      if (alike.length > 0 && listener === shownUrl(listener))
+        process.stderr.write(
+          `idgov: --listener ${listener} leaves out ${alike.length} listener(s) with a query (${alike.map(shownListener).join(', ')}): name them as idgov outbox status shows them.\n`,
+        );
+      return [listener];
+    }
+    const shown = known.filter(
+      (url) =>
+        shownListener(url) === listener || (listener === shownUrl(listener) && shownUrl(url) === listener),
+    );
     if (shown.length > 1) {
       throw new UsageError(
-        `--listener ${shownListener(listener)} is ${shown.length} listeners told apart by their queries: give the whole URL.`,
+        `--listener ${shownListener(listener)} is ${shown.length} listeners told apart by their queries (${[...new Set(shown.map(shownListener))].join(', ')}): give the whole URL, or one as idgov outbox status shows it.`,
       );
     }
     if (shown.length === 1) return shown;

@@ -5,6 +5,7 @@
  * @module
  */
 import { isoTime } from '../internal/time.ts';
+import { shownUrl } from '../internal/url.ts';
 import { OUTBOX_STATES, type OutboxEvent, type OutboxState, type OutboxStore } from '../outbox/store.ts';
 import { printable } from './options.ts';
 import { listenersOf, type OutboxTarget, shownListener, withStore, write } from './outbox-access.ts';
@@ -24,14 +25,14 @@ export function statusCommand(
     });
     const listeners = await listenersOf(store, options.listener);
     if (listeners.length === 0 && !options.json) write('No events: the outbox is empty.');
-    // By listener as shown: two told apart only by their query (where a key is) are one series,
-    // their counts summed, or the last recorded would hide the other's dead events.
+    // By listener as the outbox's own metrics name it (no query): two told apart only by their query
+    // (where a key is) are one series, their counts summed, or the last recorded would hide the other's.
     const series = new Map<string, Record<OutboxState, number>>();
     for (const listener of listeners) {
       const counts = await store.counts(listener);
-      const sum = series.get(shownListener(listener)) ?? { pending: 0, delivered: 0, dead: 0, expired: 0 };
+      const sum = series.get(shownUrl(listener)) ?? { pending: 0, delivered: 0, dead: 0, expired: 0 };
       for (const state of OUTBOX_STATES) sum[state] += counts[state];
-      series.set(shownListener(listener), sum);
+      series.set(shownUrl(listener), sum);
       const [oldest] = await store.list(listener, 'pending', 1);
       const nextDue = oldest ? await nextDueOf(store, listener) : undefined;
       const leases = (await store.leases?.(listener, now, 100)) ?? [];

@@ -100,7 +100,7 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     expect(ran.code).toBe(0);
     const status = lines(ran.stdout);
     expect(status.map((s) => s.listener)).toEqual([
-      'https://gw.example/api/v1/webhooks/incoming/crm',
+      'https://gw.example/api/v1/webhooks/incoming/crm?code=***',
       'https://hr.example/api/v1/webhooks/incoming/hr',
     ]);
     expect(status[0]?.counts).toEqual({ pending: 1, delivered: 1, dead: 2, expired: 1 });
@@ -126,6 +126,42 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     const nobody = await idgov(['outbox', 'status', ...where, '--listener', 'https://nobody.example/hook']);
     expect(nobody.code).toBe(0);
     expect(nobody.stderr).toMatch(/no events for the listener https:\/\/nobody\.example\/hook/);
+  });
+
+  it('a listener with a key and one without on the same URL: status shows them apart, and each is named as shown', async () => {
+    const where = await make();
+    const store = await reopen(where);
+    const bare = 'https://gw.example/api/v1/webhooks/incoming/crm';
+    const now = Date.now();
+    await store.add({ eventId: id(9), listener: bare, body: '{}', enqueuedAt: now, expiresAt: now + DAY });
+    await store.close();
+    const status = lines((await idgov(['outbox', 'status', ...where, '--json'])).stdout);
+    expect(status.map((s) => s.listener)).toEqual([
+      bare,
+      `${bare}?code=***`,
+      'https://hr.example/api/v1/webhooks/incoming/hr',
+    ]);
+    // The keyed listener's dead events, named as status shows it.
+    const dead = lines(
+      (
+        await idgov([
+          'outbox',
+          'list',
+          ...where,
+          '--state',
+          'dead',
+          '--listener',
+          `${bare}?code=***`,
+          '--json',
+        ])
+      ).stdout,
+    );
+    expect(dead.map((e) => e.eventId)).toEqual([id(3), id(4)]);
+    // The URL without a query is that listener alone, and says which it leaves out.
+    const plain = await idgov(['outbox', 'retry', ...where, '--all-dead', '--listener', bare]);
+    expect(plain.stdout).toMatch(/0 of 0 event/);
+    expect(plain.stderr).toContain(`leaves out 1 listener(s) with a query (${bare}?code=***)`);
+    expect(plain.stdout + plain.stderr).not.toContain('gateway-key-77');
   });
 
   it('list: the dead events with their last answer; bodies only with --body', async () => {
