@@ -7,6 +7,7 @@
 import { isoTime } from '../internal/time.ts';
 import { shownUrl } from '../internal/url.ts';
 import { OUTBOX_STATES, type OutboxEvent, type OutboxState, type OutboxStore } from '../outbox/store.ts';
+import { goneFromThisMachine } from '../stores/local-process.ts';
 import { printable } from './options.ts';
 import { listenersOf, type OutboxTarget, shownListener, withStore, write } from './outbox-access.ts';
 import { EXIT, UsageError } from './usage.ts';
@@ -45,6 +46,8 @@ export function statusCommand(
           eventId: lease.eventId,
           holder: lease.holder,
           until: isoTime(lease.until),
+          // A process of this machine that has exited: its lease holds nothing (SQLite frees it at once).
+          holderGone: goneFromThisMachine(lease.holder),
         })),
       };
       if (options.json) {
@@ -58,7 +61,9 @@ export function statusCommand(
           `  oldest pending: enqueued ${status.oldestPendingAgeSeconds} s ago; next due ${status.nextDueAt}`,
         );
       for (const lease of status.leases)
-        write(`  leased: ${lease.eventId} by ${lease.holder} until ${lease.until}`);
+        write(
+          `  leased: ${lease.eventId} by ${lease.holder} until ${lease.until}${lease.holderGone ? ' (that process is gone)' : ''}`,
+        );
     }
     for (const [listener, counts] of series) {
       for (const state of OUTBOX_STATES) {

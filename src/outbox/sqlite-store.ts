@@ -9,7 +9,7 @@ import { ConfigurationError } from '../core/errors/errors.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { unknownOptionProblem } from '../internal/known-options.ts';
 import { FREE_SQL, isHeld, notHeldSql, renewedUntilSql } from '../stores/lease.ts';
-import { heldHere } from '../stores/local-process.ts';
+import { goneFromThisMachine, heldHere } from '../stores/local-process.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { dueSql, isDue } from './due.ts';
 import { PURGE_BATCH, purgeInBatches } from './purge.ts';
@@ -252,17 +252,22 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async retry(eventId: string, now: number): Promise<boolean> {
-    const { changes } = this.#file.run(
-      `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,
-         ${FREE_SQL}
-       WHERE event_id = ? AND state IN ('dead', 'pending') AND expires_at > ? AND ${notHeldSql('?', '?')}`,
-      now,
-      eventId,
-      now,
-      now,
-      now,
-    );
-    return changes > 0;
+    return this.#file.write(() => {
+      // A lease of a process of this machine that is gone holds nothing: no attempt is in flight.
+      const held = this.#file
+        .sql('SELECT lease_token FROM idgov_webhook_outbox WHERE event_id = ?')
+        .get(eventId) as { lease_token: string | null } | undefined;
+      if (held?.lease_token && goneFromThisMachine(held.lease_token))
+        freeGoneHolders(this.#file, this.#logger);
+      const { changes } = this.#file
+        .sql(
+          `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,
+             ${FREE_SQL}
+           WHERE event_id = ? AND state IN ('dead', 'pending') AND expires_at > ? AND ${notHeldSql('?', '?')}`,
+        )
+        .run(now, eventId, now, now, now);
+      return changes > 0;
+    });
   }
 
   purgeDelivered(listener: string, before: number): Promise<number> {
