@@ -132,7 +132,7 @@ export function listCommand(
         const shown = shownEvent(event, options.body === true);
         if (options.json) write(JSON.stringify(shown));
         else {
-          const answer = printable(String(event.lastAnswer?.status ?? event.lastAnswer?.error ?? '-'));
+          const answer = printable(answerLine(event.lastAnswer));
           write(
             `${shown.eventId}  ${shown.state}  ${shown.attempts} attempt(s)  last: ${answer}  ${shown.listener}`,
           );
@@ -144,4 +144,15 @@ export function listCommand(
       process.stderr.write(`idgov outbox list: --limit reached: more may follow, with --after ${last}\n`);
     return EXIT.done;
   });
+}
+
+// How much of a listener's answer body a line of `list` shows: enough for its message.
+const BODY_EXCERPT = 160;
+
+/** The last answer as a line of `list` shows it: its status and the start of its body, or the error. */
+function answerLine(answer: OutboxEvent['lastAnswer']): string {
+  if (answer?.status === undefined) return answer?.error ?? '-';
+  const body = answer.body?.replace(/\s+/g, ' ').trim() ?? '';
+  if (!body) return String(answer.status);
+  return `${answer.status} ${body.length > BODY_EXCERPT ? `${body.slice(0, BODY_EXCERPT)}...` : body}`;
 }

@@ -180,6 +180,9 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
       (await idgov(['outbox', 'list', ...where, '--state', 'DEAD', '--json', '--body'])).stdout,
     );
     expect(withBodies[0]?.body).toBe('{"n":3}');
+    // As text: the listener's answer, its body's start beside its status, which says why it died.
+    const text = await idgov(['outbox', 'list', ...where, '--state', 'dead']);
+    expect(text.stdout).toContain(`${id(3)}  dead  1 attempt(s)  last: 400 bad payload  `);
     const bad = await idgov(['outbox', 'list', ...where, '--state', 'lost']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--state must be pending, delivered, dead or expired/);
