@@ -215,12 +215,16 @@ async function runs(
         summary = await sync.run({ signal, full });
       } catch (error) {
         progress.stop();
-        // A watch is a long-running container's: a run that fails (the service or the database
-        // down for longer than a run waits) is said, and the next one resumes it. A setup to fix
-        // (a refused credential, a bad option) ends it, as it would every run.
-        if (options.watch === undefined || isSetupError(error)) throw error;
+        // A setup to fix (a refused credential, a bad option) ends it, as it would every run. A run
+        // that fails otherwise (the service or the database down for longer than a run waits) is
+        // said with what it kept: a watch, a long-running container's, runs the next one, which
+        // resumes it.
+        if (isSetupError(error)) throw error;
         const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
-        process.stderr.write(`Run failed: ${message} What it committed is kept; the next run resumes it.\n`);
+        const next =
+          options.watch === undefined ? 'run the same command again to resume it' : 'the next run resumes it';
+        process.stderr.write(`Run failed: ${message} What it committed is kept; ${next}.\n`);
+        if (options.watch === undefined) return EXIT.failed;
         if (!(await pauseBeforeNext(started))) return EXIT.done;
         progress = progressReporter(process.stderr);
         continue;

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
+import { serveOnLoopback } from '../../src/testing/loopback-server.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
 import { tenantEnv } from '../helpers/child.ts';
 import { idgov } from '../helpers/idgov.ts';
@@ -681,4 +682,31 @@ describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
     expect(ran.stderr).toMatch(/nothing_tasks/);
     expect(ran.stderr).not.toContain('Secret-pw-1');
   });
+});
+
+it('idgov sync whose service keeps failing ends with 1, saying what it kept and how to resume; the next run resumes it', async () => {
+  const tenant = new FakeTenant({ history: 600, seed: 33 });
+  // The service fails every search once two pages are in, until it is put right.
+  let failing = true;
+  const server = await serveOnLoopback(async (request, remoteAddress) =>
+    failing && request.url.endsWith('/search/tasks') && tenant.stats.searchPages >= 2
+      ? Response.json({ message: 'service unavailable' }, { status: 503 })
+      : tenant.handle(request, { remoteAddress }),
+  );
+  tenant.baseUrl = server.url;
+  try {
+    const env = tenantEnv(tenant, 'error');
+    const db = join(mkdtempSync(join(tmpdir(), 'idgov-failed-run-')), 'copy.db');
+    const failed = await idgov(['sync', '--db', db, '--retries', '0'], env);
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.stderr).toMatch(
+      /^Run failed: 503 from POST \/api\/v1\/search\/tasks.*What it committed is kept; run the same command again to resume it\.$/m,
+    );
+    failing = false;
+    const resumed = await idgov(['sync', '--db', db], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^Done: full run \(resumed\)/m);
+  } finally {
+    await server.close();
+  }
 });
