@@ -74,7 +74,8 @@ export function shownListener(url: string): string {
   const query = new URL(url).search.slice(1);
   if (!query) return shown;
   const parts = query.split('&').map((part) => {
-    const name = part.slice(0, part.indexOf('='));
+    const equals = part.indexOf('=');
+    const name = equals < 0 ? '' : part.slice(0, equals);
     return PARAMETER_NAME.test(name) ? `${name}=***` : '***';
   });
   return `${shown}?${parts.join('&')}`;
