@@ -201,7 +201,7 @@ function listenerUrl(options: WebhookSenderCommonOptions): { url: string; baseUr
     // A fragment is never sent, but the JWT aud would carry it: every delivery would get 401.
     if (typeof options[option] === 'string' && options[option].includes('#')) {
       throw new ConfigurationError(
-        `${option} has a #fragment (got ${options[option]}): remove it; the listener URL has none.`,
+        `${option} has a #fragment (got ${shownUrl(options[option]) || 'a URL'}#...): remove it; the listener URL has none.`,
       );
     }
   }

@@ -275,6 +275,10 @@ describe('bad input never reaches the network', () => {
     // A fragment is not sent, but aud would carry it.
     expect(() => new WebhookSender({ url: `${URL_}#frag`, jwt })).toThrow(ConfigurationError);
     expect(() => new WebhookSender({ url: `${URL_}#`, jwt })).toThrow(/#fragment/);
+    // The message names the URL without its query, where a gateway keeps its key.
+    expect(() => new WebhookSender({ url: `${URL_}?code=gateway-key-9#frag`, jwt })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('gateway-key-9') }),
+    );
     expect(() => new WebhookSender({ baseUrl: `${BASE}#x`, listenerId: 'l', jwt })).toThrow(
       /baseUrl has a #fragment/,
     );
