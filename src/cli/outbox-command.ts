@@ -132,7 +132,7 @@ export function listCommand(
         const shown = shownEvent(event, options.body === true);
         if (options.json) write(JSON.stringify(shown));
         else {
-          const answer = printable(answerLine(event.lastAnswer));
+          const answer = printable(answerLine(event));
           write(
             `${shown.eventId}  ${shown.state}  ${shown.attempts} attempt(s)  last: ${answer}  ${shown.listener}`,
           );
@@ -149,10 +149,42 @@ export function listCommand(
 // How much of a listener's answer body a line of `list` shows: enough for its message.
 const BODY_EXCERPT = 160;
 
-/** The last answer as a line of `list` shows it: its status and the start of its body, or the error. */
-function answerLine(answer: OutboxEvent['lastAnswer']): string {
+/**
+ * An event's last answer as a line of `list` shows it: its status and the start of its body, or the
+ * error. The body on one line, without the format characters that would reorder it on a terminal,
+ * and without the values of the listener's query (a listener may echo the URL, key included).
+ */
+function answerLine(event: OutboxEvent): string {
+  const answer = event.lastAnswer;
   if (answer?.status === undefined) return answer?.error ?? '-';
-  const body = answer.body?.replace(/\s+/g, ' ').trim() ?? '';
-  if (!body) return String(answer.status);
-  return `${answer.status} ${body.length > BODY_EXCERPT ? `${body.slice(0, BODY_EXCERPT)}...` : body}`;
+  let body = answer.body?.replace(/[\s\p{Cf}]+/gu, ' ').trim() ?? '';
+  for (const value of queryValues(event.listener)) body = body.replaceAll(value, '***');
+  const characters = [...body];
+  if (characters.length === 0) return String(answer.status);
+  const excerpt =
+    characters.length > BODY_EXCERPT ? `${characters.slice(0, BODY_EXCERPT).join('')}...` : body;
+  return `${answer.status} ${excerpt}`;
+}
+
+/**
+ * The values of `url`'s query (a part without `=`, whole), as written and decoded, but those too
+ * short to be a key.
+ */
+function queryValues(url: string): string[] {
+  try {
+    const values = new URL(url).search
+      .slice(1)
+      .split('&')
+      .map((part) => part.slice(part.indexOf('=') + 1));
+    const decoded = values.map((value) => {
+      try {
+        return decodeURIComponent(value.replaceAll('+', ' '));
+      } catch {
+        return value;
+      }
+    });
+    return [...new Set([...values, ...decoded])].filter((value) => value.length >= 4);
+  } catch {
+    return [];
+  }
 }

@@ -2,7 +2,9 @@ import { hostname } from 'node:os';
 import { SingleBar } from 'cli-progress';
 import type { TaskExpandPath } from '../../schemas/enums.ts';
 import { IdGovClient } from '../client.ts';
+import { APIError } from '../core/errors/status-errors.ts';
 import { createLogger } from '../core/logger.ts';
+import { isRetryableStatus } from '../core/transport/retry.ts';
 import { wait } from '../internal/wait.ts';
 import type { ChangeFeedStart } from '../sync/changes.ts';
 import type { SyncProgress, SyncWaitingEvent } from '../sync/run/events.ts';
@@ -220,9 +222,16 @@ async function runs(
         // said with what it kept: a watch, a long-running container's, runs the next one, which
         // resumes it.
         if (isSetupError(error)) throw error;
+        // A refusal another run meets again (a 403, a 404, a bad request) is said as it is.
+        if (options.watch === undefined && error instanceof APIError && !isRetryableStatus(error.status))
+          throw error;
         const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
         const next =
-          options.watch === undefined ? 'run the same command again to resume it' : 'the next run resumes it';
+          options.watch !== undefined
+            ? 'the next run resumes it'
+            : full
+              ? 'run it again without --full to resume it (--full would end this run and begin another)'
+              : 'run the same command again to resume it';
         process.stderr.write(`Run failed: ${message} What it committed is kept; ${next}.\n`);
         if (options.watch === undefined) return EXIT.failed;
         if (!(await pauseBeforeNext(started))) return EXIT.done;

@@ -183,6 +183,28 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     // As text: the listener's answer, its body's start beside its status, which says why it died.
     const text = await idgov(['outbox', 'list', ...where, '--state', 'dead']);
     expect(text.stdout).toContain(`${id(3)}  dead  1 attempt(s)  last: 400 bad payload  `);
+    // A listener that echoes its URL, key included, and a character that would reorder the line.
+    const store = await reopen(where);
+    const now = Date.now();
+    await store.add({ eventId: id(8), listener: KEYED, body: '{}', enqueuedAt: now, expiresAt: now + DAY });
+    await store.claim({
+      listener: KEYED,
+      now,
+      leaseMs: 60_000,
+      limit: 1,
+      ordered: false,
+      leaseToken: 'echo',
+      exclude: [id(1)],
+    });
+    const echoed = `refused ${KEYED}\n\u202Etxt.exe`;
+    await store.complete(id(8), 'echo', now, { state: 'dead', answer: { status: 401, body: echoed } });
+    await store.close();
+    const listed = (await idgov(['outbox', 'list', ...where, '--state', 'dead'])).stdout;
+    expect(listed).toContain(
+      `${id(8)}  dead  1 attempt(s)  last: 401 refused ${KEYED.replace('gateway-key-77', '***')} txt.exe  `,
+    );
+    expect(listed).not.toContain('gateway-key-77');
+    expect(listed).not.toContain('\u202E');
     const bad = await idgov(['outbox', 'list', ...where, '--state', 'lost']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--state must be pending, delivered, dead or expired/);

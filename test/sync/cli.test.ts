@@ -686,26 +686,43 @@ describe.skipIf(!pg)('idgov export from a PostgreSQL copy', () => {
 
 it('idgov sync whose service keeps failing ends with 1, saying what it kept and how to resume; the next run resumes it', async () => {
   const tenant = new FakeTenant({ history: 600, seed: 33 });
-  // The service fails every search once two pages are in, until it is put right.
-  let failing = true;
+  // Once a run has two pages in, every search is answered with `failing`, until it is put right.
+  let failing: number | undefined;
+  let from = 0;
+  const failingFrom = (status: number | undefined) => {
+    failing = status;
+    from = tenant.stats.searchPages;
+  };
   const server = await serveOnLoopback(async (request, remoteAddress) =>
-    failing && request.url.endsWith('/search/tasks') && tenant.stats.searchPages >= 2
-      ? Response.json({ message: 'service unavailable' }, { status: 503 })
+    failing && request.url.endsWith('/search/tasks') && tenant.stats.searchPages - from >= 2
+      ? Response.json({ message: 'not now' }, { status: failing })
       : tenant.handle(request, { remoteAddress }),
   );
   tenant.baseUrl = server.url;
   try {
     const env = tenantEnv(tenant, 'error');
     const db = join(mkdtempSync(join(tmpdir(), 'idgov-failed-run-')), 'copy.db');
+    failingFrom(503);
     const failed = await idgov(['sync', '--db', db, '--retries', '0'], env);
     expect(failed.code, failed.stderr).toBe(1);
     expect(failed.stderr).toMatch(
       /^Run failed: 503 from POST \/api\/v1\/search\/tasks.*What it committed is kept; run the same command again to resume it\.$/m,
     );
-    failing = false;
+    failingFrom(undefined);
     const resumed = await idgov(['sync', '--db', db], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/^Done: full run \(resumed\)/m);
+    // Given --full, the same command would end the run it began and begin another: it says to leave it out.
+    failingFrom(503);
+    const full = await idgov(['sync', '--db', db, '--retries', '0', '--full'], env);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/What it committed is kept; run it again without --full to resume it/);
+    // A refusal another run would meet again is said as it is, without advice to run again.
+    failingFrom(403);
+    const refused = await idgov(['sync', '--db', db, '--retries', '0'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^idgov: 403 /m);
+    expect(refused.stderr).not.toMatch(/Run failed|resume/);
   } finally {
     await server.close();
   }
