@@ -82,17 +82,15 @@ export class SqliteFile {
     this.path = options.path;
     this.#busyMs = busy;
     this.#stop = options.stop;
-    if (options.readOnly) {
-      if (!existsSync(options.path)) {
-        throw new ConfigurationError(
-          `The ${options.holds} file ${options.path} does not exist: check the path.`,
-        );
-      }
-      if (statSync(options.path).isDirectory()) {
-        throw new ConfigurationError(
-          `${options.path} is a directory: name the SQLite file of the ${options.holds} in it.`,
-        );
-      }
+    if (options.readOnly && !existsSync(options.path)) {
+      throw new ConfigurationError(
+        `The ${options.holds} file ${options.path} does not exist: check the path.`,
+      );
+    }
+    if (existsSync(options.path) && statSync(options.path).isDirectory()) {
+      throw new ConfigurationError(
+        `${options.path} is a directory: name the SQLite file of the ${options.holds} in it.`,
+      );
     }
     const { DatabaseSync } = nodeSqlite(`The SQLite ${options.holds}`);
     try {

@@ -376,6 +376,10 @@ describe('idgov', () => {
       expect(ran.code, path).toBe(2);
       expect(ran.stderr).toMatch(message);
     }
+    // So does a sync, which would make the file: a directory is named as one, and left as it was.
+    const sync = await idgov(['sync', '--db', dir], env);
+    expect(sync.code).toBe(2);
+    expect(sync.stderr).toMatch(/is a directory: name the SQLite file of the task copy in it/);
   });
 
   it('status of a copy another process holds locked says so (exit 1, try again), not that it holds no copy', async () => {
