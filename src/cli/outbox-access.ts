@@ -63,6 +63,16 @@ async function openStore(target: OutboxTarget): Promise<ToolStore> {
 // A query parameter's name, shown as such; any other query part (`?KEY`) is shown as `***` whole.
 const PARAMETER_NAME = /^[A-Za-z][\w.-]{0,39}$/;
 
+/** The parts of `url`'s query as written: a `name=value` part's name and value, any other part whole as its value. */
+export function queryParts(url: string): Array<{ readonly name?: string; readonly value: string }> {
+  const query = URL.canParse(url) ? new URL(url).search.slice(1) : '';
+  if (!query) return [];
+  return query.split('&').map((part) => {
+    const equals = part.indexOf('=');
+    return equals < 0 ? { value: part } : { name: part.slice(0, equals), value: part.slice(equals + 1) };
+  });
+}
+
 /**
  * A listener URL as the tool shows it: no fragment or credentials, and its query's values, where a
  * gateway keeps its key, each shown as `***` (`?code=***`). Two listeners told apart by their query's
@@ -71,14 +81,10 @@ const PARAMETER_NAME = /^[A-Za-z][\w.-]{0,39}$/;
 export function shownListener(url: string): string {
   const shown = shownUrl(url);
   if (!shown) return '(not a URL)';
-  const query = new URL(url).search.slice(1);
-  if (!query) return shown;
-  const parts = query.split('&').map((part) => {
-    const equals = part.indexOf('=');
-    const name = equals < 0 ? '' : part.slice(0, equals);
-    return PARAMETER_NAME.test(name) ? `${name}=***` : '***';
-  });
-  return `${shown}?${parts.join('&')}`;
+  const parts = queryParts(url).map(({ name }) =>
+    name !== undefined && PARAMETER_NAME.test(name) ? `${name}=***` : '***',
+  );
+  return parts.length > 0 ? `${shown}?${parts.join('&')}` : shown;
 }
 
 /**

@@ -9,7 +9,14 @@ import { shownUrl } from '../internal/url.ts';
 import { OUTBOX_STATES, type OutboxEvent, type OutboxState, type OutboxStore } from '../outbox/store.ts';
 import { goneFromThisMachine } from '../stores/local-process.ts';
 import { printable } from './options.ts';
-import { listenersOf, type OutboxTarget, shownListener, withStore, write } from './outbox-access.ts';
+import {
+  listenersOf,
+  type OutboxTarget,
+  queryParts,
+  shownListener,
+  withStore,
+  write,
+} from './outbox-access.ts';
 import { EXIT, UsageError } from './usage.ts';
 
 const when = (ms: number | undefined) => (ms === undefined ? undefined : isoTime(ms));
@@ -166,25 +173,15 @@ function answerLine(event: OutboxEvent): string {
   return `${answer.status} ${excerpt}`;
 }
 
-/**
- * The values of `url`'s query (a part without `=`, whole), as written and decoded, but those too
- * short to be a key.
- */
+/** The values of `url`'s query, as written and decoded, but those too short to be a key. */
 function queryValues(url: string): string[] {
-  try {
-    const values = new URL(url).search
-      .slice(1)
-      .split('&')
-      .map((part) => part.slice(part.indexOf('=') + 1));
-    const decoded = values.map((value) => {
-      try {
-        return decodeURIComponent(value.replaceAll('+', ' '));
-      } catch {
-        return value;
-      }
-    });
-    return [...new Set([...values, ...decoded])].filter((value) => value.length >= 4);
-  } catch {
-    return [];
-  }
+  const values = queryParts(url).map((part) => part.value);
+  const decoded = values.map((value) => {
+    try {
+      return decodeURIComponent(value.replaceAll('+', ' '));
+    } catch {
+      return value;
+    }
+  });
+  return [...new Set([...values, ...decoded])].filter((value) => value.length >= 4);
 }
