@@ -60,6 +60,7 @@ export function statusLines(status: CopyStatus): string {
       `unfinished run: ${open.kind}, started ${open.startedAt}: windows ${count(open.windowsDone)} of ${count(windows)} done, ${count(open.pages)} pages, ${count(open.tasks)} tasks fetched so far (idgov sync resumes it; idgov sync --full ends it and pages everything again)`,
     );
   } else lines.push('unfinished run: none');
+  lines.push(...atWork(status));
   lines.push(
     status.lastSeq === undefined
       ? 'change feed: none: the copy was made by an earlier release (idgov sync adds the feed)'
@@ -68,4 +69,32 @@ export function statusLines(status: CopyStatus): string {
         : `change feed: through seq ${count(status.lastSeq)}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+const ago = (iso: string) => `${count(Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000)))} s ago`;
+const windowsAndTasks = (windows: number, tasks: number) =>
+  `${count(windows)} window${windows === 1 ? '' : 's'} and ${count(tasks)} open task${tasks === 1 ? '' : 's'}`;
+
+/** Whether a sync is at work on the copy, and what a stopped one left behind: a stuck copy's lines. */
+function atWork({ leases, syncProcess, unfinishedRun }: CopyStatus): string[] {
+  const lines: string[] = [];
+  if (syncProcess) {
+    lines.push(
+      `sync process: ${syncProcess.pid} on ${printable(syncProcess.host)}, last seen ${ago(syncProcess.lastSeen)}${syncProcess.gone ? ': gone (it ended without letting the copy go, or stopped answering); the next idgov sync takes the copy over' : ''}`,
+    );
+  }
+  const held = leases.windowsHeld + leases.tasksHeld;
+  if (held > 0) {
+    lines.push(
+      `at work now: ${windowsAndTasks(leases.windowsHeld, leases.tasksHeld)} held under live leases, being paged and refreshed`,
+    );
+  } else if (unfinishedRun) {
+    lines.push('at work now: nothing: no sync holds any of the run (idgov sync resumes it)');
+  }
+  if (leases.windowsRanOut + leases.tasksRanOut > 0) {
+    lines.push(
+      `left behind: ${windowsAndTasks(leases.windowsRanOut, leases.tasksRanOut)} whose lease ran out without being let go: the sync that held them stopped (killed, or cut off from the store); the next idgov sync takes them over`,
+    );
+  }
+  return lines;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { isoTime } from '../internal/time.ts';
+import { notHeldSql } from '../stores/lease.ts';
 import type { SyncRun } from './store.ts';
 
 /**
@@ -42,6 +43,28 @@ export interface CopyStatus {
    * Undefined: the copy has no feed (made by an earlier release; a sync of this one adds it).
    */
   readonly lastSeq: number | undefined;
+  /**
+   * Who is at work on the copy as it is read: the windows of a run being paged and the open tasks
+   * being refreshed, each under a lease its sync renews while it works (`windowsHeld`,
+   * `tasksHeld`), and those whose lease ran out without being let go (`windowsRanOut`,
+   * `tasksRanOut`): the sync that held them stopped (killed, or cut off from the store), and the
+   * next sync takes them over. An unfinished run with nothing held has no sync at work on it.
+   */
+  readonly leases: {
+    readonly windowsHeld: number;
+    readonly tasksHeld: number;
+    readonly windowsRanOut: number;
+    readonly tasksRanOut: number;
+  };
+  /**
+   * SQLite: the process that holds the copy (one syncs it at a time), if one does. `gone`: it ended
+   * on this machine without letting the copy go, or has not said it still holds it for 30 s; the
+   * next sync takes the copy over, and the leases it held count as run out. Undefined on
+   * PostgreSQL, whose workers hold windows, not the copy.
+   */
+  readonly syncProcess?:
+    | { readonly pid: number; readonly host: string; readonly lastSeen: string; readonly gone: boolean }
+    | undefined;
 }
 
 /** A count as a driver gives it (pg: text for `bigint`). */
@@ -61,10 +84,24 @@ export interface StatusRows {
     | undefined;
   /** The feed's counter: null when none was handed out yet, undefined when the copy has no feed. */
   readonly lastSeq: Count | undefined;
+  /** The leased windows and tasks, counted by whether their lease still holds. */
+  readonly leases: ReadonlyArray<{ what: 'windows' | 'tasks'; ran_out: Flag; n: Count }>;
+  /** SQLite: the process holding the copy (`last_seen`, Unix ms), if one does. */
+  readonly holder?: { pid: number; host: string; last_seen: number; gone: boolean } | undefined;
 }
 
 const n = (value: Count | undefined) => Number(value ?? 0);
 const yes = (value: Flag) => value === true || value === 1;
+
+/**
+ * SQL giving {@link StatusRows.leases}: the leased rows of the `windows` and `tasks` tables, by
+ * whether their lease ran out at the time in placeholder `now`.
+ */
+export function leaseCountsSql(windows: string, tasks: string, now: string): string {
+  const counted = (what: string, table: string) =>
+    `SELECT '${what}' AS what, ${notHeldSql(now)} AS ran_out, count(*) AS n FROM ${table} WHERE lease_token IS NOT NULL GROUP BY 2`;
+  return `${counted('windows', windows)} UNION ALL ${counted('tasks', tasks)}`;
+}
 
 /** The status the rows say. */
 export function copyStatus(rows: StatusRows): CopyStatus {
@@ -77,7 +114,13 @@ export function copyStatus(rows: StatusRows): CopyStatus {
       if (yes(row.vanished)) vanished += n(row.n);
     } else tasks[row.state ?? ''] = (tasks[row.state ?? ''] ?? 0) + n(row.n);
   }
-  const { completed, unfinished } = rows;
+  const { completed, unfinished, holder } = rows;
+  const leases = { windowsHeld: 0, tasksHeld: 0, windowsRanOut: 0, tasksRanOut: 0 };
+  for (const row of rows.leases) {
+    // The one process that writes a SQLite copy is gone: nothing will renew what it held.
+    const ranOut = yes(row.ran_out) || holder?.gone === true;
+    leases[`${row.what}${ranOut ? 'RanOut' : 'Held'}`] += n(row.n);
+  }
   return {
     tasks,
     deleted,
@@ -95,5 +138,12 @@ export function copyStatus(rows: StatusRows): CopyStatus {
       tasks: n(unfinished.tasks),
     },
     lastSeq: rows.lastSeq === undefined ? undefined : n(rows.lastSeq),
+    leases,
+    syncProcess: holder && {
+      pid: holder.pid,
+      host: holder.host,
+      lastSeen: isoTime(holder.last_seen),
+      gone: holder.gone,
+    },
   };
 }

@@ -102,6 +102,11 @@ describe('idgov', () => {
     );
     expect(stood.stdout).toMatch(/last completed run: none yet/);
     expect(stood.stdout).toMatch(/unfinished run: full, started .*: windows \d+ of \d+ done, \d+ pages/);
+    // Stopped as asked: it let go of the copy and of every lease.
+    expect(stood.stdout).toMatch(
+      /^at work now: nothing: no sync holds any of the run \(idgov sync resumes it\)$/m,
+    );
+    expect(stood.stdout).not.toMatch(/sync process|left behind/);
     // An export of the unfinished first copy says it is part of the tenant, on stderr: its rows stay data.
     const early = await idgov(['export', '--db', db, '--include-deleted'], env);
     expect(early.code).toBe(0);
@@ -115,6 +120,44 @@ describe('idgov', () => {
     expect(resumed.stderr).toMatch(/Done: full run \(resumed\)/);
     expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
     expect((await idgov(['export', '--db', db], env)).stderr).toBe('');
+  });
+
+  it('status of a copy whose sync was SIGKILLed says its process is gone and what it left behind; the next sync takes it over', async () => {
+    const db = join(dir, 'killed copy.db');
+    let killed = false;
+    const ran = await idgov(['sync', '--db', db, '--concurrency', '3'], env, (text, kill) => {
+      if (!killed && /sync: \d+ pages/.test(text)) {
+        killed = true;
+        kill('SIGKILL');
+      }
+    });
+    expect(ran.code).toBeNull();
+    const status = async () => {
+      const json = await idgov(['status', '--db', db, '--json'], env);
+      const text = await idgov(['status', '--db', db], env);
+      expect([json.code, text.code], json.stderr + text.stderr).toEqual([0, 0]);
+      return { json: JSON.parse(json.stdout), text: text.stdout };
+    };
+    const after = await status();
+    expect(after.json.syncProcess).toMatchObject({ gone: true });
+    expect(after.json.unfinishedRun.windowsLeft).toBeGreaterThan(0);
+    // Its windows' leases have not run out by the clock: the gone process will not renew them.
+    expect(after.json.leases.windowsHeld).toBe(0);
+    expect(after.json.leases.windowsRanOut).toBeGreaterThan(0);
+    expect(after.text).toMatch(
+      /^sync process: \d+ on .*, last seen \d+ s ago: gone \(it ended without letting the copy go/m,
+    );
+    expect(after.text).toMatch(
+      /^left behind: [1-9]\d* windows? and \d+ open tasks? whose lease ran out without being let go: the sync that held them stopped/m,
+    );
+    expect(after.text).toMatch(/^at work now: nothing/m);
+    const resumed = await idgov(['sync', '--db', db], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);
+    const done = await status();
+    expect(done.json.leases).toEqual({ windowsHeld: 0, tasksHeld: 0, windowsRanOut: 0, tasksRanOut: 0 });
+    expect([done.json.unfinishedRun, done.json.syncProcess]).toEqual([undefined, undefined]);
+    expect(done.text).not.toMatch(/at work now|left behind|sync process/);
   });
 
   it('sync --full stopped by SIGINT says to resume without --full (which would begin the run again), and that resumes it', async () => {

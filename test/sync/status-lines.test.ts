@@ -8,6 +8,7 @@ it('prints a state holding escape sequences with them made harmless', () => {
     deleted: 0,
     vanished: 0,
     lastSeq: 0,
+    leases: { windowsHeld: 0, tasksHeld: 0, windowsRanOut: 0, tasksRanOut: 0 },
   });
   expect(text).not.toContain('\u001b');
   expect(text).toContain('?[2J?[31mPWNED 1');

@@ -5,7 +5,7 @@
  * user's own store meet it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError, StoreError, TaskState } from '../../src/index.ts';
@@ -564,6 +564,59 @@ for (const kind of kinds) {
         vanished: 1,
         lastSeq: 3,
       });
+    });
+
+    it('tells who is at work on the copy: leases held, leases that ran out, and on SQLite the process holding it', async () => {
+      const store = await fresh();
+      const none = { windowsHeld: 0, tasksHeld: 0, windowsRanOut: 0, tasksRanOut: 0 };
+      expect((await store.status()).leases).toEqual(none);
+      const first = await store.beginRun('full', T0, [{ from: T0 - DAY, to: T0 }]);
+      const w1 = await store.claimWindow(first, lease('a'));
+      expect((await store.status()).leases).toEqual({ ...none, windowsHeld: 1 });
+      await store.commitPage(
+        first,
+        w1 as never,
+        page([row('a', T0 - 9), row('b', T0 - 8)], T0 - 8, w1 as never),
+        lease('a'),
+      );
+      // A window paged to its end is let go.
+      expect((await store.status()).leases).toEqual(none);
+      await store.finishRun(first, T0 + 1);
+
+      const second = await store.beginRun('full', T0 + DAY, [
+        { from: T0 - DAY, to: T0 },
+        { from: T0, to: T0 + DAY },
+      ]);
+      const paging = await store.claimWindow(second, lease('paging'));
+      await store.claimWindow(second, lease('killed while paging', 20));
+      const sleep = () => new Promise((resolve) => setTimeout(resolve, 60));
+      await sleep();
+      const status = await store.status();
+      expect(status.leases).toEqual({ ...none, windowsHeld: 1, windowsRanOut: 1 });
+      if (kind.name.startsWith('SQLite')) {
+        expect(status.syncProcess).toEqual({
+          pid: process.pid,
+          host: hostname(),
+          lastSeen: expect.any(String),
+          gone: false,
+        });
+        expect(Date.now() - Date.parse(status.syncProcess?.lastSeen ?? '')).toBeLessThan(60_000);
+      } else expect(status.syncProcess).toBeUndefined();
+      // The window left behind is taken over; then the refresh of open tasks, under leases too.
+      const left = await store.claimWindow(second, lease('taking over'));
+      for (const [window, holder] of [
+        [paging, 'paging'],
+        [left, 'taking over'],
+      ] as const) {
+        await store.commitPage(second, window as never, page([], T0 + DAY, window as never), lease(holder));
+      }
+      expect(await store.claimOpenTasks(second, lease('refreshing'), 1)).toEqual(['a']);
+      expect(await store.claimOpenTasks(second, lease('killed while refreshing', 20), 1)).toEqual(['b']);
+      await sleep();
+      expect((await store.status()).leases).toEqual({ ...none, tasksHeld: 1, tasksRanOut: 1 });
+      // A sync that stops lets its leases go.
+      await store.endLeases(['refreshing']);
+      expect((await store.status()).leases).toEqual({ ...none, tasksRanOut: 1 });
     });
 
     it('tells, when opened, when the last run started, the first task, and the last run that saw the tasks acted on', async () => {

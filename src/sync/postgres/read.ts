@@ -5,7 +5,7 @@
  */
 
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
-import { type CopyStatus, copyStatus, type StatusRows } from '../copy-status.ts';
+import { type CopyStatus, copyStatus, leaseCountsSql, type StatusRows } from '../copy-status.ts';
 import type { PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
 
@@ -74,6 +74,7 @@ export async function readStatus(query: PgQuery, t: SyncTables): Promise<CopySta
     completed: StatusRows['completed'] | null;
     unfinished: StatusRows['unfinished'] | null;
     last_seq: string | null;
+    leases: StatusRows['leases'];
   }>(
     'reading where the copy stands',
     `SELECT
@@ -90,8 +91,9 @@ export async function readStatus(query: PgQuery, t: SyncTables): Promise<CopySta
           WHERE r.finished_at IS NULL GROUP BY r.id ORDER BY r.id DESC LIMIT 1) u
        ) AS unfinished,
        CASE WHEN to_regclass($1) IS NOT NULL
-         THEN coalesce((SELECT value FROM ${t.meta} WHERE key = 'changes_seq'), '0') END AS last_seq`,
-    [t.changes],
+         THEN coalesce((SELECT value FROM ${t.meta} WHERE key = 'changes_seq'), '0') END AS last_seq,
+       (SELECT coalesce(json_agg(l), '[]') FROM (${leaseCountsSql(t.windows, t.tasks, '$2::bigint')}) l) AS leases`,
+    [t.changes, Date.now()],
   );
   const row = rows[0];
   return copyStatus({
@@ -99,5 +101,6 @@ export async function readStatus(query: PgQuery, t: SyncTables): Promise<CopySta
     completed: row?.completed ?? undefined,
     unfinished: row?.unfinished ?? undefined,
     lastSeq: row?.last_seq ?? undefined,
+    leases: row?.leases ?? [],
   });
 }

@@ -69,18 +69,11 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
       `${file.path} holds a copy of ${baseUrl} with the filter ${filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another file for it, or delete this one to start over (its change feed then starts again at seq 1: its readers must start again from 0).`,
     );
   }
-  const owner = meta(file, 'owner');
-  if (owner !== undefined) {
-    const held = JSON.parse(owner) as Owner;
-    const silentMs = Date.now() - (held.seen ?? Date.parse(held.since));
-    // A holder of an older version says nothing while it runs: only its process can tell.
-    const dead = held.host === hostname() && !alive(held.pid);
-    const gone = held.seen === undefined ? dead : dead || !(silentMs <= OWNER_STALE_MS);
-    if (held.holder !== holder && !gone) {
-      throw new ConfigurationError(
-        `Another sync (process ${held.pid} on ${held.host}, last seen ${Math.max(0, Math.round(silentMs / 1000))} s ago) is running on ${file.path}: one process syncs a SQLite copy at a time. Wait for it, or stop it; one killed loses its hold ${OWNER_STALE_MS / 1000} s after it was last seen.`,
-      );
-    }
+  const held = copyHolder(file);
+  if (held && held.holder !== holder && !held.gone) {
+    throw new ConfigurationError(
+      `Another sync (process ${held.pid} on ${held.host}, last seen ${Math.max(0, Math.round((Date.now() - held.seen) / 1000))} s ago) is running on ${file.path}: one process syncs a SQLite copy at a time. Wait for it, or stop it; one killed loses its hold ${OWNER_STALE_MS / 1000} s after it was last seen.`,
+    );
   }
   for (let from = version; from < SYNC_SCHEMA_VERSION; from++) file.exec(SQLITE_SYNC_MIGRATIONS[from] ?? '');
   file.exec(SQLITE_SYNC_INDEXES);
@@ -95,6 +88,23 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
     seen: Date.now(),
   };
   setMeta(file, 'owner', JSON.stringify(me));
+}
+
+/**
+ * The sync that holds the copy, if one does: when it last said so (`seen`, Unix ms), and whether it
+ * is `gone`: ended on this machine, or silent past {@link OWNER_STALE_MS}. A holder of an older
+ * version says nothing while it runs: only its process can tell.
+ */
+export function copyHolder(
+  file: SqliteFile,
+): (Owner & { readonly seen: number; readonly gone: boolean }) | undefined {
+  const owner = meta(file, 'owner');
+  if (owner === undefined) return undefined;
+  const held = JSON.parse(owner) as Owner;
+  const seen = held.seen ?? Date.parse(held.since);
+  const dead = held.host === hostname() && !alive(held.pid);
+  const gone = held.seen === undefined ? dead : dead || !(Date.now() - seen <= OWNER_STALE_MS);
+  return { ...held, seen, gone };
 }
 
 /** Lets the copy go, if `holder` holds it. */

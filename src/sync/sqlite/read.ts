@@ -9,7 +9,8 @@ import { isDamaged, isReadOnlyPlace } from '../../stores/sqlite-errors.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import { StoreError } from '../../stores/store-error.ts';
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
-import { type CopyStatus, copyStatus, type StatusRows } from '../copy-status.ts';
+import { type CopyStatus, copyStatus, leaseCountsSql, type StatusRows } from '../copy-status.ts';
+import { copyHolder } from './holder.ts';
 
 /** A file opened to read must hold a task copy: said with what to do, rather than a failed query later. */
 export function checkCopy(file: SqliteFile): void {
@@ -99,8 +100,17 @@ export function readStatus(file: SqliteFile): CopyStatus {
           )
           .get() as { seq: number | null } | undefined
       )?.seq,
+      leases: file
+        .sql(leaseCountsSql('idgov_sync_windows', 'idgov_tasks', '$now'))
+        .all({ now: Date.now() }) as unknown as StatusRows['leases'],
+      holder: holderRow(file),
     }),
   );
+}
+
+function holderRow(file: SqliteFile): StatusRows['holder'] {
+  const held = copyHolder(file);
+  return held && { pid: held.pid, host: held.host, last_seen: held.seen, gone: held.gone };
 }
 
 // What SQLite says of a file that holds no copy's table.
