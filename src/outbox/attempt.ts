@@ -10,6 +10,7 @@ import type { ResolvedOutboxOptions } from './options.ts';
 import { judge, scheduledDelay } from './outcome.ts';
 import type { OutboxAttempt } from './reports.ts';
 import type { AttemptOutcome, ClaimedEvent } from './store.ts';
+import { CUT_SHORT_ATTEMPT } from './unrecorded-attempt.ts';
 
 /**
  * Attempts `claimed` at once, their leases renewed by a heartbeat while the attempts are in flight:
@@ -79,10 +80,12 @@ export async function attemptEvent(
   const { sender, store, now, logger } = options;
   const started = now();
   let result: Parameters<typeof judge>[0];
+  let sending = false;
   try {
     // Stopped, or its lease lost, before it began: nothing is sent (a fetch of one's own may not
     // look at the signal before it sends).
     signal?.throwIfAborted();
+    sending = true;
     const delivery = await sender.send(event.body, {
       eventId: event.eventId,
       signal,
@@ -101,15 +104,18 @@ export async function attemptEvent(
     durationMs: Math.max(0, at - started),
   };
   if ('error' in result && signal?.aborted) {
-    const released = await store.release(event.eventId, event.leaseToken).then(
-      () => true,
-      (error: unknown) => {
-        logger.warn(
-          `webhook ${event.eventId}: the claim could not be given up (${(error as Error)?.message ?? error}); it is due again when its lease ends`,
-        );
-        return false;
-      },
-    );
+    // Cut short once its request was on its way, the attempt may have reached the listener: it is
+    // counted, and the event due again at once, as a release would leave it.
+    const cutShort = { state: 'pending', nextAttemptAt: at, answer: { error: CUT_SHORT_ATTEMPT } } as const;
+    const released = await (sending
+      ? store.complete(event.eventId, event.leaseToken, at, cutShort)
+      : store.release(event.eventId, event.leaseToken).then(() => true)
+    ).catch((error: unknown) => {
+      logger.warn(
+        `webhook ${event.eventId}: the claim could not be given up (${(error as Error)?.message ?? error}); it is due again when its lease ends`,
+      );
+      return false;
+    });
     return { ...base, outcome: 'released', recorded: released };
   }
   // A sender that cannot be used (a signing key that does not import) would fail every event

@@ -12,6 +12,7 @@ import {
   type OutboxState,
   type OutboxStore,
 } from './store.ts';
+import { countUnrecorded } from './unrecorded-attempt.ts';
 
 interface Row extends LeaseFields {
   event: OutboxEvent;
@@ -57,8 +58,9 @@ export class MemoryOutboxStore implements OutboxStore {
         continue;
       }
       if (claimed.length < limit && event.expiresAt > now && isDue(event, now, leaseMs) && !held) {
+        row.event = countUnrecorded(event, row);
         Object.assign(row, taken(leaseToken, now, leaseMs));
-        claimed.push({ ...event, leaseToken });
+        claimed.push({ ...row.event, leaseToken });
       }
       if (ordered) break; // only the oldest pending event may go
     }
@@ -71,7 +73,7 @@ export class MemoryOutboxStore implements OutboxStore {
       const { event } = row;
       if (event.listener !== listener || event.state !== 'pending' || event.expiresAt > now) continue;
       if (isHeld(row.leasedAt, row.leaseUntil, now)) continue;
-      row.event = { ...event, state: 'expired', finishedAt: now };
+      row.event = { ...countUnrecorded(event, row), state: 'expired', finishedAt: now };
       Object.assign(row, FREE);
       expired += 1;
     }
@@ -92,7 +94,8 @@ export class MemoryOutboxStore implements OutboxStore {
     row.event = {
       ...row.event,
       state: outcome.state,
-      attempts: row.event.attempts + 1,
+      // An attempt whose lease was taken over or freed meanwhile was counted then.
+      attempts: row.event.attempts + (row.leaseToken === leaseToken ? 1 : 0),
       lastAttemptAt: now,
       lastAnswer: outcome.answer,
       nextAttemptAt: outcome.state === 'pending' ? outcome.nextAttemptAt : row.event.nextAttemptAt,
@@ -178,7 +181,12 @@ export class MemoryOutboxStore implements OutboxStore {
       return false;
     }
     if (isHeld(row.leasedAt, row.leaseUntil, now)) return false;
-    row.event = { ...row.event, state: 'pending', nextAttemptAt: now, finishedAt: undefined };
+    row.event = {
+      ...countUnrecorded(row.event, row),
+      state: 'pending',
+      nextAttemptAt: now,
+      finishedAt: undefined,
+    };
     Object.assign(row, FREE);
     return true;
   }

@@ -32,6 +32,7 @@ import {
   type OutboxStore,
   type PurgeOptions,
 } from './store.ts';
+import { COUNT_UNRECORDED_SQL } from './unrecorded-attempt.ts';
 
 /**
  * Options of {@link PostgresOutboxStore}: a `pool`, or a `connectionString` for a pool of its own
@@ -115,7 +116,7 @@ export class PostgresOutboxStore implements OutboxStore {
     const exclude = [...(options.exclude ?? [])];
     const { rows } = await this.#query(
       'claiming events',
-      `UPDATE ${t} SET lease_token = $3, leased_at = $2, lease_until = $4 WHERE ${target}
+      `UPDATE ${t} SET ${COUNT_UNRECORDED_SQL}, lease_token = $3, leased_at = $2, lease_until = $4 WHERE ${target}
        RETURNING ${EVENT_COLUMNS}`,
       ordered
         ? [listener, now, heldHere(leaseToken), now + leaseMs, leaseMs, exclude]
@@ -133,7 +134,7 @@ export class PostgresOutboxStore implements OutboxStore {
     const { answer } = outcome;
     const { rowCount } = await this.#query(
       'recording an outcome',
-      `UPDATE ${this.#t} SET state = $1, attempts = attempts + 1, last_attempt_at = $2,
+      `UPDATE ${this.#t} SET state = $1, attempts = attempts + CASE WHEN lease_token = $9 THEN 1 ELSE 0 END, last_attempt_at = $2,
          last_status = $3, last_body = $4, last_error = $5, next_attempt_at = $6, finished_at = $7,
          ${FREE_SQL}
        WHERE event_id = $8 AND (state = 'pending' OR ($1 = 'delivered' AND state = 'expired'))
@@ -157,7 +158,7 @@ export class PostgresOutboxStore implements OutboxStore {
     // SKIP LOCKED: rows another worker is expiring or claiming right now are its business.
     const { rowCount } = await this.#query(
       'expiring events',
-      `UPDATE ${this.#t} SET state = 'expired', finished_at = $2, ${FREE_SQL}
+      `UPDATE ${this.#t} SET state = 'expired', finished_at = $2, ${COUNT_UNRECORDED_SQL}, ${FREE_SQL}
        WHERE seq IN (SELECT seq FROM ${this.#t} WHERE listener = $1 AND state = 'pending' AND expires_at <= $2
                        AND ${notHeldSql('$2')} FOR UPDATE SKIP LOCKED)`,
       [listener, now],
@@ -258,7 +259,7 @@ export class PostgresOutboxStore implements OutboxStore {
     const { rowCount } = await this.#query(
       'retrying an event',
       `UPDATE ${this.#t} SET state = 'pending', next_attempt_at = $2, finished_at = NULL,
-         ${FREE_SQL}
+         ${COUNT_UNRECORDED_SQL}, ${FREE_SQL}
        WHERE event_id = $1 AND state IN ('dead', 'pending') AND expires_at > $2 AND ${notHeldSql('$2')}`,
       [eventId, now],
     );

@@ -40,7 +40,8 @@ export interface OutboxAttempt {
   /**
    * `delivered` (200 or 409), `retry` (429, 5xx, no answer: tried again at `nextAttemptAt`), `dead`
    * (refused for good), `expired` (the next attempt would fall past the idempotency window), or
-   * `released` (the outbox stopped during the attempt; the event is due again at once).
+   * `released` (the outbox stopped, or lost the lease, during the attempt; the event is due again
+   * at once, the attempt counted if its request had gone out).
    */
   readonly outcome: 'delivered' | 'retry' | 'dead' | 'expired' | 'released';
   /** The listener's answer, or the error. */

@@ -9,12 +9,12 @@ import { ConfigurationError } from '../core/errors/errors.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { unknownOptionProblem } from '../internal/known-options.ts';
 import { FREE_SQL, isHeld, notHeldSql, renewedUntilSql } from '../stores/lease.ts';
-import { goneFromThisMachine, heldHere } from '../stores/local-process.ts';
+import { heldHere } from '../stores/local-process.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { dueSql, isDue } from './due.ts';
 import { PURGE_BATCH, purgeInBatches } from './purge.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem } from './rows.ts';
-import { freeGoneHolders } from './sqlite-leases.ts';
+import { freeGoneHolders, retryEvent } from './sqlite-leases.ts';
 import { SQLITE_OUTBOX_OPTIONS, type SqliteOutboxStoreOptions } from './sqlite-options.ts';
 import { SqliteOutboxReads } from './sqlite-reads.ts';
 import { MALFORMED, SCHEMA } from './sqlite-schema.ts';
@@ -30,6 +30,7 @@ import type {
   OutboxStore,
   PurgeOptions,
 } from './store.ts';
+import { COUNT_UNRECORDED_SQL } from './unrecorded-attempt.ts';
 
 // How often a claim looks for leases held by processes of this machine that are gone.
 const SWEEP_EVERY_MS = 1_000;
@@ -114,7 +115,8 @@ export class SqliteOutboxStore implements OutboxStore {
       }
       const claimed: ClaimedEvent[] = [];
       const lease = this.#file.sql(
-        'UPDATE idgov_webhook_outbox SET lease_token = ?, leased_at = ?, lease_until = ? WHERE event_id = ?',
+        `UPDATE idgov_webhook_outbox SET ${COUNT_UNRECORDED_SQL}, lease_token = ?, leased_at = ?, lease_until = ?
+         WHERE event_id = ? RETURNING ${EVENT_COLUMNS}`,
       );
       // Ordered: only the head may go, if it is due, free and not yet attempted by this drain (one past
       // its window with an attempt in flight is still the head: what follows waits for its outcome);
@@ -149,8 +151,8 @@ export class SqliteOutboxStore implements OutboxStore {
           isHeld(row.leased_at ?? undefined, row.lease_until ?? undefined, now)
         )
           continue;
-        lease.run(leaseToken, now, now + leaseMs, event.eventId);
-        claimed.push({ ...event, leaseToken: options.leaseToken });
+        const leased = lease.get(leaseToken, now, now + leaseMs, event.eventId) as unknown as Row;
+        claimed.push({ ...eventFromRow(leased), leaseToken: options.leaseToken });
       }
       return claimed;
     });
@@ -164,12 +166,13 @@ export class SqliteOutboxStore implements OutboxStore {
   ): Promise<boolean> {
     const answer = outcome.answer;
     const { changes } = this.#file.run(
-      `UPDATE idgov_webhook_outbox SET state = ?, attempts = attempts + 1, last_attempt_at = ?,
+      `UPDATE idgov_webhook_outbox SET state = ?, attempts = attempts + CASE WHEN lease_token = ? THEN 1 ELSE 0 END, last_attempt_at = ?,
          last_status = ?, last_body = ?, last_error = ?, next_attempt_at = ?, finished_at = ?,
          ${FREE_SQL}
        WHERE event_id = ? AND (state = 'pending' OR (? = 'delivered' AND state = 'expired'))
          AND (? = 'delivered' OR lease_token = ?)`,
       outcome.state,
+      heldHere(leaseToken),
       now,
       answer.status ?? null,
       answer.body ?? null,
@@ -186,7 +189,7 @@ export class SqliteOutboxStore implements OutboxStore {
 
   async expire(listener: string, now: number): Promise<number> {
     const { changes } = this.#file.run(
-      `UPDATE idgov_webhook_outbox SET state = 'expired', finished_at = ?, ${FREE_SQL}
+      `UPDATE idgov_webhook_outbox SET state = 'expired', finished_at = ?, ${COUNT_UNRECORDED_SQL}, ${FREE_SQL}
        WHERE listener = ? AND state = 'pending' AND expires_at <= ? AND ${notHeldSql('?', '?')}`,
       now,
       listener,
@@ -252,22 +255,7 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async retry(eventId: string, now: number): Promise<boolean> {
-    return this.#file.write(() => {
-      // A lease of a process of this machine that is gone holds nothing: no attempt is in flight.
-      const held = this.#file
-        .sql('SELECT lease_token FROM idgov_webhook_outbox WHERE event_id = ?')
-        .get(eventId) as { lease_token: string | null } | undefined;
-      if (held?.lease_token && goneFromThisMachine(held.lease_token))
-        freeGoneHolders(this.#file, this.#logger);
-      const { changes } = this.#file
-        .sql(
-          `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,
-             ${FREE_SQL}
-           WHERE event_id = ? AND state IN ('dead', 'pending') AND expires_at > ? AND ${notHeldSql('?', '?')}`,
-        )
-        .run(now, eventId, now, now, now);
-      return changes > 0;
-    });
+    return this.#file.write(() => retryEvent(this.#file, this.#logger, eventId, now));
   }
 
   purgeDelivered(listener: string, before: number): Promise<number> {

@@ -66,7 +66,11 @@ export interface OutboxEvent {
   readonly expiresAt: number;
   /** When a pending event is next due. */
   readonly nextAttemptAt: number;
-  /** Attempts made so far. */
+  /**
+   * Attempts made so far, with one whose worker stopped before it recorded an outcome (killed, or
+   * cut off from the store): counted when its lease was taken over or freed, since the listener may
+   * have received it, its `lastAnswer.error` saying so.
+   */
   readonly attempts: number;
   /** When the last attempt ended. */
   readonly lastAttemptAt?: number | undefined;
@@ -176,18 +180,21 @@ export interface OutboxStore {
    */
   add(event: NewOutboxEvent): Promise<OutboxEvent | undefined>;
   /**
-   * Claims due, unexpired events that no one holds (or whose lease ran out). A row that is not what
+   * Claims due, unexpired events that no one holds (or whose lease ran out: the attempt of that lease,
+   * never recorded, is counted, as {@link OutboxEvent.attempts} says). A row that is not what
    * the outbox wrote (a body that is not text, a time that is not a number) is never claimed: it is
    * marked `dead`, its `lastAnswer.error` saying why.
    */
   claim(options: ClaimOptions): Promise<ClaimedEvent[]>;
   /**
    * Marks pending events of the listener past `expiresAt` as `expired`, except those held by a live
-   * lease (an attempt may be in flight: its outcome decides); returns how many it marked.
+   * lease (an attempt may be in flight: its outcome decides), counting the attempt of a lease that
+   * ran out; returns how many it marked.
    */
   expire(listener: string, now: number): Promise<number>;
   /**
-   * Records an attempt's outcome and counts the attempt, and releases the lease. Returns false, and
+   * Records an attempt's outcome and counts the attempt (unless its lease was taken over or freed
+   * meanwhile, which counted it), and releases the lease. Returns false, and
    * changes nothing, when the event is no longer pending or the lease was taken over, except that
    * `delivered` is recorded whenever the event is pending or `expired`: the listener accepted it,
    * whoever holds the lease and whatever was decided meanwhile.
@@ -229,7 +236,8 @@ export interface OutboxStore {
    */
   listeners?(): Promise<string[]>;
   /**
-   * Makes a `dead` or `pending` event due now, with no lease. Returns false when there is no such
+   * Makes a `dead` or `pending` event due now, with no lease (counting the attempt of one that ran
+   * out). Returns false when there is no such
    * event, or it is delivered or expired, or `now` is past its `expiresAt`, or a live lease holds it
    * (an attempt is in flight: freeing it would let a second worker send it at once).
    */

@@ -2,19 +2,21 @@
  * Crash tests of the outbox with real parts: worker processes (test/fixtures/outbox-worker.ts)
  * deliver to the fake tenant served by this process on loopback, with injected 503s, 429s and
  * dropped connections, and are SIGKILLed mid-run. The tenant's record of accepted deliveries must
- * hold every event ID exactly once. Sizes: OUTBOX_CRASH_EVENTS (default 1,000 for SQLite; the
+ * hold every event ID exactly once, and no event's attempts fewer than the requests its listener
+ * received. Sizes: OUTBOX_CRASH_EVENTS (default 1,000 for SQLite; the
  * PostgreSQL test runs twice that), OUTBOX_CRASH_KILLS (default 4); OUTBOX_CRASH_SEED replays a run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { WebhookOutbox } from '../../src/outbox/index.ts';
+import { type OutboxStore, WebhookOutbox } from '../../src/outbox/index.ts';
 import { PostgresOutboxStore } from '../../src/outbox/postgres-store.ts';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
+import { serveOnLoopback } from '../../src/testing/loopback-server.ts';
 import { SeededRandom } from '../../src/testing/random.ts';
-import { WebhookSender } from '../../src/webhooks/index.ts';
+import { WebhookHeader, WebhookSender } from '../../src/webhooks/index.ts';
 import { eventIdOf, startWorker, until, type Worker } from '../helpers/outbox-workers.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
@@ -32,8 +34,28 @@ afterAll(() => pg?.stop());
 async function faultyTenant() {
   const tenant = new FakeTenant({ faults: { serverError: 0.05, rateLimit: 0.03, drop: 0.05, seed: SEED } });
   const { id, secret = '' } = tenant.addListener();
-  const server = await tenant.listen();
-  return { tenant, server, url: tenant.listener(id)?.url ?? '', secret };
+  // Every request that reached the listener's server, by event ID: refused and dropped ones too.
+  const received = new Map<string, number>();
+  const server = await serveOnLoopback((request, remoteAddress) => {
+    const eventId = request.headers.get(WebhookHeader.EVENT_ID) ?? '';
+    received.set(eventId, (received.get(eventId) ?? 0) + 1);
+    return tenant.handle(request, { remoteAddress });
+  });
+  tenant.baseUrl = server.url;
+  return { tenant, server, url: tenant.listener(id)?.url ?? '', secret, received };
+}
+
+/**
+ * No event's attempts say fewer than the requests its listener received: one whose worker was
+ * killed before it could record the outcome counts too.
+ */
+async function expectEveryRequestCounted(store: OutboxStore, received: ReadonlyMap<string, number>) {
+  const undercounted: string[] = [];
+  for (const [eventId, requests] of received) {
+    const attempts = (await store.get(eventId))?.attempts ?? 0;
+    if (attempts < requests) undercounted.push(`${eventId}: ${requests} requests, ${attempts} attempts`);
+  }
+  expect(undercounted, `seed ${SEED}`).toEqual([]);
 }
 
 /** Every event 0..count-1 accepted exactly once, with its own body; nothing else accepted. */
@@ -56,7 +78,7 @@ async function killAll(workers: Worker[]) {
 it(`SQLite: ${EVENTS} events survive ${KILLS} SIGKILLs mid-delivery, each accepted exactly once`, {
   timeout: 180_000,
 }, async () => {
-  const { tenant, server, url, secret } = await faultyTenant();
+  const { tenant, server, url, secret, received } = await faultyTenant();
   const path = join(dir, 'outbox.db');
   const env = {
     STORE: 'sqlite',
@@ -92,6 +114,7 @@ it(`SQLite: ${EVENTS} events survive ${KILLS} SIGKILLs mid-delivery, each accept
   expectExactlyOnce(tenant, EVENTS);
   const store = new SqliteOutboxStore({ path });
   expect(await store.counts(url)).toEqual({ pending: 0, delivered: EVENTS, dead: 0, expired: 0 });
+  await expectEveryRequestCounted(store, received);
   await store.close();
 });
 
@@ -101,7 +124,7 @@ it.skipIf(!pg)(
     timeout: 180_000,
   },
   async () => {
-    const { tenant, server, url, secret } = await faultyTenant();
+    const { tenant, server, url, secret, received } = await faultyTenant();
     const table = `${pg?.schema}.crash`;
     const store = new PostgresOutboxStore({ connectionString: pg?.url, table });
     await store.migrate();
@@ -135,6 +158,7 @@ it.skipIf(!pg)(
     await server.close();
     expectExactlyOnce(tenant, count);
     expect(await store.counts(url)).toEqual({ pending: 0, delivered: count, dead: 0, expired: 0 });
+    await expectEveryRequestCounted(store, received);
     await store.close();
   },
 );

@@ -7,6 +7,7 @@ import { ConfigurationError, StoreError } from '../../src/index.ts';
 import { MemoryOutboxStore, type OutboxStore } from '../../src/outbox/index.ts';
 import { PURGE_BATCH } from '../../src/outbox/purge.ts';
 import { SqliteOutboxStore } from '../../src/outbox/sqlite-store.ts';
+import { UNRECORDED_ATTEMPT } from '../../src/outbox/unrecorded-attempt.ts';
 import { caught } from '../helpers/caught.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { type SilentProxy, silentProxy } from '../helpers/silent-proxy.ts';
@@ -177,6 +178,11 @@ describe.each(stores)('%s store contract', (_name, open) => {
     expect(await claim(store, 30_000)).toEqual([]);
     const b = await claim(store, 62_001, { limit: 2, token: 'worker-b' }); // a's lease ran out
     expect(b.map((e) => e.leaseToken)).toEqual(['worker-b', 'worker-b']);
+    // a's attempts may have reached the listener: counted as b takes them over.
+    expect(b.map((e) => [e.attempts, e.lastAttemptAt, e.lastAnswer])).toEqual([
+      [1, 2_000, { error: UNRECORDED_ATTEMPT }],
+      [1, 2_000, { error: UNRECORDED_ATTEMPT }],
+    ]);
     expect(await store.complete(id(1), 'worker-a', 62_500, retryAt(99_000))).toBe(false);
     expect(
       await store.complete(id(2), 'worker-a', 62_500, { state: 'delivered', answer: { status: 200 } }),
@@ -187,10 +193,16 @@ describe.each(stores)('%s store contract', (_name, open) => {
     expect(
       await store.complete(id(1), 'worker-b', 62_700, { state: 'delivered', answer: { status: 409 } }),
     ).toBe(true);
+    // a's delivery was counted when b took its lease over; b's attempt of id(1) is counted as it is recorded.
     expect(await store.get(id(2))).toMatchObject({
       state: 'delivered',
       attempts: 1,
       lastAnswer: { status: 200 },
+    });
+    expect(await store.get(id(1))).toMatchObject({
+      state: 'delivered',
+      attempts: 2,
+      lastAnswer: { status: 409 },
     });
     expect(await store.counts(L)).toMatchObject({ pending: 0, delivered: 2 });
     await store.close();
@@ -230,6 +242,33 @@ describe.each(stores)('%s store contract', (_name, open) => {
     expect(await store.expire(L, 1_000 + DAY)).toBe(1);
     expect(await store.get(id(1))).toMatchObject({ state: 'expired', finishedAt: 1_000 + DAY });
     expect(await store.retry(id(1), 1_000 + DAY)).toBe(false);
+    await store.close();
+  });
+
+  it('counts the attempt of a lease that ran out unrecorded when it expires the event or retries it, and only then', async () => {
+    const store = await open();
+    for (const i of [1, 2, 3]) await add(store, i, i === 2 ? 1_000 : 2_000); // 2 expires first
+    expect(await claim(store, 2_000, { limit: 3, token: 'killed' })).toHaveLength(3);
+    await store.complete(id(3), 'killed', 3_000, retryAt(3_000));
+    expect(await store.retry(id(1), 62_001)).toBe(true); // an operator's retry, once the lease ran out
+    expect(await store.expire(L, 1_000 + DAY)).toBe(1);
+    expect(await store.retry(id(3), 3_000)).toBe(true); // recorded, then retried: counted once
+    for (const [i, state] of [
+      [1, 'pending'],
+      [2, 'expired'],
+    ] as const) {
+      expect(await store.get(id(i))).toMatchObject({
+        state,
+        attempts: 1,
+        lastAttemptAt: 2_000,
+        lastAnswer: { error: UNRECORDED_ATTEMPT },
+      });
+    }
+    expect(await store.get(id(3))).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      lastAnswer: { status: 503 },
+    });
     await store.close();
   });
 

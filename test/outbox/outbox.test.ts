@@ -12,6 +12,7 @@ import {
   WebhookOutbox,
   type WebhookOutboxOptions,
 } from '../../src/outbox/index.ts';
+import { CUT_SHORT_ATTEMPT } from '../../src/outbox/unrecorded-attempt.ts';
 import { createHmacSecret } from '../../src/testing/index.ts';
 import { verifyWebhook, WebhookSender } from '../../src/webhooks/index.ts';
 import { caught } from '../helpers/caught.ts';
@@ -529,11 +530,12 @@ describe('delivery', () => {
     expect(await b.drain()).toMatchObject({ delivered: 1 });
     release();
     await slow;
-    expect(a.attempts.map((r) => [r.outcome, r.answer?.status, r.recorded])).toEqual([
-      ['delivered', 409, true],
-      ['retry', 503, false],
+    // b counted a's attempt as it took the lease over: the listener saw both.
+    expect(a.attempts.map((r) => [r.outcome, r.attempt, r.answer?.status, r.recorded])).toEqual([
+      ['delivered', 2, 409, true],
+      ['retry', 1, 503, false],
     ]);
-    expect(await a.outbox.get(eventId)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(await a.outbox.get(eventId)).toMatchObject({ state: 'delivered', attempts: 2 });
     expect(seen.map((s) => s.eventId)).toEqual([eventId, eventId]);
   });
 
@@ -622,7 +624,7 @@ describe('start and stop', () => {
     expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered' });
   });
 
-  it('stop() abandons an attempt in flight and releases its event, due again at once', async () => {
+  it('stop() abandons an attempt in flight and releases its event, due again at once, the attempt counted', async () => {
     let arrived!: () => void;
     const inFlight = new Promise<void>((resolve) => {
       arrived = resolve;
@@ -640,9 +642,15 @@ describe('start and stop', () => {
     outbox.start();
     await inFlight;
     await outbox.stop();
-    expect(attempts.map((a) => a.outcome)).toEqual(['released']);
-    expect(await outbox.get(eventId)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(attempts.map((a) => [a.outcome, a.recorded])).toEqual([['released', true]]);
+    // Its request reached the listener: the attempt counts, and says why it has no answer.
+    expect(await outbox.get(eventId)).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      lastAnswer: { error: CUT_SHORT_ATTEMPT },
+    });
     expect(await outbox.drain()).toMatchObject({ delivered: 1 });
+    expect(await outbox.get(eventId)).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 });
 
