@@ -97,14 +97,19 @@ export function addOutboxCommands(program: Command): void {
     .option('--delivered-before <date>', 'delete delivered events finished before this date', date)
     .option(
       '--dead-before <date>',
-      'delete dead events that died before this date (one still in its window could yet be retried: a date a week past leaves none such)',
+      'delete dead events that died before this date; one still in its window, which retry could yet send, refuses the purge unless --include-retryable',
       date,
     )
+    .option('--include-retryable', 'with --dead-before: delete dead events still in their window too', false)
     .option('--expired-before <date>', 'delete expired events that expired before this date', date)
     .action(
       async (
         options: OutboxTarget &
-          Partial<Record<`${FinishedState}Before`, number>> & { listener?: string; json: boolean },
+          Partial<Record<`${FinishedState}Before`, number>> & {
+            listener?: string;
+            json: boolean;
+            includeRetryable: boolean;
+          },
       ) => {
         const before: PurgeBefore = {};
         for (const state of FINISHED_STATES) {

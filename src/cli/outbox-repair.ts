@@ -7,11 +7,11 @@
 import { isoTime } from '../internal/time.ts';
 import { wait } from '../internal/wait.ts';
 import { retryRefusal } from '../outbox/retry-refusal.ts';
-import { FINISHED_STATES, type FinishedState } from '../outbox/store.ts';
+import { FINISHED_STATES, type FinishedState, type OutboxEvent, type OutboxStore } from '../outbox/store.ts';
 import { listenersOf, type OutboxTarget, withStore, write } from './outbox-access.ts';
 import { EXIT, finishWithoutReader, stoppedBySignals } from './usage.ts';
 
-// Dead events listed a query at a time by `retry --all-dead`.
+// Dead events listed a query at a time (by `retry --all-dead`, and by `purge --dead-before` to check).
 const RETRY_BATCH = 500;
 
 /**
@@ -57,20 +57,15 @@ export function retryCommand(
         // cannot be retried (its window ended) stays dead, and one a running drain buries again at once
         // (its listener refuses it) must not be retried for ever.
         const handled = new Set<string>(options.ids);
-        for (const listener of await listenersOf(store, options.listener)) {
-          let after: string | undefined;
-          for (;;) {
-            const batch = await store.list(listener, 'dead', RETRY_BATCH, after);
-            // A store that answers at once (SQLite) would otherwise hear no signal until the end.
-            await wait(0);
-            if (batch.length === 0 || stop.aborted) break;
-            after = batch.at(-1)?.eventId;
-            for (const event of batch) {
-              if (stop.aborted) break;
-              if (handled.has(event.eventId)) continue;
-              handled.add(event.eventId);
-              await retry(event.eventId, false);
-            }
+        for await (const batch of deadBatches(store, await listenersOf(store, options.listener))) {
+          // A store that answers at once (SQLite) would otherwise hear no signal until the end.
+          await wait(0);
+          if (stop.aborted) break;
+          for (const event of batch) {
+            if (stop.aborted) break;
+            if (handled.has(event.eventId)) continue;
+            handled.add(event.eventId);
+            await retry(event.eventId, false);
           }
         }
       }
@@ -99,15 +94,34 @@ function stopped(command: string, signal: NodeJS.Signals | undefined): number {
 /** The finished states `idgov outbox purge` deletes, each with the time before which it does. */
 export type PurgeBefore = Partial<Record<FinishedState, number>>;
 
-/** `idgov outbox purge`: deletes the events of each state given that finished before its time. */
+/**
+ * `idgov outbox purge`: deletes the events of each state given that finished before its time. Dead
+ * events that could still be retried (within their window) only with `includeRetryable`: without
+ * it, their presence refuses the purge before anything is deleted.
+ */
 export function purgeCommand(
-  options: OutboxTarget & { before: PurgeBefore; listener?: string; json?: boolean },
+  options: OutboxTarget & {
+    before: PurgeBefore;
+    includeRetryable?: boolean;
+    listener?: string;
+    json?: boolean;
+  },
 ): Promise<number> {
   finishWithoutReader();
   return stoppedBySignals((stop, signalled) =>
     withStore(options, 'purge', async (store) => {
       const purged: PurgeBefore = {};
       const listeners = await listenersOf(store, options.listener);
+      const deadBefore = options.before.dead;
+      if (deadBefore !== undefined && !options.includeRetryable) {
+        const retryable = await stillRetryable(store, listeners, deadBefore, Date.now());
+        if (retryable > 0) {
+          process.stderr.write(
+            `idgov: ${retryable} dead event(s) that died before ${isoTime(deadBefore)} could still be retried (they are within their window): nothing was deleted. Retry them (idgov outbox retry --all-dead), or add --include-retryable to delete them too.\n`,
+          );
+          return EXIT.usage;
+        }
+      }
       for (const state of FINISHED_STATES) {
         const before = options.before[state];
         if (before === undefined) continue;
@@ -127,4 +141,30 @@ export function purgeCommand(
       return stop.aborted ? stopped('purge', signalled()) : EXIT.done;
     }),
   );
+}
+
+/** How many dead events of `listeners` that died before `before` are still within their window at `now`. */
+async function stillRetryable(
+  store: OutboxStore,
+  listeners: readonly string[],
+  before: number,
+  now: number,
+): Promise<number> {
+  let count = 0;
+  for await (const batch of deadBatches(store, listeners)) {
+    count += batch.filter((event) => (event.finishedAt ?? 0) < before && now < event.expiresAt).length;
+  }
+  return count;
+}
+
+/** The dead events of `listeners`, a batch at a time, each batch after the last one's final event. */
+async function* deadBatches(store: OutboxStore, listeners: readonly string[]): AsyncGenerator<OutboxEvent[]> {
+  for (const listener of listeners) {
+    for (let after: string | undefined; ; ) {
+      const batch = await store.list(listener, 'dead', RETRY_BATCH, after);
+      if (batch.length === 0) break;
+      yield batch;
+      after = batch.at(-1)?.eventId;
+    }
+  }
 }

@@ -297,6 +297,42 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     }
   });
 
+  it('purge --dead-before refuses, deleting nothing, while a dead event it would delete could still be retried', async () => {
+    const where = await make();
+    const now = new Date().toISOString();
+    const refused = await idgov([
+      'outbox',
+      'purge',
+      ...where,
+      '--dead-before',
+      now,
+      '--delivered-before',
+      now,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^idgov: 2 dead event\(s\) that died before .* could still be retried \(they are within their window\): nothing was deleted\. Retry them \(idgov outbox retry --all-dead\), or add --include-retryable/,
+    );
+    const counts = async () =>
+      lines((await idgov(['outbox', 'status', ...where, '--json'])).stdout)[0]?.counts;
+    expect(await counts()).toEqual({ pending: 1, delivered: 1, dead: 2, expired: 1 });
+    // Before they died, none is in question.
+    const earlier = new Date(Date.now() - DAY).toISOString();
+    expect((await idgov(['outbox', 'purge', ...where, '--dead-before', earlier])).code).toBe(0);
+    const asked = await idgov([
+      'outbox',
+      'purge',
+      ...where,
+      '--dead-before',
+      now,
+      '--include-retryable',
+      '--json',
+    ]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(lines(asked.stdout)).toMatchObject([{ purged: 2, dead: 2 }]);
+    expect(await counts()).toEqual({ pending: 1, delivered: 1, dead: 0, expired: 1 });
+  });
+
   it('a dead event past its window: --all-dead counts it apart (exit 0), purge --dead-before deletes it', async () => {
     const where = await make();
     const store = await reopen(where);
