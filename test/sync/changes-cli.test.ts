@@ -266,14 +266,17 @@ describe('idgov changes and idgov sync --watch', () => {
       expect(pruned.stderr).toBe(`Pruned ${feed.length - 1} changes before seq ${last}.\n`);
       const left = lines((await idgov(['changes', ...target, '--since', '0'], env)).stdout);
       expect(left.map((c) => c.seq)).toEqual([last]);
-      // The connection string is never printed, even when the copy is not there.
-      const missing = await idgov(
-        ['changes', '--postgres', pg?.url ?? '', '--table', 'nowhere', '--since', '0'],
-        env,
-      );
-      expect(missing.code).toBe(2);
-      expect(missing.stderr).toMatch(/no task copy under the prefix nowhere .*check the prefix/);
-      expect(missing.stderr).not.toContain(pg?.url ?? '');
+      // A mistyped prefix is said as such by every reader (not as a store to migrate), and the
+      // connection string is never printed, even when the copy is not there.
+      for (const command of [['changes', '--since', '0'], ['status'], ['export']]) {
+        const missing = await idgov([...command, '--postgres', pg?.url ?? '', '--table', 'nowhere'], env);
+        expect(missing.code, command[0]).toBe(2);
+        expect(missing.stderr).toMatch(
+          /^idgov: There is no task copy under the prefix nowhere .*check the prefix/,
+        );
+        expect(missing.stderr).not.toMatch(/migrate/);
+        expect(missing.stderr).not.toContain(pg?.url ?? '');
+      }
     },
     60_000,
   );

@@ -11,6 +11,7 @@
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { type ChangeKind, pruneProblem } from '../change-kinds.ts';
 import type { ChangeBatch } from '../changes.ts';
+import { missingTable } from './no-copy.ts';
 import type { PgQuery } from './rows.ts';
 import { completedRunSql, type SyncTables } from './schema.ts';
 
@@ -147,22 +148,15 @@ export async function pruneChangeRows(query: PgQuery, t: SyncTables, before: num
  * A feed table missing, said naming it (the store's errors name its tasks table): a copy made by an
  * earlier release, to migrate; or no copy at all under this prefix (a mistyped one), to check.
  */
-async function noFeed(query: PgQuery, t: SyncTables, error: unknown): Promise<unknown> {
-  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
-  if (cause?.code !== '42P01') return error;
-  const { rows } = await query<{ copy: boolean }>(
-    'looking for the copy',
-    'SELECT to_regclass($1) IS NOT NULL AS copy',
-    [t.tasks],
-  ).catch(() => ({ rows: [] as Array<{ copy: boolean }> }));
-  if (rows[0]?.copy === false) {
-    return new ConfigurationError(
-      `There is no task copy under the prefix ${t.prefix} (no table ${t.tasks}): check the prefix (the store's table option, idgov's --table).`,
-      { cause: error },
-    );
-  }
-  return new ConfigurationError(
-    `${t.changes} does not exist: the copy was made by an earlier release. Run store.migrate() once (or the SQL of postgresSyncSchema(), or idgov sync --postgres, which migrates) to add the change feed.`,
-    { cause: error },
+function noFeed(query: PgQuery, t: SyncTables, error: unknown): Promise<unknown> {
+  return missingTable(
+    query,
+    t,
+    error,
+    (cause) =>
+      new ConfigurationError(
+        `${t.changes} does not exist: the copy was made by an earlier release. Run store.migrate() once (or the SQL of postgresSyncSchema(), or idgov sync --postgres, which migrates) to add the change feed.`,
+        { cause },
+      ),
   );
 }

@@ -6,6 +6,7 @@
 
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
 import { type CopyStatus, copyStatus, leaseCountsSql, type StatusRows } from '../copy-status.ts';
+import { missingTable } from './no-copy.ts';
 import type { PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
 
@@ -25,7 +26,9 @@ export async function readBatch(
        WHERE ($1::text IS NULL OR state = $1) AND ($2 OR deleted_at IS NULL) AND ${where}
        ORDER BY ${order} LIMIT $3`,
       [options.state ?? null, options.includeDeleted === true, count, ...values],
-    );
+    ).catch(async (error: unknown) => {
+      throw await missingTable(query, t, error);
+    });
     return rows.map(record);
   };
   if (options.order !== 'created') return select('id > $4', 'id', [after?.id ?? ''], limit);
@@ -94,7 +97,9 @@ export async function readStatus(query: PgQuery, t: SyncTables): Promise<CopySta
          THEN coalesce((SELECT value FROM ${t.meta} WHERE key = 'changes_seq'), '0') END AS last_seq,
        (SELECT coalesce(json_agg(l), '[]') FROM (${leaseCountsSql(t.windows, t.tasks, '$2::bigint')}) l) AS leases`,
     [t.changes, Date.now()],
-  );
+  ).catch(async (error: unknown) => {
+    throw await missingTable(query, t, error);
+  });
   const row = rows[0];
   return copyStatus({
     counts: row?.counts ?? [],
