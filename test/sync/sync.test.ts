@@ -403,6 +403,13 @@ describe('a copy of an older schema version', () => {
         )
         .run(earliest, Date.now(), earliest, earliest, Date.now());
       old.close();
+      // Read as it is (idgov status migrates nothing), it says where it stands: no lease in it.
+      const reader = new SqliteSyncStore({ path, readOnly: true });
+      expect(await reader.status()).toMatchObject({
+        unfinishedRun: { kind: 'full', windowsLeft: 1 },
+        leases: { windowsHeld: 0, tasksHeld: 0, windowsRanOut: 0, tasksRanOut: 0 },
+      });
+      await reader.close();
 
       const sync = new TaskSync({ client, store: new SqliteSyncStore({ path }), logLevel: 'error' });
       opened.push(sync);

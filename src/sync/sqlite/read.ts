@@ -100,12 +100,21 @@ export function readStatus(file: SqliteFile): CopyStatus {
           )
           .get() as { seq: number | null } | undefined
       )?.seq,
-      leases: file
-        .sql(leaseCountsSql('idgov_sync_windows', 'idgov_tasks', '$now'))
-        .all({ now: Date.now() }) as unknown as StatusRows['leases'],
+      leases: leaseRows(file),
       holder: holderRow(file),
     }),
   );
+}
+
+/** The copy's leases; none in a copy of schema version 1, read as it is, whose rows had no lease. */
+function leaseRows(file: SqliteFile): StatusRows['leases'] {
+  const leased = file
+    .sql("SELECT 1 FROM pragma_table_info('idgov_sync_windows') WHERE name = 'lease_token'")
+    .get();
+  if (leased === undefined) return [];
+  return file
+    .sql(leaseCountsSql('idgov_sync_windows', 'idgov_tasks', '$now'))
+    .all({ now: Date.now() }) as unknown as StatusRows['leases'];
 }
 
 function holderRow(file: SqliteFile): StatusRows['holder'] {
