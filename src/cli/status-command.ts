@@ -89,7 +89,12 @@ function atWork({ leases, syncProcess, unfinishedRun }: CopyStatus): string[] {
       `at work now: ${windowsAndTasks(leases.windowsHeld, leases.tasksHeld)} held under live leases, being paged and refreshed`,
     );
   } else if (unfinishedRun) {
-    lines.push('at work now: nothing: no sync holds any of the run (idgov sync resumes it)');
+    // A sync between two windows, or ending the run, holds none for a moment.
+    lines.push(
+      syncProcess && !syncProcess.gone
+        ? 'at work now: no window or open task leased at this moment: the sync process is between two, or ending the run'
+        : 'at work now: nothing leased: no sync is paging or refreshing the run (idgov sync resumes it; a sync between two windows holds none for a moment)',
+    );
   }
   if (leases.windowsRanOut + leases.tasksRanOut > 0) {
     lines.push(

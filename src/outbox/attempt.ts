@@ -68,8 +68,9 @@ export async function attemptClaimed(
 
 /**
  * Sends `event` once (no retries: the outbox retries on its schedule), and records the outcome.
- * An attempt cut short by `signal` releases the event, due again at once; so does a sender that
- * cannot be used (a `ConfigurationError`), which is then thrown.
+ * An attempt cut short by `signal` releases the event, due again at once (counted as an attempt
+ * if its request had gone out); so does a sender that cannot be used (a `ConfigurationError`,
+ * not counted), which is then thrown.
  */
 export async function attemptEvent(
   options: ResolvedOutboxOptions,

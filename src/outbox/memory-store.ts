@@ -94,8 +94,9 @@ export class MemoryOutboxStore implements OutboxStore {
     row.event = {
       ...row.event,
       state: outcome.state,
-      // An attempt whose lease was taken over or freed meanwhile was counted then.
-      attempts: row.event.attempts + (row.leaseToken === leaseToken ? 1 : 0),
+      // This attempt, or (delivered by a worker whose lease another took over) the attempt of the
+      // lease's holder, whose outcome will be refused; one whose lease was freed was counted then.
+      attempts: row.event.attempts + (row.leaseToken === undefined ? 0 : 1),
       lastAttemptAt: now,
       lastAnswer: outcome.answer,
       nextAttemptAt: outcome.state === 'pending' ? outcome.nextAttemptAt : row.event.nextAttemptAt,

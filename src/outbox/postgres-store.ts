@@ -134,7 +134,7 @@ export class PostgresOutboxStore implements OutboxStore {
     const { answer } = outcome;
     const { rowCount } = await this.#query(
       'recording an outcome',
-      `UPDATE ${this.#t} SET state = $1, attempts = attempts + CASE WHEN lease_token = $9 THEN 1 ELSE 0 END, last_attempt_at = $2,
+      `UPDATE ${this.#t} SET state = $1, attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END, last_attempt_at = $2,
          last_status = $3, last_body = $4, last_error = $5, next_attempt_at = $6, finished_at = $7,
          ${FREE_SQL}
        WHERE event_id = $8 AND (state = 'pending' OR ($1 = 'delivered' AND state = 'expired'))

@@ -166,13 +166,12 @@ export class SqliteOutboxStore implements OutboxStore {
   ): Promise<boolean> {
     const answer = outcome.answer;
     const { changes } = this.#file.run(
-      `UPDATE idgov_webhook_outbox SET state = ?, attempts = attempts + CASE WHEN lease_token = ? THEN 1 ELSE 0 END, last_attempt_at = ?,
+      `UPDATE idgov_webhook_outbox SET state = ?, attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END, last_attempt_at = ?,
          last_status = ?, last_body = ?, last_error = ?, next_attempt_at = ?, finished_at = ?,
          ${FREE_SQL}
        WHERE event_id = ? AND (state = 'pending' OR (? = 'delivered' AND state = 'expired'))
          AND (? = 'delivered' OR lease_token = ?)`,
       outcome.state,
-      heldHere(leaseToken),
       now,
       answer.status ?? null,
       answer.body ?? null,

@@ -193,8 +193,10 @@ export interface OutboxStore {
    */
   expire(listener: string, now: number): Promise<number>;
   /**
-   * Records an attempt's outcome and counts the attempt (unless its lease was taken over or freed
-   * meanwhile, which counted it), and releases the lease. Returns false, and
+   * Records an attempt's outcome and counts an attempt, and releases the lease. The attempt
+   * counted is the lease's: the caller's, or, for a `delivered` from a worker whose lease another
+   * took over (which counted the caller's), the new holder's, whose outcome will be refused. None
+   * when no lease is held (the one that was, freed, was counted then). Returns false, and
    * changes nothing, when the event is no longer pending or the lease was taken over, except that
    * `delivered` is recorded whenever the event is pending or `expired`: the listener accepted it,
    * whoever holds the lease and whatever was decided meanwhile.

@@ -193,10 +193,11 @@ describe.each(stores)('%s store contract', (_name, open) => {
     expect(
       await store.complete(id(1), 'worker-b', 62_700, { state: 'delivered', answer: { status: 409 } }),
     ).toBe(true);
-    // a's delivery was counted when b took its lease over; b's attempt of id(1) is counted as it is recorded.
+    // a's attempt of id(2) was counted when b took its lease over, and b's (whose 409 is then
+    // refused) as a's delivery was recorded; b's attempt of id(1) is counted as it is recorded.
     expect(await store.get(id(2))).toMatchObject({
       state: 'delivered',
-      attempts: 1,
+      attempts: 2,
       lastAnswer: { status: 200 },
     });
     expect(await store.get(id(1))).toMatchObject({

@@ -104,7 +104,7 @@ describe('idgov', () => {
     expect(stood.stdout).toMatch(/unfinished run: full, started .*: windows \d+ of \d+ done, \d+ pages/);
     // Stopped as asked: it let go of the copy and of every lease.
     expect(stood.stdout).toMatch(
-      /^at work now: nothing: no sync holds any of the run \(idgov sync resumes it\)$/m,
+      /^at work now: nothing leased: no sync is paging or refreshing the run \(idgov sync resumes it;/m,
     );
     expect(stood.stdout).not.toMatch(/sync process|left behind/);
     // An export of the unfinished first copy says it is part of the tenant, on stderr: its rows stay data.
@@ -150,7 +150,7 @@ describe('idgov', () => {
     expect(after.text).toMatch(
       /^left behind: [1-9]\d* windows? and \d+ open tasks? whose lease ran out without being let go: the sync that held them stopped/m,
     );
-    expect(after.text).toMatch(/^at work now: nothing/m);
+    expect(after.text).toMatch(/^at work now: nothing leased/m);
     const resumed = await idgov(['sync', '--db', db], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(differences(copiedTasks(db), expectedTasks(tenant.tasks))).toEqual([]);

@@ -4,11 +4,13 @@
  * once) and the copy's reader, asserted through the `SyncStore` interface alone, as `TaskSync` and a
  * user's own store meet it.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, StoreError, TaskState } from '../../src/index.ts';
+import { thisProcess } from '../../src/stores/local-process.ts';
 import type { CopyReader, SyncLease, SyncStore, TaskRow } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
@@ -532,6 +534,10 @@ for (const kind of kinds) {
           tasks: 2,
         },
         lastSeq: 2,
+        leases: { windowsHeld: 0, tasksHeld: 0, windowsRanOut: 0, tasksRanOut: 0 },
+        syncProcess: kind.name.startsWith('SQLite')
+          ? { pid: process.pid, host: hostname(), lastSeen: expect.any(String), gone: false }
+          : undefined,
       });
       await store.finishRun(first, T0 + 1);
       expect(await store.hasCompletedRun()).toBe(true);
@@ -601,7 +607,20 @@ for (const kind of kinds) {
           gone: false,
         });
         expect(Date.now() - Date.parse(status.syncProcess?.lastSeen ?? '')).toBeLessThan(60_000);
-      } else expect(status.syncProcess).toBeUndefined();
+      } else {
+        expect(status.syncProcess).toBeUndefined();
+        // Its workers' leases are of the database server's clock: a reader's own clock, 20 s off
+        // either way, changes nothing.
+        const real = Date.now;
+        for (const off of [20_000, -20_000]) {
+          const skewed = vi.spyOn(Date, 'now').mockImplementation(() => real() + off);
+          try {
+            expect((await store.status()).leases).toEqual(status.leases);
+          } finally {
+            skewed.mockRestore();
+          }
+        }
+      }
       // The window left behind is taken over; then the refresh of open tasks, under leases too.
       const left = await store.claimWindow(second, lease('taking over'));
       for (const [window, holder] of [
@@ -812,6 +831,59 @@ it("a SQLite copy's status is one snapshot: read while a first copy commits, its
   } finally {
     await sync.close();
     await close();
+  }
+});
+
+it("a SQLite copy's sync process: gone once ended on this machine, not where its PID is of another namespace; a row no sync wrote holds nothing", async () => {
+  const path = join(dir, 'holders.db');
+  const store = new SqliteSyncStore({ path });
+  await store.open(identity);
+  await store.close(); // lets the copy go
+  const { DatabaseSync } = await import('node:sqlite');
+  const ownedBy = (value: string) => {
+    const db = new DatabaseSync(path);
+    db.prepare(
+      "INSERT INTO idgov_sync_meta (key, value) VALUES ('owner', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    ).run(value);
+    db.close();
+  };
+  const syncProcess = async () => {
+    const reader = new SqliteSyncStore({ path, readOnly: true });
+    try {
+      return (await reader.status()).syncProcess;
+    } finally {
+      await reader.close();
+    }
+  };
+  const ended = spawnSync(process.execPath, ['-e', '0']).pid as number;
+  const owner = (named: string) =>
+    JSON.stringify({
+      pid: ended,
+      host: hostname(),
+      since: at(Date.now()),
+      holder: 'h',
+      seen: Date.now(),
+      process: named,
+    });
+  const here = thisProcess().replace(/^[\d.]+/, `${ended}`);
+  ownedBy(owner(here));
+  expect(await syncProcess()).toMatchObject({ pid: ended, gone: here.includes('#') });
+  if (here.includes('#')) {
+    // The same PID and hostname in another PID namespace (a container beside this one) may live.
+    ownedBy(owner(here.replace(/#\d+/, '#1')));
+    expect(await syncProcess()).toMatchObject({ pid: ended, gone: false });
+  }
+  for (const damaged of [
+    'garbage',
+    '42',
+    '{"pid":1,"host":"h","holder":"x"}',
+    '{"pid":"1","host":"h","holder":"x","seen":1}',
+  ]) {
+    ownedBy(damaged);
+    expect(await syncProcess(), damaged).toBeUndefined();
+    const taker = new SqliteSyncStore({ path });
+    await taker.open(identity); // takes the copy
+    await taker.close();
   }
 });
 

@@ -7,7 +7,7 @@
 import { type CopyKey, type CopyQuery, type CopyRecord, createdOrderBatch } from '../copy-rows.ts';
 import { type CopyStatus, copyStatus, leaseCountsSql, type StatusRows } from '../copy-status.ts';
 import { missingTable } from './no-copy.ts';
-import type { PgQuery } from './rows.ts';
+import { NOW, type PgQuery } from './rows.ts';
 import type { SyncTables } from './schema.ts';
 
 /** Up to `limit` rows of the copy after `after`, in `query.order`: a batch of `PostgresSyncStore.rows()`. */
@@ -95,8 +95,8 @@ export async function readStatus(query: PgQuery, t: SyncTables): Promise<CopySta
        ) AS unfinished,
        CASE WHEN to_regclass($1) IS NOT NULL
          THEN coalesce((SELECT value FROM ${t.meta} WHERE key = 'changes_seq'), '0') END AS last_seq,
-       (SELECT coalesce(json_agg(l), '[]') FROM (${leaseCountsSql(t.windows, t.tasks, '$2::bigint')}) l) AS leases`,
-    [t.changes, Date.now()],
+       (SELECT coalesce(json_agg(l), '[]') FROM (${leaseCountsSql(t.windows, t.tasks, NOW)}) l) AS leases`,
+    [t.changes],
   ).catch(async (error: unknown) => {
     throw await missingTable(query, t, error);
   });

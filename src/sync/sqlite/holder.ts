@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import { alive } from '../../stores/local-process.ts';
+import { alive, goneFromThisMachine, thisProcess } from '../../stores/local-process.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import type { CopyIdentity } from '../store.ts';
 import { SQLITE_SYNC_INDEXES, SQLITE_SYNC_MIGRATIONS, SYNC_SCHEMA_VERSION } from './schema.ts';
@@ -19,6 +19,8 @@ interface Owner {
   readonly holder: string;
   /** When its holder last said it still holds it (Unix ms); copies of older versions have none. */
   readonly seen?: number;
+  /** The process as `thisProcess()` names it (with its start, PID namespace and boot); older versions have none. */
+  readonly process?: string;
 }
 
 /**
@@ -86,6 +88,7 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
     since: new Date().toISOString(),
     holder,
     seen: Date.now(),
+    process: thisProcess(),
   };
   setMeta(file, 'owner', JSON.stringify(me));
 }
@@ -98,13 +101,35 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
 export function copyHolder(
   file: SqliteFile,
 ): (Owner & { readonly seen: number; readonly gone: boolean }) | undefined {
-  const owner = meta(file, 'owner');
-  if (owner === undefined) return undefined;
-  const held = JSON.parse(owner) as Owner;
+  const held = ownerOf(meta(file, 'owner'));
+  if (!held) return undefined;
   const seen = held.seen ?? Date.parse(held.since);
-  const dead = held.host === hostname() && !alive(held.pid);
+  // A PID means one process only within one PID namespace and boot: two containers of one
+  // hostname may share the file. An owner of an older version names neither.
+  const dead =
+    held.process === undefined
+      ? held.host === hostname() && !alive(held.pid)
+      : goneFromThisMachine(held.process);
   const gone = held.seen === undefined ? dead : dead || !(Date.now() - seen <= OWNER_STALE_MS);
   return { ...held, seen, gone };
+}
+
+/** The owner a row's value says, if it says one: a value no sync wrote (damaged, edited by hand) holds nothing. */
+function ownerOf(value: string | undefined): Owner | undefined {
+  let owner: Partial<Owner>;
+  try {
+    owner = JSON.parse(value ?? 'null') ?? {};
+  } catch {
+    return undefined;
+  }
+  const { pid, host, holder, since, seen, process: named } = owner;
+  const known =
+    Number.isInteger(pid) &&
+    typeof host === 'string' &&
+    typeof holder === 'string' &&
+    (seen === undefined ? Number.isFinite(Date.parse(String(since))) : Number.isFinite(seen)) &&
+    (named === undefined || typeof named === 'string');
+  return known ? (owner as Owner) : undefined;
 }
 
 /** Lets the copy go, if `holder` holds it. */
