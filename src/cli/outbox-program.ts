@@ -126,6 +126,9 @@ export function addOutboxCommands(program: Command): void {
         if (Object.keys(before).length === 0) {
           throw new UsageError('give --delivered-before, --dead-before or --expired-before (or several).');
         }
+        if (options.includeRetryable && before.dead === undefined) {
+          throw new UsageError('--include-retryable applies to --dead-before: give it too, or leave it out.');
+        }
         checkCopy(options, 'outbox');
         process.exitCode = await purgeCommand({ ...options, before });
       },

@@ -113,11 +113,15 @@ export function purgeCommand(
       const purged: PurgeBefore = {};
       const listeners = await listenersOf(store, options.listener);
       const deadBefore = options.before.dead;
-      if (deadBefore !== undefined && !options.includeRetryable) {
-        const retryable = await stillRetryable(store, listeners, deadBefore, Date.now());
+      // Without --include-retryable, a dead event still in its window is kept: one that died
+      // before the date stops the purge first, and the delete keeps any that died since.
+      const windowEndedBy = options.includeRetryable ? undefined : Date.now();
+      if (deadBefore !== undefined && windowEndedBy !== undefined) {
+        const retryable = await stillRetryable(store, listeners, deadBefore, windowEndedBy, stop);
+        if (stop.aborted) return stopped('purge', signalled());
         if (retryable > 0) {
           process.stderr.write(
-            `idgov: ${retryable} dead event(s) that died before ${isoTime(deadBefore)} could still be retried (they are within their window): nothing was deleted. Retry them (idgov outbox retry --all-dead), or add --include-retryable to delete them too.\n`,
+            `idgov: ${retryable} dead event(s) that died before ${isoTime(deadBefore)} could still be retried (they are within their window): nothing was deleted. Retry them (idgov outbox retry --all-dead, on the same outbox), or add --include-retryable to delete them too.\n`,
           );
           return EXIT.usage;
         }
@@ -127,7 +131,10 @@ export function purgeCommand(
         if (before === undefined) continue;
         purged[state] = 0;
         for (const listener of listeners) {
-          purged[state] += await store.purgeFinished(listener, state, before, { signal: stop });
+          purged[state] += await store.purgeFinished(listener, state, before, {
+            signal: stop,
+            windowEndedBy: state === 'dead' ? windowEndedBy : undefined,
+          });
         }
         if (!options.json) {
           write(`${purged[state]} ${state} event(s) finished before ${isoTime(before)} deleted.`);
@@ -143,16 +150,23 @@ export function purgeCommand(
   );
 }
 
-/** How many dead events of `listeners` that died before `before` are still within their window at `now`. */
+/**
+ * How many dead events of `listeners` that died before `before` are still within their window at
+ * `now`; counting stops where `stop` aborts.
+ */
 async function stillRetryable(
   store: OutboxStore,
   listeners: readonly string[],
   before: number,
   now: number,
+  stop: AbortSignal,
 ): Promise<number> {
   let count = 0;
   for await (const batch of deadBatches(store, listeners)) {
     count += batch.filter((event) => (event.finishedAt ?? 0) < before && now < event.expiresAt).length;
+    // A store that answers at once (SQLite) would otherwise hear no signal until the end.
+    await wait(0);
+    if (stop.aborted) break;
   }
   return count;
 }

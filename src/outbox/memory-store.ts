@@ -11,6 +11,7 @@ import {
   type OutboxEvent,
   type OutboxState,
   type OutboxStore,
+  type PurgeOptions,
 } from './store.ts';
 import { countUnrecorded } from './unrecorded-attempt.ts';
 
@@ -196,10 +197,16 @@ export class MemoryOutboxStore implements OutboxStore {
     return this.purgeFinished(listener, 'delivered', before);
   }
 
-  async purgeFinished(listener: string, state: FinishedState, before: number): Promise<number> {
+  async purgeFinished(
+    listener: string,
+    state: FinishedState,
+    before: number,
+    { windowEndedBy = Number.POSITIVE_INFINITY }: PurgeOptions = {},
+  ): Promise<number> {
     let purged = 0;
     for (const [id, { event }] of this.#rows) {
-      if (event.listener === listener && event.state === state && (event.finishedAt ?? 0) < before) {
+      const ended = event.expiresAt <= windowEndedBy;
+      if (event.listener === listener && event.state === state && (event.finishedAt ?? 0) < before && ended) {
         this.#rows.delete(id);
         purged += 1;
       }

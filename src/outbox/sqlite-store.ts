@@ -269,10 +269,12 @@ export class SqliteOutboxStore implements OutboxStore {
   ): Promise<number> {
     const purge =
       this.#file.sql(`DELETE FROM idgov_webhook_outbox WHERE seq IN (SELECT seq FROM idgov_webhook_outbox
-        WHERE listener = ? AND state = ? AND seq > ? AND finished_at < ? ORDER BY seq LIMIT ?) RETURNING seq`);
+        WHERE listener = ? AND state = ? AND seq > ? AND finished_at < ? AND (? IS NULL OR expires_at <= ?)
+        ORDER BY seq LIMIT ?) RETURNING seq`);
+    const ended = options.windowEndedBy ?? null;
     const batch = async (after: number) =>
       this.#file.write(() =>
-        purge.all(listener, state, after, before, PURGE_BATCH).map((row) => Number(row.seq)),
+        purge.all(listener, state, after, before, ended, ended, PURGE_BATCH).map((row) => Number(row.seq)),
       );
     return purgeInBatches(batch, options, true);
   }

@@ -165,6 +165,12 @@ export type AttemptOutcome =
 export interface PurgeOptions {
   /** Stops the purge between two batches: what was deleted stays deleted. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Only events whose window (`expiresAt`) ended by this time: a dead event `retry` could still
+   * send is kept, though it died before `before` (it may have died a moment ago by a worker's
+   * clock that is behind).
+   */
+  readonly windowEndedBy?: number | undefined;
 }
 
 /**

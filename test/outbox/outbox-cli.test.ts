@@ -311,7 +311,7 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
-      /^idgov: 2 dead event\(s\) that died before .* could still be retried \(they are within their window\): nothing was deleted\. Retry them \(idgov outbox retry --all-dead\), or add --include-retryable/,
+      /^idgov: 2 dead event\(s\) that died before .* could still be retried \(they are within their window\): nothing was deleted\. Retry them \(idgov outbox retry --all-dead, on the same outbox\), or add --include-retryable/,
     );
     const counts = async () =>
       lines((await idgov(['outbox', 'status', ...where, '--json'])).stdout)[0]?.counts;
@@ -319,6 +319,16 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
     // Before they died, none is in question.
     const earlier = new Date(Date.now() - DAY).toISOString();
     expect((await idgov(['outbox', 'purge', ...where, '--dead-before', earlier])).code).toBe(0);
+    const alone = await idgov([
+      'outbox',
+      'purge',
+      ...where,
+      '--delivered-before',
+      now,
+      '--include-retryable',
+    ]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--include-retryable applies to --dead-before/);
     const asked = await idgov([
       'outbox',
       'purge',

@@ -868,6 +868,9 @@ it("a SQLite copy's sync process: gone once ended on this machine, not where its
   const here = thisProcess().replace(/^[\d.]+/, `${ended}`);
   ownedBy(owner(here));
   expect(await syncProcess()).toMatchObject({ pid: ended, gone: here.includes('#') });
+  // Named by a system without /proc (macOS, Windows): its host and PID tell.
+  ownedBy(owner(`${ended}@${hostname()}`));
+  expect(await syncProcess()).toMatchObject({ pid: ended, gone: true });
   if (here.includes('#')) {
     // The same PID and hostname in another PID namespace (a container beside this one) may live.
     ownedBy(owner(here.replace(/#\d+/, '#1')));

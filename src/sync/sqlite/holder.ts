@@ -105,11 +105,11 @@ export function copyHolder(
   if (!held) return undefined;
   const seen = held.seen ?? Date.parse(held.since);
   // A PID means one process only within one PID namespace and boot: two containers of one
-  // hostname may share the file. An owner of an older version names neither.
-  const dead =
-    held.process === undefined
-      ? held.host === hostname() && !alive(held.pid)
-      : goneFromThisMachine(held.process);
+  // hostname may share the file. An owner of an older version, or of a system without /proc
+  // (macOS, Windows), names neither: its host and PID tell.
+  const dead = held.process?.includes('#')
+    ? goneFromThisMachine(held.process)
+    : held.host === hostname() && !alive(held.pid);
   const gone = held.seen === undefined ? dead : dead || !(Date.now() - seen <= OWNER_STALE_MS);
   return { ...held, seen, gone };
 }
