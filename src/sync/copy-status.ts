@@ -48,7 +48,9 @@ export interface CopyStatus {
    * being refreshed, each under a lease its sync renews while it works (`windowsHeld`,
    * `tasksHeld`), and those whose lease ran out without being let go (`windowsRanOut`,
    * `tasksRanOut`): the sync that held them stopped (killed, or cut off from the store), and the
-   * next sync takes them over. An unfinished run with nothing held has no sync at work on it.
+   * next sync takes them over. Judged by the clock the leases were written by: the database
+   * server's on PostgreSQL, this machine's on SQLite. An unfinished run with nothing held has no
+   * sync at work on it, or one between two pieces of work (for a moment).
    */
   readonly leases: {
     readonly windowsHeld: number;

@@ -3,8 +3,8 @@
  * deliver to the fake tenant served by this process on loopback, with injected 503s, 429s and
  * dropped connections, and are SIGKILLed mid-run. The tenant's record of accepted deliveries must
  * hold every event ID exactly once, and no event's attempts fewer than the requests its listener
- * received. Sizes: OUTBOX_CRASH_EVENTS (default 1,000 for SQLite; the
- * PostgreSQL test runs twice that), OUTBOX_CRASH_KILLS (default 4); OUTBOX_CRASH_SEED replays a run.
+ * received. Sizes: OUTBOX_CRASH_EVENTS (default 1,000 for SQLite; the PostgreSQL test runs twice
+ * that), OUTBOX_CRASH_KILLS (default 4); OUTBOX_CRASH_SEED replays a run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
