@@ -282,8 +282,7 @@ export class PostgresOutboxStore implements OutboxStore {
         `purging ${state} events`,
         `DELETE FROM ${this.#t} WHERE seq IN (SELECT seq FROM ${this.#t}
             WHERE listener = $1 AND state = $2 AND seq > $3 AND finished_at < $4
-              AND ($6::bigint IS NULL OR expires_at <= $6) ORDER BY seq LIMIT $5)
-          RETURNING seq`,
+              AND ($6::bigint IS NULL OR expires_at <= $6) ORDER BY seq LIMIT $5) RETURNING seq`,
         [listener, state, after, before, PURGE_BATCH, opts.windowEndedBy ?? null],
       );
       return rows.map((row) => Number(row.seq));
