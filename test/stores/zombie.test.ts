@@ -20,6 +20,10 @@ it.skipIf(!existsSync('/proc/self/stat'))(
         createInterface({ input: parent.stdout as NodeJS.ReadableStream }).once('line', resolve),
       );
       const pid = Number(line);
+      // Killed only once the shell became `sleep`: a shell still running would reap its child.
+      const comm = () => readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim();
+      for (let i = 0; i < 250 && comm() !== 'sleep'; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(comm()).toBe('sleep');
       expect(alive(pid)).toBe(true);
       process.kill(pid, 'SIGKILL');
       const state = () => {
