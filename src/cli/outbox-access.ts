@@ -5,8 +5,10 @@
  * @module
  */
 import { existsSync, statSync } from 'node:fs';
+import { createLogger } from '../core/logger.ts';
 import { shownUrl } from '../internal/url.ts';
 import type { OutboxStore } from '../outbox/store.ts';
+import { StoreClock } from '../outbox/store-clock.ts';
 import { nodeSqlite } from '../stores/node-sqlite.ts';
 import { isReadOnlyPlace } from '../stores/sqlite-errors.ts';
 import { type CommandTelemetry, startTelemetry } from './telemetry.ts';
@@ -21,6 +23,16 @@ export interface OutboxTarget {
 
 /** A store the tool opens: one of the SDK's, which purges events of every finished state. */
 export type ToolStore = OutboxStore & Required<Pick<OutboxStore, 'purgeFinished'>>;
+
+/**
+ * The time the tool judges leases and windows by: the outbox's default clock, read now (and again
+ * by `settle()` a minute on), so that a retry from a machine whose clock is off frees no live lease.
+ */
+export async function clockOf(store: OutboxStore): Promise<StoreClock> {
+  const clock = new StoreClock(store, createLogger());
+  await clock.settle();
+  return clock;
+}
 
 /** The outbox's store; a SQLite file must exist (an operator's typo must not create an empty outbox). */
 async function openStore(target: OutboxTarget): Promise<ToolStore> {

@@ -10,6 +10,7 @@ import { OUTBOX_STATES, type OutboxEvent, type OutboxState, type OutboxStore } f
 import { goneFromThisMachine } from '../stores/local-process.ts';
 import { printable } from './options.ts';
 import {
+  clockOf,
   listenersOf,
   type OutboxTarget,
   queryParts,
@@ -26,7 +27,7 @@ export function statusCommand(
   options: OutboxTarget & { listener?: string; json?: boolean },
 ): Promise<number> {
   return withStore(options, 'status', async (store, telemetry) => {
-    const now = Date.now();
+    const now = (await clockOf(store)).now();
     const backlog = telemetry?.meter.createGauge('idgov.outbox.backlog', {
       description: 'Outbox events in each state.',
       unit: '{event}',

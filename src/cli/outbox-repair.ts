@@ -8,7 +8,7 @@ import { isoTime } from '../internal/time.ts';
 import { wait } from '../internal/wait.ts';
 import { retryRefusal } from '../outbox/retry-refusal.ts';
 import { FINISHED_STATES, type FinishedState, type OutboxEvent, type OutboxStore } from '../outbox/store.ts';
-import { listenersOf, type OutboxTarget, withStore, write } from './outbox-access.ts';
+import { clockOf, listenersOf, type OutboxTarget, withStore, write } from './outbox-access.ts';
 import { EXIT, finishWithoutReader, stoppedBySignals } from './usage.ts';
 
 // Dead events listed a query at a time (by `retry --all-dead`, and by `purge --dead-before` to check).
@@ -28,8 +28,10 @@ export function retryCommand(
       let tried = 0;
       let refused = 0;
       let pastWindow = 0;
+      const clock = await clockOf(store);
       const retry = async (eventId: string, named: boolean) => {
-        const now = Date.now();
+        await clock.settle();
+        const now = clock.now();
         const retried = await store.retry(eventId, now);
         const event = retried ? undefined : await store.get(eventId);
         const why = retried ? undefined : `it ${retryRefusal(event, now)}`;
@@ -115,7 +117,7 @@ export function purgeCommand(
       const deadBefore = options.before.dead;
       // Without --include-retryable, a dead event still in its window is kept: one that died
       // before the date stops the purge first, and the delete keeps any that died since.
-      const windowEndedBy = options.includeRetryable ? undefined : Date.now();
+      const windowEndedBy = options.includeRetryable ? undefined : (await clockOf(store)).now();
       if (deadBefore !== undefined && windowEndedBy !== undefined) {
         const retryable = await stillRetryable(store, listeners, deadBefore, windowEndedBy, stop);
         if (stop.aborted) return stopped('purge', signalled());

@@ -29,7 +29,10 @@ export async function attemptClaimed(
   const lost = new Map(claimed.map((event) => [event.eventId, new AbortController()]));
   const heartbeat = new Heartbeat({
     leaseMs,
-    renew: async (ids) => new Set(await store.renew(token, ids, now(), leaseMs)),
+    renew: async (ids) => {
+      await options.settleClock();
+      return new Set(await store.renew(token, ids, now(), leaseMs));
+    },
     lost: (eventId, why) => {
       logger.warn(`webhook ${eventId}: the attempt stops: ${why}; the event passes on to another worker`);
       lost.get(eventId)?.abort(new Error(`lease lost: ${why}`));

@@ -42,6 +42,7 @@ export async function drainListener(options: ResolvedOutboxOptions, drainer: Dra
   // to the store before every claim.
   let expiredAt = Number.NEGATIVE_INFINITY;
   const expire = async () => {
+    await options.settleClock();
     expiredAt = performance.now();
     summary.expired += await options.store.expire(listener, options.now());
   };
@@ -78,6 +79,7 @@ export async function drainListener(options: ResolvedOutboxOptions, drainer: Dra
     let claimed: ClaimedEvent[];
     try {
       if (performance.now() - expiredAt >= EXPIRE_EVERY_MS) await expire();
+      await options.settleClock();
       since = performance.now();
       claimed = await options.store.claim({
         listener,

@@ -15,6 +15,7 @@ import type { WebhookSender } from '../webhooks/sender.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './outcome.ts';
 import type { OutboxAttempt, OutboxEvents } from './reports.ts';
 import type { OutboxStore } from './store.ts';
+import { StoreClock } from './store-clock.ts';
 
 /**
  * Options of {@link WebhookOutbox}.
@@ -62,7 +63,11 @@ export interface WebhookOutboxOptions {
    * `outbox.hooks.on()`); a handler that throws is logged and ignored.
    */
   readonly hooks?: HookHandlers<OutboxEvents> | undefined;
-  /** The clock, in Unix ms. Default `Date.now`. */
+  /**
+   * The clock, in Unix ms, taken as it is. Default: this machine's, or the store's where it has a
+   * clock of its own (PostgreSQL) and this machine's is a second or more off it, with a warning:
+   * workers on machines whose clocks disagree would otherwise take over each other's live leases.
+   */
   readonly now?: (() => number) | undefined;
   /** Where log lines go. Default: every level to `console.error` (stderr). */
   readonly logger?: Logger | undefined;
@@ -82,6 +87,8 @@ export interface ResolvedOutboxOptions {
   readonly pollIntervalMs: number;
   readonly onAttempt: ((report: OutboxAttempt) => void) | undefined;
   readonly now: () => number;
+  /** Reads the store's clock for {@link ResolvedOutboxOptions.now} when due: awaited before a lease is judged or an event dated. */
+  readonly settleClock: () => Promise<void>;
   readonly logger: Logger;
   readonly hooks: Hooks<OutboxEvents>;
 }
@@ -167,10 +174,18 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
     leaseMs,
     pollIntervalMs: positiveInteger(options.pollIntervalMs, 'pollIntervalMs', 1_000, MAX_TIMER_MS),
     onAttempt: options.onAttempt,
-    now: options.now ? wholeMs(options.now) : Date.now,
+    ...(options.now
+      ? { now: wholeMs(options.now), settleClock: async () => {} }
+      : storeTime(options.store, logger)),
     logger,
     hooks: new Hooks<OutboxEvents>(logger, options.hooks),
   };
+}
+
+/** The default clock: this machine's, or the store's ({@link StoreClock}). */
+function storeTime(store: OutboxStore, logger: Logger): Pick<ResolvedOutboxOptions, 'now' | 'settleClock'> {
+  const clock = new StoreClock(store, logger);
+  return { now: clock.now, settleClock: () => clock.settle() };
 }
 
 /**

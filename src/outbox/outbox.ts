@@ -75,6 +75,7 @@ export class WebhookOutbox {
   async enqueue(payload: unknown, options: EnqueueOptions = {}): Promise<OutboxReceipt> {
     const eventId = eventIdOrNew(options.eventId);
     const body = this.#options.sender.serialize(payload);
+    await this.#options.settleClock();
     const enqueuedAt = this.#options.now();
     const existing = await this.#options.store.add({
       eventId,
@@ -210,6 +211,7 @@ export class WebhookOutbox {
         'eventId',
       );
     }
+    await this.#options.settleClock();
     const at = now();
     if (!event || !(await store.retry(eventId, at))) {
       const why = retryRefusal(event && (await store.get(eventId)), at);

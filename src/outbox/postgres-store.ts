@@ -16,21 +16,21 @@ import {
 } from '../stores/postgres.ts';
 import { migrateLocked } from '../stores/postgres-migrate.ts';
 import { dueSql } from './due.ts';
+import { PostgresOutboxReads } from './postgres-reads.ts';
 import { DEFAULT_TABLE, LONGEST_INDEX_SUFFIX, postgresOutboxSchema } from './postgres-schema.ts';
 import { PURGE_BATCH, purgeInBatches } from './purge.ts';
 import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
-import {
-  type AttemptOutcome,
-  type ClaimedEvent,
-  type ClaimOptions,
-  type EventLease,
-  type FinishedState,
-  type NewOutboxEvent,
-  OUTBOX_STATES,
-  type OutboxEvent,
-  type OutboxState,
-  type OutboxStore,
-  type PurgeOptions,
+import type {
+  AttemptOutcome,
+  ClaimedEvent,
+  ClaimOptions,
+  EventLease,
+  FinishedState,
+  NewOutboxEvent,
+  OutboxEvent,
+  OutboxState,
+  OutboxStore,
+  PurgeOptions,
 } from './store.ts';
 import { COUNT_UNRECORDED_SQL } from './unrecorded-attempt.ts';
 
@@ -47,9 +47,9 @@ export type PostgresOutboxStoreOptions = PostgresStoreOptions;
  *
  * Every write is one committed statement before its promise resolves. Workers claim events with
  * `FOR UPDATE SKIP LOCKED` under a lease: two workers never claim one event while its lease holds,
- * and a worker that dies hands its events on once the lease runs out. Leases use the workers' clocks:
- * keep them in sync (NTP), well within the lease (15 s by default, renewed by a heartbeat while an
- * attempt is in flight).
+ * and a worker that dies hands its events on once the lease runs out (15 s by default, renewed by a
+ * heartbeat while an attempt is in flight). An outbox on its default clock keeps the server's time
+ * wherever its machine's clock is a second or more off it ({@link PostgresOutboxStore.clock}).
  *
  * @example
  * const store = new PostgresOutboxStore({ connectionString: process.env.DATABASE_URL });
@@ -63,6 +63,7 @@ export class PostgresOutboxStore implements OutboxStore {
   /** {@link PostgresOutboxStore.table}, quoted for SQL. */
   readonly #t: string;
   readonly #db: PostgresConnection;
+  readonly #reads: PostgresOutboxReads;
 
   constructor(options: PostgresOutboxStoreOptions) {
     this.table = checkedTable(options?.table ?? DEFAULT_TABLE, LONGEST_INDEX_SUFFIX);
@@ -73,6 +74,7 @@ export class PostgresOutboxStore implements OutboxStore {
       schemaSql: 'postgresOutboxSchema()',
       maxConnections: 4,
     });
+    this.#reads = new PostgresOutboxReads(this.#db, this.#t);
   }
 
   readonly #query = <R = EventRow>(what: string, text: string, values: unknown[]) =>
@@ -190,69 +192,32 @@ export class PostgresOutboxStore implements OutboxStore {
     return rows.map((row) => row.event_id);
   }
 
-  async leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
-    const { rows } = await this.#query<{ event_id: string; lease_token: string; lease_until: string }>(
-      'listing leases',
-      `SELECT event_id, lease_token, lease_until FROM ${this.#t}
-       WHERE listener = $1 AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('$2')}
-       ORDER BY seq LIMIT $3`,
-      [listener, now, limit],
-    );
-    return rows.map((row) => ({
-      eventId: row.event_id,
-      holder: row.lease_token,
-      until: Number(row.lease_until),
-    }));
+  leases(listener: string, now: number, limit: number): Promise<EventLease[]> {
+    return this.#reads.leases(listener, now, limit);
   }
 
-  async get(eventId: string): Promise<OutboxEvent | undefined> {
-    const { rows } = await this.#query(
-      'reading an event',
-      `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE event_id = $1`,
-      [eventId],
-    );
-    return rows[0] ? eventFromRow(rows[0]) : undefined;
+  clock(): Promise<number> {
+    return this.#reads.clock();
   }
 
-  async counts(listener: string): Promise<Record<OutboxState, number>> {
-    const counts = Object.fromEntries(OUTBOX_STATES.map((s) => [s, 0])) as Record<OutboxState, number>;
-    const { rows } = await this.#query<{ state: OutboxState; n: string }>(
-      'counting events',
-      `SELECT state, count(*) AS n FROM ${this.#t} WHERE listener = $1 GROUP BY state`,
-      [listener],
-    );
-    for (const { state, n } of rows) counts[state] = Number(n);
-    return counts;
+  get(eventId: string): Promise<OutboxEvent | undefined> {
+    return this.#reads.get(eventId);
   }
 
-  async listeners(): Promise<string[]> {
-    const { rows } = await this.#query<{ listener: string }>(
-      'listing listeners',
-      `SELECT DISTINCT listener FROM ${this.#t} ORDER BY listener`,
-      [],
-    );
-    return rows.map((row) => row.listener);
+  counts(listener: string): Promise<Record<OutboxState, number>> {
+    return this.#reads.counts(listener);
   }
 
-  async list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
-    const { rows } = await this.#query(
-      'listing events',
-      `SELECT ${EVENT_COLUMNS} FROM ${this.#t} WHERE listener = $1 AND state = $2
-         AND seq > coalesce((SELECT seq FROM ${this.#t} WHERE event_id = $4), 0)
-       ORDER BY seq LIMIT $3`,
-      [listener, state, limit, after ?? null],
-    );
-    return rows.map(eventFromRow);
+  listeners(): Promise<string[]> {
+    return this.#reads.listeners();
   }
 
-  async nextDueAt(listener: string): Promise<number | undefined> {
-    const { rows } = await this.#query<{ due: string | null }>(
-      'finding the next due event',
-      `SELECT min(next_attempt_at) AS due FROM ${this.#t} WHERE listener = $1 AND state = 'pending'`,
-      [listener],
-    );
-    const due = rows[0]?.due;
-    return due === null || due === undefined ? undefined : Number(due);
+  list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
+    return this.#reads.list(listener, state, limit, after);
+  }
+
+  nextDueAt(listener: string): Promise<number | undefined> {
+    return this.#reads.nextDueAt(listener);
   }
 
   async retry(eventId: string, now: number): Promise<boolean> {

@@ -222,6 +222,12 @@ export interface OutboxStore {
    * without saying for whom.
    */
   leases?(listener: string, now: number, limit: number): Promise<EventLease[]>;
+  /**
+   * The store's own clock, in Unix ms: for a store that workers on several machines share, whose
+   * leases must be judged by one clock. Optional: without it, each worker's clock is taken. An
+   * outbox on its default clock keeps time by it wherever this machine's is a second or more off.
+   */
+  clock?(): Promise<number>;
   /** One event, any state. */
   get(eventId: string): Promise<OutboxEvent | undefined>;
   /** How many events of the listener are in each state. */

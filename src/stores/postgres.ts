@@ -26,6 +26,12 @@ export interface PgQueryable {
 }
 
 // Of any length here: a name too long is said as such below.
+/**
+ * The server's clock, in Unix ms: shared work is timed by it, so a worker on a machine whose clock
+ * is off takes no lease early and holds none too long.
+ */
+export const SERVER_NOW_SQL = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
 const IDENTIFIER = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
 // PostgreSQL cuts names to 63 bytes.
 const MAX_NAME_BYTES = 63;

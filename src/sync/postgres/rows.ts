@@ -7,6 +7,7 @@
  * @module
  */
 
+import { SERVER_NOW_SQL } from '../../stores/postgres.ts';
 import type { CommitCounts, ExpandedRow, TaskRow } from '../store.ts';
 import type { SyncTables } from './schema.ts';
 
@@ -17,11 +18,8 @@ export type PgQuery = <R>(
   values: unknown[],
 ) => Promise<{ rows: R[]; rowCount: number }>;
 
-/**
- * The server's clock, in Unix ms: every worker's leases and runs are timed by it, so a machine
- * whose clock is off takes no window early and holds none too long.
- */
-export const NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/** The server's clock ({@link SERVER_NOW_SQL}): every worker's leases and runs are timed by it. */
+export const NOW = SERVER_NOW_SQL;
 
 /** The counts of {@link UPSERT_COUNTS}, which pg returns as text. */
 export const counted = (row: { new: string; changed: string; deleted: string }): CommitCounts => ({
