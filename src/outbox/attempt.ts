@@ -101,6 +101,8 @@ export async function attemptEvent(
     result = { error };
   }
   sent();
+  // The machine may have slept through a long attempt; without a reading, this machine's time.
+  await options.settleClock().catch(() => {});
   const at = now();
   const base = {
     eventId: event.eventId,

@@ -64,9 +64,9 @@ export interface WebhookOutboxOptions {
    */
   readonly hooks?: HookHandlers<OutboxEvents> | undefined;
   /**
-   * The clock, in Unix ms, taken as it is. Default: this machine's, or the store's where it has a
-   * clock of its own (PostgreSQL) and this machine's is a second or more off it, with a warning:
-   * workers on machines whose clocks disagree would otherwise take over each other's live leases.
+   * The clock, in Unix ms, taken as it is. Default: the store's where it has a clock of its own
+   * (PostgreSQL: workers on machines whose clocks disagree would otherwise take over each other's
+   * live leases), with a warning where this machine's is a second or more off it; else this machine's.
    */
   readonly now?: (() => number) | undefined;
   /** Where log lines go. Default: every level to `console.error` (stderr). */

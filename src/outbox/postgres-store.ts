@@ -49,7 +49,7 @@ export type PostgresOutboxStoreOptions = PostgresStoreOptions;
  * `FOR UPDATE SKIP LOCKED` under a lease: two workers never claim one event while its lease holds,
  * and a worker that dies hands its events on once the lease runs out (15 s by default, renewed by a
  * heartbeat while an attempt is in flight). An outbox on its default clock keeps the server's time
- * wherever its machine's clock is a second or more off it ({@link PostgresOutboxStore.clock}).
+ * ({@link PostgresOutboxStore.clock}), so that workers whose machines' clocks disagree agree on leases.
  *
  * @example
  * const store = new PostgresOutboxStore({ connectionString: process.env.DATABASE_URL });

@@ -225,7 +225,7 @@ export interface OutboxStore {
   /**
    * The store's own clock, in Unix ms: for a store that workers on several machines share, whose
    * leases must be judged by one clock. Optional: without it, each worker's clock is taken. An
-   * outbox on its default clock keeps time by it wherever this machine's is a second or more off.
+   * outbox on its default clock keeps time by it, read once a minute.
    */
   clock?(): Promise<number>;
   /** One event, any state. */

@@ -4,8 +4,10 @@
  * (it would send an event another worker is sending), and a wall clock put right between two
  * readings changes nothing.
  */
+import { connect, createServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { ConnectionError } from '../../src/core/errors/errors.ts';
 import { createLogger } from '../../src/core/logger.ts';
 import { MemoryOutboxStore, WebhookOutbox } from '../../src/outbox/index.ts';
 import { PostgresOutboxStore } from '../../src/outbox/postgres-store.ts';
@@ -13,7 +15,7 @@ import type { OutboxStore } from '../../src/outbox/store.ts';
 import { StoreClock } from '../../src/outbox/store-clock.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { serveOnLoopback } from '../../src/testing/loopback-server.ts';
-import { WebhookHeader } from '../../src/webhooks/index.ts';
+import { WebhookHeader, WebhookSender } from '../../src/webhooks/index.ts';
 import { idgov } from '../helpers/idgov.ts';
 import { eventIdOf, startWorker } from '../helpers/outbox-workers.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
@@ -57,25 +59,27 @@ function machine(wall: number) {
   };
 }
 
-describe('StoreClock', () => {
-  const T = 1_800_000_000_000;
+const T = 1_800_000_000_000;
+const HOUR = 3_600_000;
 
-  it("keeps this machine's time when the store has no clock, or one within a second of it", async () => {
+describe('StoreClock', () => {
+  it("keeps this machine's time when the store has no clock; the store's, to the ms, when it has one", async () => {
     const m = machine(T);
     const none = new StoreClock(new MemoryOutboxStore(), m.logger, m.read);
     await none.settle();
     expect(none.now()).toBe(T);
+    // Within a second, no warning, but still the store's time: two workers each a second off,
+    // either way, would be two seconds apart, longer than the shortest lease.
     const { store } = clockedStore(() => m.clocks.wallAt + 900);
     const close = new StoreClock(store, m.logger, m.read);
     await close.settle();
-    expect(close.now()).toBe(T);
+    expect(close.now()).toBe(T + 900);
     expect(m.warnings).toEqual([]);
   });
 
   it("follows the store's clock where this machine's is 30 s ahead, and says so once", async () => {
     const m = machine(T);
-    const storeTime = () => m.clocks.wallAt - 30_000; // the store's time, as the machine's runs
-    const { store, state } = clockedStore(storeTime);
+    const { store, state } = clockedStore(() => m.clocks.wallAt - 30_000);
     const clock = new StoreClock(store, m.logger, m.read);
     expect(clock.now()).toBe(T); // before any reading
     await clock.settle();
@@ -101,13 +105,11 @@ describe('StoreClock', () => {
     const { store } = clockedStore(() => storeAt);
     const clock = new StoreClock(store, m.logger, m.read);
     await clock.settle();
-    expect(clock.now()).toBe(T);
-    // An hour forward (a clock put "right" wrongly): the store's time still runs with the machine's.
-    m.clocks.wallAt += 3_600_000;
+    m.clocks.wallAt += HOUR; // a clock put "right" wrongly
     m.advance(1_000);
     storeAt += 1_000;
     expect(clock.now()).toBe(T + 1_000);
-    m.clocks.wallAt -= 7_200_000; // and an hour back
+    m.clocks.wallAt -= 2 * HOUR; // and an hour back
     expect(clock.now()).toBe(T + 1_000);
   });
 
@@ -116,15 +118,24 @@ describe('StoreClock', () => {
     const { store, state } = clockedStore(() => m.clocks.wallAt + 30_000);
     const clock = new StoreClock(store, m.logger, m.read);
     await clock.settle();
-    expect(clock.now()).toBe(T + 30_000);
-    m.clocks.wallAt += 3_600_000; // an hour asleep: the wall clock counts it, the monotonic one not
-    expect(clock.now()).toBe(T + 30_000); // carried by the monotonic clock until read again
+    m.clocks.wallAt += HOUR; // an hour asleep: the wall clock counts it, the monotonic one not
     await clock.settle();
     expect(state.readings).toBe(2);
-    expect(clock.now()).toBe(T + 3_630_000);
+    expect(clock.now()).toBe(T + HOUR + 30_000);
   });
 
-  it('a reading that fails keeps the last one; a first one that fails rejects, as a store call would', async () => {
+  it("after a sleep, a reading that fails rejects and leaves this machine's time, not one an hour old", async () => {
+    const m = machine(T);
+    const { store, state } = clockedStore(() => m.clocks.wallAt);
+    const clock = new StoreClock(store, m.logger, m.read);
+    await clock.settle();
+    m.clocks.wallAt += HOUR;
+    state.failure = new Error('Connection terminated unexpectedly'); // a pooled connection that died in the sleep
+    await expect(clock.settle()).rejects.toThrow('Connection terminated');
+    expect(clock.now()).toBe(T + HOUR);
+  });
+
+  it('a reading that fails keeps the last one where the clocks did not move apart; a first one that fails rejects', async () => {
     const m = machine(T);
     const { store, state } = clockedStore(() => m.clocks.wallAt + 60_000);
     state.failure = new Error('connection refused');
@@ -139,79 +150,249 @@ describe('StoreClock', () => {
     expect(clock.now()).toBe(T + 121_000);
   });
 
-  it('an outbox given its own clock takes it as it is: the store is never asked the time', async () => {
-    const { store, state } = clockedStore(() => 0);
+  it('a slow reading (a connection made first) is taken again, and the fastest kept', async () => {
+    const m = machine(T);
+    const trips = [3_000, 4];
+    const { store, state } = clockedStore(() => {
+      // The store answers at the end of the round trip; the reading is taken halfway through it.
+      const trip = trips.shift() ?? 4;
+      m.advance(trip / 2);
+      const at = m.clocks.wallAt;
+      m.advance(trip / 2);
+      return at;
+    });
+    const clock = new StoreClock(store, m.logger, m.read);
+    await clock.settle();
+    expect(state.readings).toBe(2);
+    expect(clock.now()).toBe(m.clocks.wallAt);
+    expect(m.warnings).toEqual([]);
+  });
+
+  it('a clock() that gives no time is refused, naming it', async () => {
+    const m = machine(T);
+    const { store } = clockedStore(() => Number.NaN);
+    await expect(new StoreClock(store, m.logger, m.read).settle()).rejects.toThrow(
+      "the store's clock() must give Unix ms (got NaN)",
+    );
+  });
+});
+
+describe("an outbox on its default clock, over a store whose clock is an hour off this machine's", () => {
+  const url = 'https://acme.example.com/api/v1/webhooks/incoming/l1';
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("dates an enqueued event by the store's clock", async () => {
+    const { store } = clockedStore(() => Date.now() + HOUR);
     const outbox = new WebhookOutbox({
-      sender: new (await import('../../src/webhooks/index.ts')).WebhookSender({
-        url: 'https://acme.example.com/api/v1/webhooks/incoming/l1',
-        hmac: { secret: 's' },
-      }),
+      sender: new WebhookSender({ url, hmac: { secret: 's' } }),
       store,
-      now: () => T,
       logLevel: 'off',
     });
     await outbox.enqueue({ n: 1 }, { eventId: eventIdOf(1) });
-    expect((await outbox.get(eventIdOf(1)))?.enqueuedAt).toBe(T);
-    expect(state.readings).toBe(0);
+    const enqueuedAt = (await outbox.get(eventIdOf(1)))?.enqueuedAt ?? 0;
+    expect(Math.abs(enqueuedAt - (Date.now() + HOUR))).toBeLessThan(1_000);
+  });
+
+  it("refuses to retry an event whose attempt is in flight, by the lease its holder wrote by the store's clock", async () => {
+    const { store } = clockedStore(() => Date.now() - HOUR);
+    let answer = () => {};
+    const sender = new WebhookSender({ url, hmac: { secret: 's' } });
+    sender.send = () =>
+      new Promise((_resolve, reject) => {
+        answer = () => reject(new ConnectionError('socket hang up', { code: 'ECONNRESET' }));
+      });
+    const holder = new WebhookOutbox({ sender, store, logLevel: 'off' });
+    await holder.enqueue({ n: 1 }, { eventId: eventIdOf(1) });
+    const draining = holder.drain();
+    while ((await store.leases?.(url, Date.now() - HOUR, 1))?.length !== 1)
+      await new Promise((r) => setTimeout(r, 5));
+    const operator = new WebhookOutbox({
+      sender: new WebhookSender({ url, hmac: { secret: 's' } }),
+      store,
+      logLevel: 'off',
+    });
+    await expect(operator.retry(eventIdOf(1))).rejects.toThrow('has an attempt in flight');
+    answer();
+    await draining;
+  });
+
+  it("renews a lease by the store's clock after the machine slept mid-attempt: another worker does not take it", async () => {
+    const realNow = Date.now.bind(Date);
+    let slept = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + slept);
+    const { store } = clockedStore(() => Date.now()); // the server agrees with this machine
+    const sends: string[] = [];
+    const sender = () => {
+      const s = new WebhookSender({ url, hmac: { secret: 's' } });
+      s.send = async (_body, options) => {
+        sends.push(options?.eventId ?? '');
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        const eventId = options?.eventId ?? '';
+        return {
+          status: 'delivered',
+          eventId,
+          attempts: 1,
+          httpStatus: 200,
+          history: [],
+          earlierAttemptUnanswered: false,
+        };
+      };
+      return s;
+    };
+    const holder = new WebhookOutbox({ sender: sender(), store, leaseMs: 1_000, logLevel: 'off' });
+    await holder.enqueue({ n: 1 }, { eventId: eventIdOf(1) });
+    const draining = holder.drain();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    slept += HOUR; // the wall clock counts the sleep, the monotonic one not
+    await new Promise((resolve) => setTimeout(resolve, 350)); // the heartbeat renews meanwhile
+    const other = new WebhookOutbox({ sender: sender(), store, leaseMs: 1_000, logLevel: 'off' });
+    expect(await other.drain()).toMatchObject({ attempts: 0 });
+    await draining;
+    expect(sends).toEqual([eventIdOf(1)]);
+  });
+
+  it('dates an attempt the machine slept through by the time after the sleep', async () => {
+    const realNow = Date.now.bind(Date);
+    let slept = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + slept);
+    const { store } = clockedStore(() => Date.now());
+    const sender = new WebhookSender({ url, hmac: { secret: 's' } });
+    sender.send = async () => {
+      slept += HOUR;
+      throw new ConnectionError('socket hang up', { code: 'ECONNRESET' });
+    };
+    const outbox = new WebhookOutbox({ sender, store, logLevel: 'off', retrySchedule: [60_000] });
+    await outbox.enqueue({ n: 1 }, { eventId: eventIdOf(1) });
+    expect(await outbox.drain()).toMatchObject({ retried: 1 });
+    const event = await store.get(eventIdOf(1));
+    expect(Math.abs((event?.lastAttemptAt ?? 0) - Date.now())).toBeLessThan(1_000);
+    expect((event?.nextAttemptAt ?? 0) - Date.now()).toBeGreaterThan(50_000);
   });
 });
 
 const clockOff = fileURLToPath(new URL('../fixtures/clock-off.ts', import.meta.url));
 
-describe.skipIf(!pg)("PostgreSQL: a worker whose machine's clock is 30 s ahead", () => {
-  it('neither takes over a live lease nor retries it from the command line: the event is sent once', async () => {
-    const table = `${pg?.schema}.clock_ahead`;
-    const store = new PostgresOutboxStore({ connectionString: pg?.url, table });
-    await store.migrate();
-    // A listener that takes 6 s over each delivery, every request counted.
-    const tenant = new FakeTenant({ faults: { slow: 1, slowMs: 6_000, seed: 1 } });
-    const { id, secret = '' } = tenant.addListener();
-    let requests = 0;
-    const server = await serveOnLoopback((request, remoteAddress) => {
-      if (request.headers.get(WebhookHeader.EVENT_ID)) requests += 1;
-      return tenant.handle(request, { remoteAddress });
+/**
+ * A worker of this process (its clock right) holds one event while a listener takes 6 s over it;
+ * a worker of another process, whose clock is `offMs` off, drains the same table meanwhile, and
+ * `between()` runs while the event is held. Resolves with the requests the listener received.
+ */
+async function heldWhileAnotherDrains(
+  table: string,
+  offMs: number,
+  leaseMs: number,
+  between: (env: Record<string, string>) => Promise<void> = async () => {},
+) {
+  const store = new PostgresOutboxStore({ connectionString: pg?.url, table: `${pg?.schema}.${table}` });
+  await store.migrate();
+  const tenant = new FakeTenant({ faults: { slow: 1, slowMs: 6_000, seed: 1 } });
+  const { id, secret = '' } = tenant.addListener();
+  let requests = 0;
+  const server = await serveOnLoopback((request, remoteAddress) => {
+    if (request.headers.get(WebhookHeader.EVENT_ID)) requests += 1;
+    return tenant.handle(request, { remoteAddress });
+  });
+  tenant.baseUrl = server.url;
+  const url = tenant.listener(id)?.url ?? '';
+  const outbox = new WebhookOutbox({
+    sender: new WebhookSender({ url, hmac: { secret } }),
+    store,
+    leaseMs,
+    attemptTimeoutMs: 20_000,
+    logLevel: 'off',
+  });
+  await outbox.enqueue({ n: 0 }, { eventId: eventIdOf(0) });
+  const draining = outbox.drain();
+  while (requests === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  const off = { CLOCK_OFF_MS: String(offMs), NODE_OPTIONS: `--import ${clockOff}` };
+  await between(off);
+  const worker = startWorker({
+    ...off,
+    STORE: 'postgres',
+    DB: pg?.url ?? '',
+    TABLE: `${pg?.schema}.${table}`,
+    LISTENER_URL: url,
+    SECRET: secret,
+    ENQUEUE: '0',
+    LEASE_MS: String(leaseMs),
+  });
+  const drained = await draining;
+  // Done once nothing is pending; a worker that sent the event too is stopped after 15 s.
+  const stopping = setTimeout(() => worker.child.kill('SIGKILL'), 15_000);
+  const other = await worker.exited;
+  clearTimeout(stopping);
+  await server.close();
+  await store.close();
+  return { requests, drained, other };
+}
+
+describe.skipIf(!pg)("PostgreSQL: a worker on a machine whose clock is off the server's", () => {
+  it('30 s ahead: neither takes over a live lease nor retries it from the command line, and status dates it right', async () => {
+    const table = 'clock_ahead';
+    const { requests, drained, other } = await heldWhileAnotherDrains(table, 30_000, 2_000, async (off) => {
+      const target = ['--postgres', pg?.url ?? '', '--table', `${pg?.schema}.${table}`];
+      const retried = await idgov(['outbox', 'retry', ...target, eventIdOf(0)], off);
+      expect(retried.code, retried.stderr).toBe(1);
+      expect(retried.stdout).toContain('has an attempt in flight');
+      expect(retried.stderr).toContain("this machine's clock is 30.0 s ahead of the store's");
+      const status = await idgov(['outbox', 'status', '--json', ...target], off);
+      expect(status.code, status.stderr).toBe(0);
+      expect(JSON.parse(status.stdout).oldestPendingAgeSeconds).toBeLessThan(20);
     });
-    tenant.baseUrl = server.url;
-    const url = tenant.listener(id)?.url ?? '';
-    const { WebhookSender } = await import('../../src/webhooks/index.ts');
-    // This worker's clock is right; its lease (2 s) is renewed while the slow attempt runs.
-    const outbox = new WebhookOutbox({
-      sender: new WebhookSender({ url, hmac: { secret } }),
-      store,
-      leaseMs: 2_000,
-      attemptTimeoutMs: 20_000,
-      logLevel: 'off',
-    });
-    await outbox.enqueue({ n: 0 }, { eventId: eventIdOf(0) });
-    const draining = outbox.drain();
-    while (requests === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    const ahead = { CLOCK_OFF_MS: '30000', NODE_OPTIONS: `--import ${clockOff}` };
-    const retried = await idgov(
-      ['outbox', 'retry', '--postgres', pg?.url ?? '', '--table', table, eventIdOf(0)],
-      ahead,
-    );
-    expect(retried.code, retried.stderr).toBe(1);
-    expect(retried.stdout).toContain('has an attempt in flight');
-    expect(retried.stderr).toContain("this machine's clock is 30.0 s ahead of the store's");
-    const worker = startWorker({
-      ...ahead,
-      STORE: 'postgres',
-      DB: pg?.url ?? '',
-      TABLE: table,
-      LISTENER_URL: url,
-      SECRET: secret,
-      ENQUEUE: '0',
-    });
-    const drained = await draining;
-    // Done once nothing is pending; a worker that sent the event too is stopped after 15 s.
-    const stopping = setTimeout(() => worker.child.kill('SIGKILL'), 15_000);
-    const other = await worker.exited;
-    clearTimeout(stopping);
-    await server.close();
-    await store.close();
     expect(requests, other.stderr).toBe(1);
     expect(drained).toMatchObject({ attempts: 1, delivered: 1 });
     expect(other, other.stderr).toMatchObject({ code: 0, drained: true });
     expect(other.stderr).toMatch(/waiting for event \S+, held by/);
   }, 40_000);
+
+  it("0.99 s ahead, with the shortest lease (1 s): it still keeps the server's time, unwarned, and sends nothing", async () => {
+    const { requests, other } = await heldWhileAnotherDrains('clock_close', 990, 1_000);
+    expect(requests, other.stderr).toBe(1);
+    expect(other, other.stderr).toMatchObject({ code: 0, drained: true });
+    expect(other.stderr).not.toContain("this machine's clock is");
+  }, 40_000);
+
+  it('a first reading over a connection slow to open is not taken for a clock that is off', async () => {
+    const proxy = await slowProxy(new URL(pg?.url ?? ''), 3_000);
+    const store = new PostgresOutboxStore({ connectionString: proxy.url, table: `${pg?.schema}.clock_slow` });
+    const m = machine(Date.now());
+    const clock = new StoreClock(store, m.logger);
+    await clock.settle();
+    const off = clock.now() - Date.now();
+    await store.close();
+    await proxy.close();
+    expect(m.warnings).toEqual([]);
+    expect(Math.abs(off)).toBeLessThan(100);
+  }, 30_000);
 });
+
+/** A TCP proxy to `target` that holds each new connection `delayMs` before it reaches it. */
+async function slowProxy(target: URL, delayMs: number) {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    sockets.add(client);
+    client.pause();
+    setTimeout(() => {
+      const upstream = connect(Number(target.port), target.hostname, () => {
+        client.pipe(upstream).pipe(client);
+        client.resume();
+      });
+      sockets.add(upstream);
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    }, delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as { port: number }).port);
+  return {
+    url: url.toString(),
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
