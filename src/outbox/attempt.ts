@@ -30,7 +30,8 @@ export async function attemptClaimed(
   const heartbeat = new Heartbeat({
     leaseMs,
     renew: async (ids) => {
-      await options.settleClock();
+      // Renewed by the machine's clock if the store's cannot be read: the renewal says if the store answers.
+      await options.settleClock('moved').catch(() => {});
       return new Set(await store.renew(token, ids, now(), leaseMs));
     },
     lost: (eventId, why) => {
@@ -82,7 +83,8 @@ export async function attemptEvent(
   sent: () => void = () => {},
 ): Promise<OutboxAttempt> {
   const { sender, store, now, logger } = options;
-  const started = now();
+  // By the monotonic clock: the store's time may be read again during the attempt.
+  const started = performance.now();
   let result: Parameters<typeof judge>[0];
   let sending = false;
   try {
@@ -102,12 +104,12 @@ export async function attemptEvent(
   }
   sent();
   // The machine may have slept through a long attempt; without a reading, this machine's time.
-  await options.settleClock().catch(() => {});
+  await options.settleClock('moved').catch(() => {});
   const at = now();
   const base = {
     eventId: event.eventId,
     attempt: event.attempts + 1,
-    durationMs: Math.max(0, at - started),
+    durationMs: Math.round(performance.now() - started),
   };
   if ('error' in result && signal?.aborted) {
     // Cut short once its request was on its way, the attempt may have reached the listener: it is

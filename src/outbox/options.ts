@@ -87,8 +87,8 @@ export interface ResolvedOutboxOptions {
   readonly pollIntervalMs: number;
   readonly onAttempt: ((report: OutboxAttempt) => void) | undefined;
   readonly now: () => number;
-  /** Reads the store's clock for {@link ResolvedOutboxOptions.now} when due: awaited before a lease is judged or an event dated. */
-  readonly settleClock: () => Promise<void>;
+  /** Reads the store's clock for {@link ResolvedOutboxOptions.now} when due (`StoreClock.settle`): awaited before a lease is judged or an event dated. */
+  readonly settleClock: (wait?: 'due' | 'moved') => Promise<void>;
   readonly logger: Logger;
   readonly hooks: Hooks<OutboxEvents>;
 }
@@ -185,7 +185,7 @@ export function resolveOutboxOptions(options: WebhookOutboxOptions): ResolvedOut
 /** The default clock: this machine's, or the store's ({@link StoreClock}). */
 function storeTime(store: OutboxStore, logger: Logger): Pick<ResolvedOutboxOptions, 'now' | 'settleClock'> {
   const clock = new StoreClock(store, logger);
-  return { now: clock.now, settleClock: () => clock.settle() };
+  return { now: clock.now, settleClock: (wait) => clock.settle(wait) };
 }
 
 /**

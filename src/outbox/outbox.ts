@@ -75,7 +75,8 @@ export class WebhookOutbox {
   async enqueue(payload: unknown, options: EnqueueOptions = {}): Promise<OutboxReceipt> {
     const eventId = eventIdOrNew(options.eventId);
     const body = this.#options.sender.serialize(payload);
-    await this.#options.settleClock();
+    // Dated by the machine's clock if the store's cannot be read: the event is stored all the same.
+    await this.#options.settleClock('moved').catch(() => {});
     const enqueuedAt = this.#options.now();
     const existing = await this.#options.store.add({
       eventId,

@@ -14,9 +14,11 @@ export const CLOCK_GAP_WARNED_MS = 1_000;
 // Read again this often: the two clocks drift apart, and the server's may be put right.
 const READ_EVERY_MS = 60_000;
 // A reading is off by up to half its round trip: a slower one (a connection made first, a busy
-// pool) is taken again, up to three times in all, and the fastest kept.
+// pool) is taken again, once, and the faster kept.
 const PRECISE_ROUND_TRIP_MS = 100;
-const READINGS = 3;
+const READINGS = 2;
+// A reading that failed, with a good one kept, is tried again this much later, not at every call.
+const RETRY_FAILED_MS = 5_000;
 
 /** What a {@link StoreClock} reads: the wall clock and a monotonic one (tests put their own). */
 export interface Clocks {
@@ -52,40 +54,73 @@ export class StoreClock {
    * Reads the store's clock when it has one and the last reading is a minute old, or the wall
    * clock moved apart from the monotonic one since (put right, or the machine slept, which the
    * monotonic clock does not count): awaited before the outbox judges a lease or dates an event.
-   * A reading that fails keeps the last one if the clocks did not move apart since; else (none
-   * yet, or one an hour behind after a sleep) it rejects, as any store call would, and this
-   * machine's time is taken until a reading succeeds.
+   * Callers at once share one reading. A reading that fails keeps the last one if the clocks did
+   * not move apart since (tried again 5 s on); else (none yet, or one an hour behind after a
+   * sleep) it rejects, as any store call would, and this machine's time is taken until one succeeds.
+   *
+   * `wait: 'moved'` waits only where the clocks moved apart (the time carried is then wrong);
+   * a reading merely due is started and not waited for: what a lease's heartbeat needs, which
+   * must not wait on a slow reading once a minute.
    */
-  async settle(): Promise<void> {
-    const read = this.#store.clock?.bind(this.#store);
-    if (!read) return;
+  settle(wait: 'due' | 'moved' = 'due'): Promise<void> {
+    if (!this.#store.clock) return Promise.resolve();
     const { wall, monotonic } = this.#clocks;
     const moved = Math.abs(wall() - monotonic() - this.#wallLessMono) >= CLOCK_GAP_WARNED_MS;
-    if (!moved && monotonic() - this.#readAt < READ_EVERY_MS) return;
-    let best: { offset: number; roundTrip: number } | undefined;
+    if (!moved && monotonic() - this.#readAt < READ_EVERY_MS) return Promise.resolve();
+    if (!this.#reading) {
+      const reading = this.#read(moved).finally(() => {
+        this.#reading = undefined;
+      });
+      reading.catch(() => {}); // heard by the callers that wait; one not waited for is not lost
+      this.#reading = reading;
+    }
+    return wait === 'moved' && !moved ? Promise.resolve() : this.#reading;
+  }
+
+  /** The reading under way, which callers at once share: no failure lands after a newer success. */
+  #reading: Promise<void> | undefined;
+
+  async #read(moved: boolean): Promise<void> {
+    const read = () => (this.#store.clock as () => Promise<number>).call(this.#store);
+    const { wall, monotonic } = this.#clocks;
+    let best: { offset: number; roundTrip: number; wallLessMono: number } | undefined;
     let failure: unknown;
     try {
       for (let n = 0; n < READINGS && !(best && best.roundTrip <= PRECISE_ROUND_TRIP_MS); n++) {
+        const before = wall() - monotonic();
         const sent = monotonic();
         const storeTime = await read();
         const answered = monotonic();
         if (!Number.isFinite(storeTime))
           throw new TypeError(`the store's clock() must give Unix ms (got ${String(storeTime)})`);
+        // The machine slept (or its clock jumped) while it was on its way: the time may be from
+        // before, which the monotonic clock cannot tell. Taken again, and none before it kept.
+        if (Math.abs(wall() - answered - before) >= CLOCK_GAP_WARNED_MS) {
+          best = undefined;
+          continue;
+        }
         // Taken halfway through the round trip: off by at most half of it.
         if (!best || answered - sent < best.roundTrip)
-          best = { offset: storeTime - (sent + answered) / 2, roundTrip: answered - sent };
+          best = {
+            offset: storeTime - (sent + answered) / 2,
+            roundTrip: answered - sent,
+            wallLessMono: before,
+          };
       }
     } catch (error) {
       failure = error;
     }
     if (!best) {
-      if (!moved && this.#offset !== undefined) return;
+      if (!moved && this.#offset !== undefined) {
+        this.#readAt = monotonic() - READ_EVERY_MS + RETRY_FAILED_MS;
+        return;
+      }
       this.#offset = undefined;
-      throw failure;
+      throw failure ?? new Error("the store's clock could not be read: this machine's clock kept jumping");
     }
     this.#offset = best.offset;
     this.#readAt = monotonic();
-    this.#wallLessMono = wall() - this.#readAt;
+    this.#wallLessMono = best.wallLessMono;
     this.#warnOfGap();
   }
 
