@@ -6,11 +6,13 @@ import { APIError } from '../core/errors/status-errors.ts';
 import { createLogger } from '../core/logger.ts';
 import { isRetryableStatus } from '../core/transport/retry.ts';
 import { wait } from '../internal/wait.ts';
+import { StoreError } from '../stores/store-error.ts';
 import type { ChangeFeedStart } from '../sync/changes.ts';
 import type { SyncProgress, SyncWaitingEvent } from '../sync/run/events.ts';
 import type { SyncFilter } from '../sync/run/options.ts';
 import { patientStore } from '../sync/run/patient-store.ts';
 import { TaskSync } from '../sync/run/task-sync.ts';
+import { isCopyHeld } from '../sync/sqlite/holder.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { startTelemetry } from './telemetry.ts';
@@ -163,16 +165,29 @@ async function runs(
 ): Promise<number> {
   // IDGOV_BASE_URL and the credentials, from the environment; a batch job rides out more refusals.
   const client = new IdGovClient({ maxRetries: options.retries });
-  let opened: Awaited<ReturnType<typeof storeOf>>;
-  try {
-    opened = await storeOf(options, signal);
-  } catch (error) {
-    // Stopped while a database not yet up was waited for: a stop, not a failure.
-    if (!signal.aborted) throw error;
-    process.stderr.write(
-      `Stopped by ${signalled() ?? 'a signal'} before the copy's tables were made; nothing was done.\n`,
-    );
-    return options.watch === undefined ? EXIT.interrupted : EXIT.done;
+  let opened: Awaited<ReturnType<typeof storeOf>> | undefined;
+  while (!opened) {
+    const started = performance.now();
+    try {
+      opened = await storeOf(options, signal);
+    } catch (error) {
+      // A watch started beside a database down for longer than a store call waits: said, and
+      // tried again at the next run, as a run that fails is.
+      const down = error instanceof StoreError && error.transient;
+      if (!signal.aborted && options.watch !== undefined && down) {
+        process.stderr.write(
+          `Run failed: ${error.message.replace(/^@idgov\/sdk: /, '')} The next run tries again.\n`,
+        );
+        const pause = Math.max(0, started + options.watch * 1000 - performance.now());
+        if (await wait(pause, { signal })) continue;
+      }
+      // Stopped while a database not yet up was waited for: a stop, not a failure.
+      if (!signal.aborted) throw error;
+      process.stderr.write(
+        `Stopped by ${signalled() ?? 'a signal'} before the copy's tables were made; nothing was done.\n`,
+      );
+      return options.watch === undefined ? EXIT.interrupted : EXIT.done;
+    }
   }
   const { store, where } = opened;
   const sync = new TaskSync({
@@ -221,7 +236,8 @@ async function runs(
         // that fails otherwise (the service or the database down for longer than a run waits) is
         // said with what it kept: a watch, a long-running container's, runs the next one, which
         // resumes it.
-        if (isSetupError(error)) throw error;
+        // But another sync holding a SQLite copy passes: a watch tries again at its next run.
+        if (isSetupError(error) && !(options.watch !== undefined && isCopyHeld(error))) throw error;
         // A refusal another run meets again (a 403, a 404, a bad request) is said as it is.
         if (options.watch === undefined && error instanceof APIError && !isRetryableStatus(error.status))
           throw error;

@@ -7,10 +7,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { thisProcess } from '../../src/stores/local-process.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { all } from '../helpers/change-feed.ts';
@@ -110,6 +112,38 @@ describe('idgov changes and idgov sync --watch', () => {
       expect((change.task as { id: string }).id).toBe(change.taskId);
     }
   }, 90_000);
+
+  it('sync --watch whose SQLite copy another sync holds at a run says so and runs again at the next, not ended', async () => {
+    const db = join(dir, 'held.db');
+    const watcher = started(['sync', '--db', db, '--watch', '1'], env);
+    let err = '';
+    watcher.child.stderr?.on('data', (chunk) => {
+      err += chunk;
+    });
+    await until('the first run', () => /Done: full run/.test(err));
+    // Another sync of this machine takes the copy (or takes it over, if a run began meanwhile).
+    const file = new DatabaseSync(db);
+    const owner = {
+      pid: process.pid,
+      host: hostname(),
+      holder: 'another-sync',
+      since: new Date().toISOString(),
+      seen: Date.now(),
+      process: thisProcess(),
+    };
+    file
+      .prepare("INSERT OR REPLACE INTO idgov_sync_meta (key, value) VALUES ('owner', ?)")
+      .run(JSON.stringify(owner));
+    await until('a run that found it held', () => /Run failed: .*(Another sync|no longer holds)/.test(err));
+    expect(watcher.child.exitCode).toBe(null);
+    file.prepare("DELETE FROM idgov_sync_meta WHERE key = 'owner' AND value LIKE '%another-sync%'").run();
+    file.close();
+    const done = (err.match(/Done: /g) ?? []).length;
+    await until('a run after it was let go', () => (err.match(/Done: /g) ?? []).length > done);
+    watcher.child.kill('SIGTERM');
+    const watched = await watcher.exited;
+    expect(watched.code, watched.stderr).toBe(0);
+  });
 
   it('reads from --since by --kind; prune deletes before a seq; bad input is refused with exit 2, nothing made', async () => {
     const db = join(dir, 'read.db');
@@ -252,6 +286,38 @@ describe('idgov changes and idgov sync --watch', () => {
   }, 90_000);
 
   it.skipIf(!pg)(
+    '--postgres --watch started while its database is down: each failed start is said, and it begins once the database is up',
+    async () => {
+      const spare = createServer();
+      await new Promise<void>((resolve) => spare.listen(0, '127.0.0.1', resolve));
+      const port = (spare.address() as AddressInfo).port;
+      await new Promise((resolve) => spare.close(resolve));
+      const down = new URL(pg?.url ?? '');
+      down.port = String(port);
+      const watcher = started(
+        ['sync', '--postgres', down.toString(), '--table', `${pg?.schema}.watch_down`, '--watch', '1'],
+        env,
+      );
+      let err = '';
+      watcher.child.stderr?.on('data', (chunk) => {
+        err += chunk;
+      });
+      await until('a start that failed', () => /Run failed: .* The next run tries again\./.test(err), 60_000);
+      expect(watcher.child.exitCode).toBe(null);
+      const link = await freezableProxy(new URL(pg?.url ?? '').port, port);
+      try {
+        await until('a run once the database is up', () => /Done: full run/.test(err), 60_000);
+        watcher.child.kill('SIGTERM');
+        const watched = await watcher.exited;
+        expect(watched.code, watched.stderr).toBe(0);
+      } finally {
+        link.close();
+      }
+    },
+    120_000,
+  );
+
+  it.skipIf(!pg)(
     '--postgres: the same feed from a PostgreSQL copy, and prune',
     async () => {
       const target = ['--postgres', pg?.url ?? '', '--table', `${pg?.schema}.cli_feed`];
@@ -313,7 +379,7 @@ describe('idgov changes and idgov sync --watch', () => {
 });
 
 /** A loopback TCP proxy to `port` that can be frozen: a network partition, where nothing passes and nothing closes. */
-async function freezableProxy(port: string) {
+async function freezableProxy(port: string, listenPort = 0) {
   let frozen = false;
   const sockets: Socket[] = [];
   const server = createServer((client) => {
@@ -324,7 +390,7 @@ async function freezableProxy(port: string) {
     client.on('error', () => {});
     upstream.on('error', () => {});
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
     freeze: () => {

@@ -13,9 +13,9 @@ import { windowSearch } from './window-query.ts';
  * Whether the service holds a task created from `from` to just before `at` (Unix ms; among those acted on after
  * `actedAfter`, when set; leaving out those of `exclude`, as the query did): one that a page of tasks all created at
  * `at`, the first of a query from `from`, left out, as only a service out of creation order does. One request of the
- * smallest page, the window's query ending two milliseconds before `at` (its bound reaches one further, so that a
- * service's inclusive bound returns none of the page's tasks). A service that refuses it (a 4xx that refuses what
- * was asked) shows nothing: false.
+ * smallest page the service serves (10; the client would raise a smaller one, with a warning), the window's query
+ * ending two milliseconds before `at` (its bound reaches one further, so that a service's inclusive bound returns
+ * none of the page's tasks). A service that refuses it (a 4xx that refuses what was asked) shows nothing: false.
  */
 export async function leftOutBefore(
   options: ResolvedSyncOptions,
@@ -32,7 +32,7 @@ export async function leftOutBefore(
     queryFrom: query.from,
     queryTo: query.at - 2,
     token: undefined,
-    pageSize: 1,
+    pageSize: 10,
     order: 'created',
     exclude: query.exclude,
   }).then(

@@ -73,7 +73,7 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
   }
   const held = copyHolder(file);
   if (held && held.holder !== holder && !held.gone) {
-    throw new ConfigurationError(
+    throw copyHeld(
       `Another sync (process ${held.pid} on ${held.host}, last seen ${Math.max(0, Math.round((Date.now() - held.seen) / 1000))} s ago) is running on ${file.path}: one process syncs a SQLite copy at a time. Wait for it, or stop it; one killed loses its hold ${OWNER_STALE_MS / 1000} s after it was last seen.`,
     );
   }
@@ -92,6 +92,21 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
   };
   setMeta(file, 'owner', JSON.stringify(me));
 }
+
+const COPY_HELD = 'copy held by another sync';
+
+/**
+ * A `ConfigurationError` saying that another sync holds the copy, or took it over from this one:
+ * a run to make later, not a setup to fix. Told apart by {@link isCopyHeld}, also once it crossed
+ * from the store's thread (its own fields cross with it).
+ */
+function copyHeld(message: string): ConfigurationError {
+  return Object.assign(new ConfigurationError(message), { reason: COPY_HELD });
+}
+
+/** Whether `error` says that another sync holds the SQLite copy ({@link copyHeld}). */
+export const isCopyHeld = (error: unknown): boolean =>
+  error instanceof ConfigurationError && (error as { reason?: unknown }).reason === COPY_HELD;
 
 /**
  * The sync that holds the copy, if one does: when it last said so (`seen`, Unix ms), and whether it
@@ -157,7 +172,7 @@ export function assertHeld(file: SqliteFile, holder: string): void {
     .sql("SELECT 1 FROM idgov_sync_meta WHERE key = 'owner' AND json_extract(value, '$.holder') = ?")
     .get(holder);
   if (held !== undefined) return;
-  throw new ConfigurationError(
+  throw copyHeld(
     `This sync no longer holds ${file.path}: it was not heard from for ${OWNER_STALE_MS / 1000} s (the process paused, or its machine slept), and another process took the copy over. Nothing more was written; let the other one finish.`,
   );
 }
