@@ -65,6 +65,25 @@ const HOUR = 3_600_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quiet = createLogger({ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} });
 
+/** A sender whose every send takes `ms` and is delivered, its event ID told to `sent` first. */
+function slowSender(ms: number, sent: (eventId: string) => void = () => {}): WebhookSender {
+  const sender = new WebhookSender({ url, hmac: { secret: 's' } });
+  sender.send = async (_body, options) => {
+    const eventId = options?.eventId ?? '';
+    sent(eventId);
+    await sleep(ms);
+    return {
+      status: 'delivered',
+      eventId,
+      attempts: 1,
+      httpStatus: 200,
+      history: [],
+      earlierAttemptUnanswered: false,
+    };
+  };
+  return sender;
+}
+
 /** Every store call (clock() included) takes `ms`, as over a slow network or a busy pool. */
 function slowStore(ms: number, inner: OutboxStore = new MemoryOutboxStore()) {
   const calls: Record<string, number> = {};
@@ -249,23 +268,7 @@ describe("an outbox on its default clock, over a store whose clock is an hour of
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + slept);
     const { store } = clockedStore(() => Date.now()); // the server agrees with this machine
     const sends: string[] = [];
-    const sender = () => {
-      const s = new WebhookSender({ url, hmac: { secret: 's' } });
-      s.send = async (_body, options) => {
-        sends.push(options?.eventId ?? '');
-        await new Promise((resolve) => setTimeout(resolve, 700));
-        const eventId = options?.eventId ?? '';
-        return {
-          status: 'delivered',
-          eventId,
-          attempts: 1,
-          httpStatus: 200,
-          history: [],
-          earlierAttemptUnanswered: false,
-        };
-      };
-      return s;
-    };
+    const sender = () => slowSender(700, (id) => sends.push(id));
     const holder = new WebhookOutbox({ sender: sender(), store, leaseMs: 1_000, logLevel: 'off' });
     await holder.enqueue({ n: 1 }, { eventId: eventIdOf(1) });
     const draining = holder.drain();
@@ -426,74 +429,37 @@ describe('an outbox over a store with a clock, on a bad day', () => {
     vi.restoreAllMocks();
   });
 
-  it('a wall clock stepped 2 s during an attempt, on a store answering in 150 ms: the heartbeat keeps the lease', async () => {
-    const realNow = Date.now.bind(Date);
-    let step = 0;
-    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + step);
-    const { store } = slowStore(150);
-    const sender = new WebhookSender({ url, hmac: { secret: 's' } });
-    sender.send = async (_body, options) => {
-      await sleep(1_500);
-      return {
-        status: 'delivered',
-        eventId: options?.eventId ?? '',
-        attempts: 1,
-        httpStatus: 200,
-        history: [],
-        earlierAttemptUnanswered: false,
-      };
-    };
-    const warnings: string[] = [];
-    const logger = createLogger({
-      debug: () => {},
-      info: () => {},
-      warn: (m) => warnings.push(m),
-      error: () => {},
-    });
-    // A lease a few round trips long: what is kept must not wait on more than one reading.
-    const outbox = new WebhookOutbox({ sender, store, leaseMs: 2_000, logger });
-    await outbox.enqueue({ n: 1 }, { eventId: eventIdOf(1) });
-    const draining = outbox.drain();
-    await sleep(300);
-    step += 2_000; // NTP steps the wall clock 2 s
-    const summary = await draining;
-    expect(
-      warnings.filter((w) => w.includes('lease')),
-      JSON.stringify(warnings),
-    ).toEqual([]);
-    expect(summary).toMatchObject({ delivered: 1 });
-  });
-
-  it("the same with a clock of the caller's (the store never asked): delivered", async () => {
-    const realNow = Date.now.bind(Date);
-    let step = 0;
-    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + step);
-    const { store } = slowStore(150);
-    const sender = new WebhookSender({ url, hmac: { secret: 's' } });
-    sender.send = async (_body, options) => {
-      await sleep(1_500);
-      return {
-        status: 'delivered',
-        eventId: options?.eventId ?? '',
-        attempts: 1,
-        httpStatus: 200,
-        history: [],
-        earlierAttemptUnanswered: false,
-      };
-    };
-    const outbox = new WebhookOutbox({
-      sender,
-      store,
-      leaseMs: 2_000,
-      logLevel: 'off',
-      now: () => Date.now(),
-    });
-    await outbox.enqueue({ n: 1 }, { eventId: eventIdOf(1) });
-    const draining = outbox.drain();
-    await sleep(300);
-    step += 2_000;
-    expect(await draining).toMatchObject({ delivered: 1 });
-  });
+  it.each([
+    ["the default (the store's)", undefined],
+    ["the caller's (the store never asked)", () => Date.now()],
+  ])(
+    'a wall clock stepped 2 s during an attempt, on a store answering in 150 ms, %s clock: the heartbeat keeps the lease',
+    async (_clock, now) => {
+      const realNow = Date.now.bind(Date);
+      let step = 0;
+      vi.spyOn(Date, 'now').mockImplementation(() => realNow() + step);
+      const { store } = slowStore(150);
+      const warnings: string[] = [];
+      const logger = createLogger({
+        debug: () => {},
+        info: () => {},
+        warn: (m) => warnings.push(m),
+        error: () => {},
+      });
+      // A lease a few round trips long: what is kept must not wait on more than one reading.
+      const outbox = new WebhookOutbox({ sender: slowSender(1_500), store, leaseMs: 2_000, logger, now });
+      await outbox.enqueue({ n: 1 }, { eventId: eventIdOf(1) });
+      const draining = outbox.drain();
+      await sleep(300);
+      step += 2_000; // NTP steps the wall clock 2 s
+      const summary = await draining;
+      expect(
+        warnings.filter((w) => w.includes('lease')),
+        JSON.stringify(warnings),
+      ).toEqual([]);
+      expect(summary).toMatchObject({ delivered: 1 });
+    },
+  );
 
   it('a worker 30 s ahead that slept, whose first reading after fails: it takes no live lease over', async () => {
     const realNow = Date.now.bind(Date);
@@ -501,22 +467,7 @@ describe('an outbox over a store with a clock, on a bad day', () => {
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + machineOff);
     const shared = new MemoryOutboxStore();
     const sends: string[] = [];
-    const sender = () => {
-      const s = new WebhookSender({ url, hmac: { secret: 's' } });
-      s.send = async (_body, options) => {
-        sends.push(options?.eventId ?? '');
-        await sleep(1_000);
-        return {
-          status: 'delivered',
-          eventId: options?.eventId ?? '',
-          attempts: 1,
-          httpStatus: 200,
-          history: [],
-          earlierAttemptUnanswered: false,
-        };
-      };
-      return s;
-    };
+    const sender = () => slowSender(1_000, (id) => sends.push(id));
     // The holder keeps the server's time (its machine is right).
     const holder = new WebhookOutbox({
       sender: sender(),
