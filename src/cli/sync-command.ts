@@ -16,7 +16,7 @@ import { isCopyHeld } from '../sync/sqlite/holder.ts';
 import { SqliteSyncStore } from '../sync/sqlite/store.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { startTelemetry } from './telemetry.ts';
-import { EXIT, isSetupError, stoppedBySignals } from './usage.ts';
+import { EXIT, isSetupError, leftUnfinished, stoppedBySignals } from './usage.ts';
 
 /** What `idgov sync` takes: a SQLite file (`db`) or a PostgreSQL URL (`postgres`, with a table prefix). */
 export interface SyncCommandOptions {
@@ -154,7 +154,13 @@ function waitingFor({ holder, until }: SyncWaitingEvent): string {
  */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   // Heard from the start: a container stopped while the copy's tables are made must not die of it.
-  return stoppedBySignals((signal, signalled) => runs(options, signal, signalled));
+  return stoppedBySignals(
+    (signal, signalled) => runs(options, signal, signalled),
+    (signal) => {
+      process.stderr.write(`${leftUnfinished(signal)}; run the same command again to resume.\n`);
+      return options.watch === undefined ? EXIT.interrupted : EXIT.done;
+    },
+  );
 }
 
 /** The runs of `idgov sync` until done, failed or `signal` aborts; `signalled` says by which signal. */

@@ -49,24 +49,45 @@ export function onStopSignals(onSignal: (signal: NodeJS.Signals) => void): () =>
 }
 
 /**
+ * How long a stopped command may take to finish the write in flight. A statement on a connection
+ * gone half-open (a database out of reach) would hold it for the store's query timeout, minutes,
+ * past the grace of a container's stop; each write is one transaction, which the database carries
+ * out whole or not at all, so ending without its answer loses nothing committed.
+ */
+export const STOP_PATIENCE_MS = 5_000;
+
+/**
  * Runs `work` with a signal that SIGINT or SIGTERM aborts (`signalled` says which), rather than
- * ending the process: a command stops between two of its writes, never within one.
+ * ending the process: a command stops between two of its writes, never within one. Work still
+ * running {@link STOP_PATIENCE_MS} after the signal is left: `abandoned` says so on stderr and
+ * gives the exit code.
  */
 export async function stoppedBySignals<T>(
   work: (signal: AbortSignal, signalled: () => NodeJS.Signals | undefined) => Promise<T>,
+  abandoned: (signal: NodeJS.Signals) => number,
 ): Promise<T> {
   const stop = new AbortController();
   let signalled: NodeJS.Signals | undefined;
+  let patience: ReturnType<typeof setTimeout> | undefined;
   const stopListening = onStopSignals((signal) => {
     signalled = signal;
     stop.abort();
+    patience = setTimeout(() => process.exit(abandoned(signal)), STOP_PATIENCE_MS);
   });
   try {
     return await work(stop.signal, () => signalled);
   } finally {
+    clearTimeout(patience);
     stopListening();
   }
 }
+
+/**
+ * What a command stopped by `signal` says when its work has not ended {@link STOP_PATIENCE_MS}
+ * later: the sentence's start, to end with what to do next.
+ */
+export const leftUnfinished = (signal: NodeJS.Signals) =>
+  `Stopped by ${signal}, and the write in flight has not finished ${STOP_PATIENCE_MS / 1000} s later (a database out of reach?): ending without it. A write is done whole or not at all, so what was committed is kept`;
 
 /**
  * Whether `error` is a setup the caller must fix (the environment, the credentials, a path, an

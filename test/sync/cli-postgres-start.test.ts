@@ -1,7 +1,8 @@
 /**
  * `idgov sync --postgres` started beside its database (a container started first): a database not
  * yet accepting connections when the worker makes its tables is waited out, as the run's own store
- * calls are, rather than failing the worker at once.
+ * calls are, rather than failing the worker at once. And stopped while its database is out of reach:
+ * the stop does not wait minutes for a statement's answer.
  */
 import { createServer } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
@@ -80,3 +81,41 @@ it.skipIf(!pg)('a stop while it waits for the database is a stop (exit 130), not
 });
 
 if (!pg) it.skip(`idgov sync --postgres started before its database: ${NO_POSTGRES}`, () => {});
+
+it.skipIf(!pg)(
+  'a stop while a commit waits on a database out of reach ends within seconds, saying so (exit 130)',
+  async () => {
+    const tenant = new FakeTenant({ history: 3_000, seed: 93, latencyMs: 50 });
+    const { close } = await tenant.listen();
+    const proxy = await silentProxy(pg?.url ?? '');
+    let signalledAt: number | undefined;
+    try {
+      const ran = await idgov(
+        ['sync', '--postgres', proxy.url, '--table', `${pg?.schema}.partitioned`, '--concurrency', '2'],
+        tenantEnv(tenant),
+        (stderr, stop) => {
+          // Pages are committing: the database goes out of reach (nothing answers, nothing closes),
+          // and the next commit waits on it. Then a container's stop.
+          if (signalledAt === undefined && /sync: \d+ pages/.test(stderr)) {
+            signalledAt = 0;
+            proxy.silenceOpenConnections();
+            setTimeout(() => {
+              signalledAt = performance.now();
+              stop('SIGTERM');
+            }, 1_000);
+          }
+        },
+      );
+      const afterSignal = performance.now() - (signalledAt ?? Number.NaN);
+      expect(ran.code, ran.stderr).toBe(130);
+      expect(ran.stderr).toMatch(
+        /Stopped by SIGTERM, and the write in flight has not finished 5 s later \(a database out of reach\?\): ending without it\. .*what was committed is kept; run the same command again to resume\.\n$/,
+      );
+      // Not the store's query timeout (two minutes).
+      expect(afterSignal).toBeLessThan(15_000);
+    } finally {
+      await proxy.close();
+      await close();
+    }
+  },
+);
