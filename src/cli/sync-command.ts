@@ -139,9 +139,8 @@ function progressReporter(stream: NodeJS.WriteStream): {
 }
 
 /** What a worker waiting on another's lease says of it. */
-function waitingFor({ holder, until }: SyncWaitingEvent): string {
-  const left = Math.max(0, Math.ceil((Date.parse(until) - Date.now()) / 1000));
-  return `waiting for a lease held by ${holder} (runs out in ${left}s unless renewed)`;
+function waitingFor({ holder, runsOutInMs }: SyncWaitingEvent): string {
+  return `waiting for a lease held by ${holder} (runs out in ${Math.ceil(runsOutInMs / 1000)}s unless renewed)`;
 }
 
 /**

@@ -151,6 +151,11 @@ export interface HeldLease {
   readonly holder: string;
   /** When it runs out, in Unix ms by the store's clock, unless its holder renews it. */
   readonly until: number;
+  /**
+   * How long until then, by the store's clock when it was read. A store whose clock is not this
+   * machine's (a database server's) gives it; without it, `until` less the sync's `now()`.
+   */
+  readonly leftMs?: number | undefined;
 }
 
 /**

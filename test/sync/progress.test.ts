@@ -42,12 +42,22 @@ it('says once for each holder it waits for, to the hook and the log', () => {
   const waits: SyncWaitingEvent[] = [];
   hooks.on('waiting', (w) => waits.push(w));
   const meter = new SyncProgressMeter(hooks, run);
-  const held = [{ holder: 'host-3 pid 42 #abcd/0', until: Date.UTC(2026, 10, 27, 8) }];
-  meter.waiting(held, logger);
-  meter.waiting(held, logger);
-  expect(waits).toEqual([{ holder: 'host-3 pid 42 #abcd/0', until: '2026-11-27T08:00:00.000Z' }]);
+  const until = Date.UTC(2026, 10, 27, 8);
+  // The store's clock says 9 s are left; this machine's, 20 s behind it, would say 29.
+  const held = [
+    { holder: 'host-3 pid 42 #abcd/0', until, leftMs: 9_000 },
+    { holder: 'host-4 pid 7 #ef01/2', until },
+  ];
+  meter.waiting(held, until - 4_000, logger);
+  meter.waiting(held, until - 4_000, logger);
+  expect(waits).toEqual([
+    { holder: 'host-3 pid 42 #abcd/0', until: '2026-11-27T08:00:00.000Z', runsOutInMs: 9_000 },
+    // A store that gives no time left: the lease's end by the sync's clock.
+    { holder: 'host-4 pid 7 #ef01/2', until: '2026-11-27T08:00:00.000Z', runsOutInMs: 4_000 },
+  ]);
   expect(warned).toEqual([
     'task sync: waiting for work held by host-3 pid 42 #abcd/0, whose lease runs out at 2026-11-27T08:00:00.000Z unless renewed',
+    'task sync: waiting for work held by host-4 pid 7 #ef01/2, whose lease runs out at 2026-11-27T08:00:00.000Z unless renewed',
   ]);
 });
 

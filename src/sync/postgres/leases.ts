@@ -33,7 +33,7 @@ export function heldLeasesSql(t: SyncTables, run: string): string {
   const live = `lease_token IS NOT NULL AND NOT ${notHeldSql(NOW)}`;
   const tasks = `UNION ALL SELECT lease_token, lease_until, leased_at FROM ${t.tasks} WHERE ${live}
         AND NOT EXISTS (SELECT 1 FROM ${t.windows} WHERE run_id = ${run} AND state <> 'done')`;
-  return `(SELECT json_agg(json_build_object('holder', holder, 'until', until) ORDER BY holder) FROM (
+  return `(SELECT json_agg(json_build_object('holder', holder, 'until', until, 'left', until - ${NOW}) ORDER BY holder) FROM (
       SELECT lease_token AS holder, max(lease_until) AS until FROM (
         SELECT lease_token, lease_until, leased_at FROM ${t.windows} WHERE run_id = ${run} AND state <> 'done' AND ${live}
         ${tasks}) l

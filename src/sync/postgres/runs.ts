@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import type { CopyIdentity, CopyState, HeldLease, RunEnd, SyncRun, SyncWindowPlan } from '../store.ts';
+import type { CopyIdentity, CopyState, RunEnd, SyncRun, SyncWindowPlan } from '../store.ts';
 import { feedOnSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
 import { heldLeasesSql } from './leases.ts';
 import { refreshDueSql } from './refresh.ts';
@@ -178,7 +178,7 @@ export async function finishRun(
     ended: boolean;
     vanished: string;
     before: boolean;
-    held: HeldLease[] | null;
+    held: Array<{ holder: string; until: number; left: number }> | null;
   }>(
     'ending a run',
     `WITH r AS (
@@ -210,6 +210,12 @@ export async function finishRun(
     vanished: Number(row?.vanished ?? 0),
     ...(finished
       ? {}
-      : { held: (row?.held ?? []).map((h) => ({ holder: h.holder, until: Number(h.until) })) }),
+      : {
+          held: (row?.held ?? []).map((h) => ({
+            holder: h.holder,
+            until: Number(h.until),
+            leftMs: Number(h.left),
+          })),
+        }),
   };
 }

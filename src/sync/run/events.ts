@@ -94,6 +94,11 @@ export interface SyncWaitingEvent {
   readonly holder: string;
   /** When the lease runs out unless renewed, ISO 8601 (by the store's clock). */
   readonly until: string;
+  /**
+   * How long until then, by the store's clock when the cursor began to wait: what to count down
+   * from, since this machine's clock may differ from the store's.
+   */
+  readonly runsOutInMs: number;
 }
 
 /**

@@ -178,14 +178,15 @@ export class SyncProgressMeter {
   }
 
   /** Cursors wait for work these leases hold: each holder told once, to the `waiting` hook and the log. */
-  waiting(held: readonly HeldLease[], logger: Logger): void {
-    for (const { holder, until } of held) {
+  waiting(held: readonly HeldLease[], now: number, logger: Logger): void {
+    for (const { holder, until, leftMs } of held) {
       if (this.#toldWaiting.has(holder)) continue;
       this.#toldWaiting.add(holder);
       logger.warn(
         `task sync: waiting for work held by ${holder}, whose lease runs out at ${isoTime(until)} unless renewed`,
       );
-      this.#hooks.emit('waiting', () => ({ holder, until: isoTime(until) }));
+      const runsOutInMs = Math.max(0, leftMs ?? until - now);
+      this.#hooks.emit('waiting', () => ({ holder, until: isoTime(until), runsOutInMs }));
     }
   }
 

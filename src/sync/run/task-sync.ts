@@ -272,6 +272,7 @@ export class TaskSync {
       // worker's may have (or its lease run out).
       meter.waiting(
         (end.held ?? []).filter((held) => !held.holder.startsWith(`${worker}/`)),
+        this.#options.now(),
         this.#options.logger,
       );
       await bell.wait(Math.min(IDLE_POLL_MS, this.#options.leaseMs / 10), signal);

@@ -49,5 +49,9 @@ export function heldLeases(file: SqliteFile, run: SyncRun, now: number): HeldLea
        WHERE ${live} GROUP BY lease_token ORDER BY lease_token`,
     )
     .all(run.id, now, now) as Array<{ holder: string; until: number }>;
-  return rows.map((row) => ({ holder: row.holder, until: Number(row.until) }));
+  return rows.map((row) => ({
+    holder: row.holder,
+    until: Number(row.until),
+    leftMs: Number(row.until) - now,
+  }));
 }
