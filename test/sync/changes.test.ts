@@ -16,7 +16,9 @@ import {
   type ChangeRecord,
   ChangesAheadError,
   ChangesPrunedError,
+  type ExpandedRow,
   type SyncWindow,
+  type TaskRow,
   TaskSync,
 } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
@@ -547,7 +549,8 @@ describe.skipIf(!pg)('PostgreSQL: two workers commit the same task at once', () 
   // A task on a window's edge, or paged by a window and by the part split off it while a page was in
   // flight, reaches two commits. The second one's upsert waits for the first's lock on the task:
   // its change is judged against the row the first committed, not the one it saw when it began.
-  async function race(first: string | undefined, a: string, b: string) {
+  /** A copy whose run has two windows, each claimed by a lease of its own; `page(i, ...)` is a page of window i. */
+  async function twoWindows() {
     const { default: Pg } = await import('pg');
     const pool = new Pg.Pool({ connectionString: pg?.url, max: 4 });
     const table = `${pg?.schema}.race_${++n}`;
@@ -563,18 +566,9 @@ describe.skipIf(!pg)('PostgreSQL: two workers commit the same task at once', () 
       { holder: 'B', ms: 60_000 },
     ] as const;
     const windows = [await store.claimWindow(run, leases[0]), await store.claimWindow(run, leases[1])];
-    const page = (i: 0 | 1, v: string) => ({
-      tasks: [
-        {
-          id: 'X',
-          state: 'TASK_STATE_OPEN',
-          createdAt: '1970-01-01T00:00:01.000Z',
-          updatedAt: undefined,
-          deletedAt: undefined,
-          json: JSON.stringify({ id: 'X', state: 'TASK_STATE_OPEN', v }),
-        },
-      ],
-      expanded: [],
+    const page = (i: 0 | 1, tasks: TaskRow[], expanded: ExpandedRow[] = []) => ({
+      tasks,
+      expanded,
       cursor: (windows[i]?.from ?? 0) + 1,
       moved: true,
       queryFrom: windows[i]?.from ?? 0,
@@ -583,16 +577,31 @@ describe.skipIf(!pg)('PostgreSQL: two workers commit the same task at once', () 
       exhausted: false,
       syncedAt: Date.now(),
     });
-    const commit = (i: 0 | 1, v: string) =>
-      store.commitPage(run, windows[i] as SyncWindow, page(i, v), leases[i]);
-    if (first !== undefined) await commit(0, first);
+    const commit = (i: 0 | 1, tasks: TaskRow[], expanded: ExpandedRow[] = []) =>
+      store.commitPage(run, windows[i] as SyncWindow, page(i, tasks, expanded), leases[i]);
+    return { pool, table, store, commit };
+  }
+
+  async function race(first: string | undefined, a: string, b: string) {
+    const { pool, table, store, commit } = await twoWindows();
+    const task = (v: string): TaskRow[] => [
+      {
+        id: 'X',
+        state: 'TASK_STATE_OPEN',
+        createdAt: '1970-01-01T00:00:01.000Z',
+        updatedAt: undefined,
+        deletedAt: undefined,
+        json: JSON.stringify({ id: 'X', state: 'TASK_STATE_OPEN', v }),
+      },
+    ];
+    if (first !== undefined) await commit(0, task(first));
     // The counter held: A's statement waits there holding X; B's begins meanwhile, and waits for X.
     const blocker = await pool.connect();
     await blocker.query('BEGIN');
     await blocker.query(`SELECT 1 FROM ${table}_sync_meta WHERE key = 'changes_seq' FOR UPDATE`);
-    const committedA = commit(0, a);
+    const committedA = commit(0, task(a));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const committedB = commit(1, b);
+    const committedB = commit(1, task(b));
     await new Promise((resolve) => setTimeout(resolve, 200));
     await blocker.query('COMMIT');
     blocker.release();
@@ -601,6 +610,57 @@ describe.skipIf(!pg)('PostgreSQL: two workers commit the same task at once', () 
     await pool.end();
     return result;
   }
+
+  // Pages whose rows overlap: the objects every page expands; tasks with no creation time, which
+  // every window writes (as a task at a window's edge may reach two commits).
+  const rowsOf = {
+    objects: (ids: string[]) => ({
+      tasks: [],
+      expanded: ids.map((id) => ({ type: 'type.example/User', id, json: `{"id":"${id}"}` })),
+      table: 'expanded',
+    }),
+    tasks: (ids: string[]) => ({
+      tasks: ids.map((id) => ({
+        id,
+        state: 'TASK_STATE_OPEN',
+        createdAt: undefined,
+        updatedAt: undefined,
+        deletedAt: undefined,
+        json: JSON.stringify({ id, state: 'TASK_STATE_OPEN' }),
+      })),
+      expanded: [],
+      table: 'tasks',
+    }),
+  };
+
+  it.each(Object.keys(rowsOf) as Array<keyof typeof rowsOf>)(
+    'two pages writing the same %s in opposite orders wait for each other, not deadlock',
+    async (what) => {
+      const { pool, table, store, commit } = await twoWindows();
+      const rows = (ids: string[]) => rowsOf[what](ids);
+      const write = (i: 0 | 1, ids: string[]) => commit(i, rows(ids).tasks, rows(ids).expanded);
+      await write(0, ['a', 'b']);
+      // b held by another transaction: B's page (b, then a) waits for it first; then A's page locks
+      // a and waits for b too. Once b is let go, B's page goes on to a, which A's holds: locked in
+      // the pages' orders, each would wait for the other.
+      const blocker = await pool.connect();
+      await blocker.query('BEGIN');
+      await blocker.query(`SELECT 1 FROM ${table}_${rows([]).table} WHERE id = 'b' FOR UPDATE`);
+      const committedB = write(1, ['b', 'a']);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const committedA = write(0, ['a', 'b']);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await blocker.query('COMMIT');
+      blocker.release();
+      const settled = await Promise.allSettled([committedA, committedB]);
+      expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason) : s.status))).toEqual([
+        'fulfilled',
+        'fulfilled',
+      ]);
+      await store.close();
+      await pool.end();
+    },
+  );
 
   it('a new task committed by both is created once', async () => {
     const { copy, feed } = await race(undefined, 'same', 'same');

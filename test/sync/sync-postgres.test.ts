@@ -100,6 +100,38 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     expect(await sql(`SELECT 1 FROM ${prefix}_sync_windows`)).toEqual([]);
   });
 
+  it('workers whose pages expand the same objects wait for one another: no commit deadlocks', async () => {
+    // Every page names the same users and apps. With the feed off (its counter orders the commits
+    // that change the copy), commits that wrote them in the order of their pages deadlocked.
+    const prefix = newPrefix();
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (m: string) => void warnings.push(m), error() {} };
+    const workers = [1, 2, 3, 4].map(() => {
+      const store = new PostgresSyncStore({
+        connectionString: pg?.url,
+        table: prefix,
+        logLevel: 'error',
+        changeFeed: 'after-first-copy',
+      });
+      const client = new IdGovClient({
+        baseUrl: tenant.baseUrl,
+        credentials: tenant.client,
+        logLevel: 'error',
+      });
+      const sync = new TaskSync({ client, store, concurrency: 8, expand: ['*'], logger, logLevel: 'warn' });
+      opened.push(sync);
+      return { sync, store };
+    });
+    await workers[0]?.store.migrate();
+    for (let run = 0; run < 2; run++) {
+      if (run === 1) tenant.closeTasks(300);
+      const summaries = await Promise.all(workers.map((w) => w.sync.run()));
+      expect(summaries.every((s) => s.complete)).toBe(true);
+    }
+    expect(differences(await copiedTasksPg(pg?.url ?? '', prefix), expectedTasks(tenant.tasks))).toEqual([]);
+    expect(warnings.filter((w) => /deadlock/.test(w))).toEqual([]);
+  });
+
   it('a worker gone while holding a window: another resumes it from its checkpoint once its lease ran out', async () => {
     const prefix = newPrefix();
     const slow = new FakeTenant({ history: 1_500, seed: 32, latencyMs: 20 });

@@ -63,7 +63,9 @@ export function expandedParameter(rows: readonly ExpandedRow[]): string {
  * an earlier one whatever the service's `updated_at` says (its nodes' clocks differ); a fetch of an
  * earlier run than the one that last wrote the task changes nothing, checked on the locked row.
  * Leases on the rows end: a task fetched is refreshed. With `heldBy`, only rows that lease holds
- * when locked are written (a refresh's).
+ * when locked are written (a refresh's). Rows are locked in ID order, as {@link upsertExpandedSql}
+ * locks objects by type and ID: two statements writing the same rows (the objects every page
+ * expands, a task a refresh's lost lease passed on) then wait for each other rather than deadlock.
  *
  * The kind of change (the rule of `fetchedChangeKind`) and the state before are judged against the
  * row the upsert replaces, locked, and kept in `change_kind` and `change_previous_state` for
@@ -90,7 +92,7 @@ export function upsertTasksSql(
     INSERT INTO ${t.tasks} AS t (id, state, created_at, updated_at, deleted_at, synced_at, seen_run, task, change_kind)
     SELECT id, state, created_at, updated_at, deleted_at, ${params.syncedAt}, ${params.run}, task,
       CASE WHEN deleted_at IS NOT NULL THEN 'deleted' ELSE 'created' END
-    FROM input
+    FROM input ORDER BY id
     ON CONFLICT (id) DO UPDATE SET state = excluded.state, created_at = excluded.created_at,
       updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, task = excluded.task,
       vanished = false, synced_at = excluded.synced_at, seen_run = excluded.seen_run,
@@ -120,6 +122,6 @@ export function upsertExpandedSql(
     INSERT INTO ${t.expanded} (type, id, synced_at, object)
     SELECT type, id, ${params.syncedAt}, object
       FROM jsonb_to_recordset(${params.expanded}::jsonb) AS r(type text, id text, object jsonb)
-      WHERE ${guard}
+      WHERE ${guard} ORDER BY type, id
     ON CONFLICT (type, id) DO UPDATE SET synced_at = excluded.synced_at, object = excluded.object)`;
 }
