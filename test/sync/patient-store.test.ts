@@ -97,3 +97,39 @@ describe('a store that stays down', () => {
     expect(tries).toBe(3);
   });
 });
+
+describe('a store down for a while under many cursors', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('says the outage once, again every 10 s while it lasts, and its end: not each call and try', async () => {
+    let up = false;
+    const store = {
+      async release() {
+        if (!up) throw down();
+      },
+    } as unknown as SyncStore;
+    const warned: string[] = [];
+    const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+    // Sixteen cursors' calls, during 25 s of a database restarting.
+    const calls = Array.from({ length: 16 }, () => patient.release());
+    await vi.advanceTimersByTimeAsync(25_000);
+    up = true;
+    await vi.advanceTimersByTimeAsync(6_000);
+    await Promise.all(calls);
+    expect(warned).toEqual([
+      'task sync: a store call failed (@idgov/sdk: connect ETIMEDOUT); trying again in 250 ms',
+      expect.stringMatching(
+        /^task sync: store calls still fail 1\d\.\d s later \(@idgov\/sdk: connect ETIMEDOUT\); trying again$/,
+      ),
+      expect.stringMatching(
+        /^task sync: store calls still fail 2\d\.\d s later \(@idgov\/sdk: connect ETIMEDOUT\); trying again$/,
+      ),
+      expect.stringMatching(/^task sync: the store answers again, after 2\d\.\d s$/),
+    ]);
+  });
+});

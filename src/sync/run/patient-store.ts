@@ -16,6 +16,9 @@ const PAUSES = [250, 500, 1_000, 2_000, 4_000, 5_000];
 // How long after a call's first failure it is tried again: longer than a database's restart. By the
 // clock, not by tries: each try may itself take a connect timeout.
 const PATIENCE_MS = 30_000;
+// While the store fails, how often the log says it still does: every cursor's every try would
+// bury the line that says why.
+const REMIND_MS = 10_000;
 
 /**
  * `store` with each call tried again after a transient {@link StoreError}, for up to
@@ -31,6 +34,26 @@ export function patientStore<S extends object = SyncStore>(
 ): S {
   // Aborted when a call gave up; made anew once a call succeeds (the database is back).
   let down = new AbortController();
+  // The failures since the last call that succeeded, said once and then every REMIND_MS.
+  let outage: { since: number; said: number; message: string } | undefined;
+  const failed = (error: StoreError, pause: number) => {
+    const now = performance.now();
+    if (!outage) {
+      outage = { since: now, said: now, message: error.message };
+      logger.warn(`task sync: a store call failed (${error.message}); trying again in ${pause} ms`);
+    } else if (error.message !== outage.message || now - outage.said >= REMIND_MS) {
+      outage.said = now;
+      outage.message = error.message;
+      logger.warn(
+        `task sync: store calls still fail ${seconds(now - outage.since)} later (${error.message}); trying again`,
+      );
+    }
+  };
+  const succeeded = () => {
+    if (outage)
+      logger.warn(`task sync: the store answers again, after ${seconds(performance.now() - outage.since)}`);
+    outage = undefined;
+  };
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
@@ -41,6 +64,7 @@ export function patientStore<S extends object = SyncStore>(
           try {
             const result = await value.apply(target, args);
             if (down.signal.aborted) down = new AbortController();
+            succeeded();
             return result;
           } catch (error) {
             if (!(error instanceof StoreError) || !error.transient) throw error;
@@ -52,7 +76,7 @@ export function patientStore<S extends object = SyncStore>(
               down.abort(error);
               throw error;
             }
-            logger.warn(`task sync: a store call failed (${error.message}); trying again in ${pause} ms`);
+            failed(error, pause);
             const waiting = signal ? AbortSignal.any([signal, down.signal]) : down.signal;
             if (!(await wait(pause, { signal: waiting }))) throw error;
           }
@@ -61,3 +85,5 @@ export function patientStore<S extends object = SyncStore>(
     },
   });
 }
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
