@@ -35,7 +35,7 @@ it('the share covered never goes back when a window taken over adds time left', 
   expect(told.every((p, i) => i === 0 || p.covered >= (told[i - 1]?.covered ?? 0))).toBe(true);
 });
 
-it('says once for each holder it waits for, to the hook and the log', () => {
+it('says once for each worker it waits for, to the hook and the log', () => {
   const warned: string[] = [];
   const logger: Logger = { ...quiet, warn: (m) => void warned.push(m) };
   const hooks = new Hooks<SyncEvents>(logger, undefined);
@@ -43,21 +43,23 @@ it('says once for each holder it waits for, to the hook and the log', () => {
   hooks.on('waiting', (w) => waits.push(w));
   const meter = new SyncProgressMeter(hooks, run);
   const until = Date.UTC(2026, 10, 27, 8);
-  // The store's clock says 9 s are left; this machine's, 20 s behind it, would say 29.
+  // The store's clock says 9 s are left; this machine's, 20 s behind it, would say 29. Worker
+  // host-3's two cursors are one worker to wait for, told with the lease that runs out last.
   const held = [
-    { holder: 'host-3 pid 42 #abcd/0', until, leftMs: 9_000 },
+    { holder: 'host-3 pid 42 #abcd/0', until: until - 1_000, leftMs: 8_000 },
+    { holder: 'host-3 pid 42 #abcd/1', until, leftMs: 9_000 },
     { holder: 'host-4 pid 7 #ef01/2', until },
   ];
   meter.waiting(held, until - 4_000, logger);
   meter.waiting(held, until - 4_000, logger);
   expect(waits).toEqual([
-    { holder: 'host-3 pid 42 #abcd/0', until: '2026-11-27T08:00:00.000Z', runsOutInMs: 9_000 },
+    { holder: 'host-3 pid 42 #abcd', until: '2026-11-27T08:00:00.000Z', runsOutInMs: 9_000 },
     // A store that gives no time left: the lease's end by the sync's clock.
-    { holder: 'host-4 pid 7 #ef01/2', until: '2026-11-27T08:00:00.000Z', runsOutInMs: 4_000 },
+    { holder: 'host-4 pid 7 #ef01', until: '2026-11-27T08:00:00.000Z', runsOutInMs: 4_000 },
   ]);
   expect(warned).toEqual([
-    'task sync: waiting for work held by host-3 pid 42 #abcd/0, whose lease runs out at 2026-11-27T08:00:00.000Z unless renewed',
-    'task sync: waiting for work held by host-4 pid 7 #ef01/2, whose lease runs out at 2026-11-27T08:00:00.000Z unless renewed',
+    'task sync: waiting for work held by host-3 pid 42 #abcd, whose lease runs out at 2026-11-27T08:00:00.000Z unless renewed',
+    'task sync: waiting for work held by host-4 pid 7 #ef01, whose lease runs out at 2026-11-27T08:00:00.000Z unless renewed',
   ]);
 });
 

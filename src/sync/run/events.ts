@@ -90,7 +90,7 @@ export interface SyncWindowEvent {
  * @group Task sync
  */
 export interface SyncWaitingEvent {
-  /** Who holds the work: the worker's name, its random suffix and its cursor. */
+  /** Who holds the work: the worker's name and its random suffix (`host-3 pid 42 #abcd`), its cursors told as one. */
   readonly holder: string;
   /** When the lease runs out unless renewed, ISO 8601 (by the store's clock). */
   readonly until: string;

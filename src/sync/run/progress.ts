@@ -177,9 +177,18 @@ export class SyncProgressMeter {
     });
   }
 
-  /** Cursors wait for work these leases hold: each holder told once, to the `waiting` hook and the log. */
+  /**
+   * Cursors wait for work these leases hold: each worker holding them told once, to the `waiting`
+   * hook and the log, with the lease of its cursors that runs out last.
+   */
   waiting(held: readonly HeldLease[], now: number, logger: Logger): void {
-    for (const { holder, until, leftMs } of held) {
+    const byWorker = new Map<string, HeldLease>();
+    for (const lease of held) {
+      const holder = lease.holder.replace(/\/\d+$/, '');
+      const known = byWorker.get(holder);
+      if (!known || lease.until > known.until) byWorker.set(holder, { ...lease, holder });
+    }
+    for (const { holder, until, leftMs } of byWorker.values()) {
       if (this.#toldWaiting.has(holder)) continue;
       this.#toldWaiting.add(holder);
       logger.warn(
