@@ -34,6 +34,19 @@ function startWorker(tenant: FakeTenant, prefix: string): Child {
 const readCopy = (prefix: string) =>
   copyAndFeed(new PostgresSyncStore({ connectionString: pg?.url, table: prefix, logLevel: 'error' }));
 
+/** The kinds of the runs of the copy at `prefix`, in the order begun. */
+async function runKinds(prefix: string): Promise<string[]> {
+  const { default: Pg } = await import('pg');
+  const client = new Pg.Client({ connectionString: pg?.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`SELECT kind FROM ${prefix}_sync_runs ORDER BY id`);
+    return rows.map((row) => row.kind);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Resolves once the tenant served `pages` more search pages than `from`, or `child` exited. */
 async function pagesServed(tenant: FakeTenant, from: number, pages: number, child: Child): Promise<void> {
   let exited = false;
@@ -41,6 +54,7 @@ async function pagesServed(tenant: FakeTenant, from: number, pages: number, chil
   while (!exited && tenant.stats.searchPages - from < pages) await new Promise((r) => setTimeout(r, 2));
 }
 
+/** Expects `worker` to end a run of `kind` with exit 0. */
 async function expectDone(worker: Child, kind: 'full' | 'incremental'): Promise<void> {
   const result = await worker.exited;
   expect(result.code, result.stderr).toBe(0);
@@ -70,14 +84,15 @@ describe.skipIf(!pg)(`four workers on one PostgreSQL copy, ${TASKS} tasks with b
     const others = Array.from({ length: 3 }, () => startWorker(tenant, copy));
     let victim = startWorker(tenant, copy);
     for (const share of [0.2, 0.5]) {
-      await pagesServed(tenant, before, Math.floor(cleanPages * share), victim);
-      // Its successor starts first and joins the run while the victim works (its first line on stderr): started
-      // after the kill, on a busy machine it could reach the copy after the others had finished the run.
+      // The worker that takes the victim's place joins the run (its first line on stderr) before
+      // the victim dies. Started at the kill, on a busy machine it could reach the copy only after
+      // the others had finished the run, and begin another.
       const next = startWorker(tenant, copy);
       await new Promise((resolve) => {
         next.child.stderr?.once('data', resolve);
         setTimeout(resolve, 20_000);
       });
+      await pagesServed(tenant, before, Math.floor(cleanPages * share), victim);
       victim.child.kill('SIGKILL');
       const killed = await victim.exited;
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
@@ -100,6 +115,7 @@ describe.skipIf(!pg)(`four workers on one PostgreSQL copy, ${TASKS} tasks with b
     tenant.closeTasks(Math.floor(TASKS / 50));
     const created = tenant.createTasks(Math.floor(TASKS / 40));
     tenant.deleteTasks(Math.floor(TASKS / 200), (task) => task.state === 'TASK_STATE_OPEN');
+    const runsBefore = await runKinds(copy);
     const before = tenant.stats.searchPages;
     const workers = [startWorker(tenant, copy), startWorker(tenant, copy)];
     for (const worker of workers) await expectDone(worker, 'incremental');
@@ -108,12 +124,8 @@ describe.skipIf(!pg)(`four workers on one PostgreSQL copy, ${TASKS} tasks with b
     const last = start.feed.at(-1)?.seq ?? 0;
     expect(byTask(end.feed.filter((c) => c.seq > last))).toEqual(expectedChanges(start.copy, end.copy));
     expect(fold(end.feed)).toEqual(end.copy);
-    const { default: Pg } = await import('pg');
-    const client = new Pg.Client({ connectionString: pg?.url });
-    await client.connect();
-    const { rows } = await client.query(`SELECT kind FROM ${copy}_sync_runs ORDER BY id`);
-    await client.end();
-    expect(rows.map((row) => row.kind)).toEqual(['full', 'incremental']);
+    // One run, begun by one worker and joined by the other.
+    expect(await runKinds(copy)).toEqual([...runsBefore, 'incremental']);
     // The new and the open tasks a page per 100, and 10% more; then the probe of includeActedAfter,
     // and a last page cut short for each of the 8 cursors (a window's end, the last batch of the refresh).
     expect(tenant.stats.searchPages - before).toBeLessThanOrEqual(
