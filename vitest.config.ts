@@ -29,6 +29,9 @@ export default defineConfig({
   test: {
     // Generous: a test that spawns the CLI seven times, beside another file's, takes 20 s on a busy machine.
     testTimeout: 60_000,
+    // Child processes run the CLI and fixtures from the TypeScript sources: Node's compile cache
+    // keeps each file's compiled code for the next one, which halves the start of every spawn.
+    env: { NODE_COMPILE_CACHE: fileURLToPath(new URL('node_modules/.cache/node-compile/', import.meta.url)) },
     projects: [
       {
         extends: true,

@@ -13,6 +13,15 @@ export interface Ran {
 }
 
 /**
+ * The environment of a CLI run from source: `env`, PATH, and the tests' compile cache (see
+ * vitest.config.ts), and nothing else of this process (no credentials or `OTEL_*` leak in).
+ */
+export function cliEnv(env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const cache = process.env.NODE_COMPILE_CACHE;
+  return { PATH: process.env.PATH, ...(cache ? { NODE_COMPILE_CACHE: cache } : {}), ...env };
+}
+
+/**
  * Runs `idgov args` from source as a user would, with `env` and PATH only (no credentials or
  * `OTEL_*` of this process leak in); `onStderr` sees its stderr as it comes (to signal it mid-run),
  * and `onStdout` its stdout (to signal it, or to close the pipe as a reader that goes would).
@@ -24,7 +33,7 @@ export function idgov(
   onStdout?: (text: string, child: ChildProcessByStdio<null, Readable, Readable>) => void,
 ): Promise<Ran> {
   const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
-    env: { PATH: process.env.PATH, ...env },
+    env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

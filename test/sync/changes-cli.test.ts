@@ -17,7 +17,7 @@ import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant } from '../../src/testing/index.ts';
 import { all } from '../helpers/change-feed.ts';
 import { type Child, startChild, tenantEnv } from '../helpers/child.ts';
-import { idgov } from '../helpers/idgov.ts';
+import { cliEnv, idgov } from '../helpers/idgov.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 
 const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
@@ -185,7 +185,7 @@ describe('idgov changes and idgov sync --watch', () => {
       const blocked = spawn(
         process.execPath,
         ['--import', fromSource, cli, 'changes', '--db', db, '--since', '0', ...follow],
-        { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'ignore'] },
+        { env: cliEnv(env), stdio: ['ignore', 'pipe', 'ignore'] },
       );
       const ended = new Promise<number | null>((resolve) => blocked.on('exit', (code) => resolve(code)));
       // Its first lines (left unread) fill the pipe: it started, and is blocked writing. A fixed wait
@@ -245,7 +245,7 @@ describe('idgov changes and idgov sync --watch', () => {
     ] as const) {
       const args = ['changes', '--db', db, '--since', '0', '--kind', 'created', ...follow];
       const lagging = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
-        env: { PATH: process.env.PATH, ...env },
+        env: cliEnv(env),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';

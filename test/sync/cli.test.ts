@@ -16,7 +16,7 @@ import { FakeTenant } from '../../src/testing/index.ts';
 import { serveOnLoopback } from '../../src/testing/loopback-server.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
 import { tenantEnv } from '../helpers/child.ts';
-import { idgov } from '../helpers/idgov.ts';
+import { cliEnv, idgov } from '../helpers/idgov.ts';
 import { otlpCollector } from '../helpers/otlp-collector.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
 import { copiedTasks, differences, expectedTasks } from '../helpers/task-copy.ts';
@@ -542,7 +542,7 @@ describe('idgov', () => {
       ['tasks', 'search', '--limit', '1000', '--json'],
     ]) {
       const child = spawn(process.execPath, ['--import', fromSource, cli, ...args], {
-        env: { PATH: process.env.PATH, ...env },
+        env: cliEnv(env),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';
@@ -562,7 +562,7 @@ describe('idgov', () => {
       process.execPath,
       ['--import', fromSource, cli, 'sync', '--db', db, '--concurrency', '2'],
       {
-        env: { PATH: process.env.PATH, ...env },
+        env: cliEnv(env),
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );
