@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskView } from '../../schemas/task-search.ts';
 import { ConfigurationError, IdGovClient } from '../../src/index.ts';
-import type { TaskRow } from '../../src/sync/index.ts';
+import type { SyncWindow, TaskRow } from '../../src/sync/index.ts';
 import { TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
 import { PostgresSyncStore, postgresSyncSchema } from '../../src/sync/postgres/store.ts';
 import { taskRow } from '../../src/sync/run/rows.ts';
@@ -328,6 +328,65 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
       expect(expanded.every((e) => e.type.endsWith('app.v1.App') && e.object.id === e.id)).toBe(true);
     } finally {
       await closeSmall();
+    }
+  });
+
+  it("a heartbeat renewing a refresh's lease while the refresh commits waits for the commit, not deadlock", async () => {
+    const { default: Pg } = await import('pg');
+    const pool = new Pg.Pool({ connectionString: pg?.url, max: 4 });
+    const prefix = newPrefix();
+    const store = new PostgresSyncStore({ pool, table: prefix });
+    try {
+      await store.migrate();
+      await store.open({ baseUrl: 'https://acme.example.com', filter: '{}' });
+      const task = (id: string, v: number): TaskRow => ({
+        id,
+        state: 'TASK_STATE_OPEN',
+        createdAt: undefined,
+        updatedAt: undefined,
+        deletedAt: undefined,
+        json: JSON.stringify({ id, state: 'TASK_STATE_OPEN', v }),
+      });
+      // Open tasks written out of ID order, so that their rows lie out of it too.
+      const ids = 'zmvkedjqlrpgthauoiswcbxynf'.split('');
+      const full = await store.beginRun('full', Date.now(), [{ from: 0, to: 2_000 }]);
+      const writer = { holder: 'W', ms: 60_000 };
+      const window = (await store.claimWindow(full, writer)) as SyncWindow;
+      const page = { expanded: [], cursor: 1, moved: true, queryFrom: 0, queryTo: 2_000, token: undefined };
+      await store.commitPage(
+        full,
+        window,
+        { ...page, tasks: ids.map((id) => task(id, 0)), exhausted: true, syncedAt: Date.now() },
+        writer,
+      );
+      expect((await store.finishRun(full, Date.now())).finished).toBe(true);
+      const run = await store.beginRun('incremental', Date.now(), []);
+      const lease = { holder: 'H', ms: 60_000 };
+      const claimed = await store.claimOpenTasks(run, lease, 100);
+      expect(claimed).toHaveLength(ids.length);
+      // Task a held by another transaction: the commit, locking by ID, waits there holding nothing
+      // else; the heartbeat, locking the lease's rows as they lie, would take the others meanwhile.
+      const blocker = await pool.connect();
+      await blocker.query('BEGIN');
+      await blocker.query(`SELECT 1 FROM ${prefix}_tasks WHERE id = 'a' FOR UPDATE`);
+      const committed = store.commitRefresh(
+        run,
+        { tasks: claimed.map((id) => task(id, 1)), vanished: [], syncedAt: Date.now() },
+        lease,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const renewed = store.renewLeases([lease.holder], lease.ms);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await blocker.query('COMMIT');
+      blocker.release();
+      const settled = await Promise.allSettled([committed, renewed]);
+      expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason) : s.status))).toEqual([
+        'fulfilled',
+        'fulfilled',
+      ]);
+    } finally {
+      await store.close();
+      await pool.end();
     }
   });
 

@@ -9,19 +9,38 @@ import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import { NOW } from './rows.ts';
 import type { SyncTables } from './schema.ts';
 
+/**
+ * The rows of `table` that the holders in `$1` (text[]) lease, locked in ID order: the order a
+ * refresh's commit locks them in (`leasedRowsLockedSql`), so that a heartbeat renewing a lease
+ * while its holder commits waits for the commit rather than deadlock with it.
+ */
+const heldRows = (table: string) =>
+  `id IN (SELECT id FROM ${table} WHERE lease_token = ANY($1::text[]) ORDER BY id FOR UPDATE)`;
+
 /** Renews every lease of the holders in `$1` (text[]) for `$2` ms; selects the holders still holding (`holder`). */
 export function renewLeasesSql(t: SyncTables): string {
   const renew = (table: string) =>
-    `UPDATE ${table} SET leased_at = ${NOW}, lease_until = ${NOW} + $2 WHERE lease_token = ANY($1::text[]) RETURNING lease_token`;
+    `UPDATE ${table} SET leased_at = ${NOW}, lease_until = ${NOW} + $2 WHERE ${heldRows(table)} RETURNING lease_token`;
   return `WITH w AS (${renew(t.windows)}), k AS (${renew(t.tasks)})
     SELECT lease_token AS holder FROM w UNION SELECT lease_token FROM k`;
 }
 
 /** Ends every lease of the holders in `$1` (text[]). */
 export function endLeasesSql(t: SyncTables): string {
-  return `WITH w AS (UPDATE ${t.windows} SET ${FREE_SQL} WHERE lease_token = ANY($1::text[]))
-    UPDATE ${t.tasks} SET ${FREE_SQL} WHERE lease_token = ANY($1::text[])`;
+  return `WITH w AS (UPDATE ${t.windows} SET ${FREE_SQL} WHERE ${heldRows(t.windows)})
+    UPDATE ${t.tasks} SET ${FREE_SQL} WHERE ${heldRows(t.tasks)}`;
 }
+
+/**
+ * The common table expression `held`: the tasks lease `holder` (an SQL expression) holds, locked
+ * in ID order before a refresh's commit writes any of them (see {@link renewLeasesSql}).
+ * {@link AFTER_HELD} makes a write wait for it.
+ */
+export const leasedRowsLockedSql = (t: SyncTables, holder: string) =>
+  `held AS (SELECT id FROM ${t.tasks} WHERE lease_token = ${holder} ORDER BY id FOR UPDATE)`;
+
+/** A condition, always true, that makes a write of a refresh's commit wait for `held`'s locks. */
+export const AFTER_HELD = '(SELECT count(*) FROM held) >= 0';
 
 /**
  * A subquery: the live leases on the work of the run in placeholder `run`, as a JSON array of

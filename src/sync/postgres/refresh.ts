@@ -9,6 +9,7 @@ import { isoTime } from '../../internal/time.ts';
 import { FREE_SQL, notHeldSql } from '../../stores/lease.ts';
 import type { CommitCounts, RefreshBatch, SyncLease, SyncRun } from '../store.ts';
 import { AFTER_SEQ, feedOnSql, fetchedChangesSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
+import { AFTER_HELD, leasedRowsLockedSql } from './leases.ts';
 import {
   counted,
   expandedParameter,
@@ -69,17 +70,19 @@ export async function commitRefresh(
   // here): the two touch different rows, as one statement must.
   const { rows } = await query<{ new: string; changed: string; deleted: string; gone: string }>(
     'committing a refresh',
-    `WITH ${upsertTasksSql(
-      t,
-      { tasks: '$1', syncedAt: '$2::timestamptz', run: '$3::bigint', heldBy: '$5' },
-      // Only the tasks this lease still holds: a holder whose lease ran out and passed on writes
-      // nothing. Checked again on each locked row (heldBy): a claim committed after this statement's
-      // snapshot was taken is not in it.
-      `r.id IN (SELECT id FROM ${t.tasks} WHERE lease_token = $5)`,
-    )},
+    `WITH ${leasedRowsLockedSql(t, '$5')},
+     ${upsertTasksSql(
+       t,
+       { tasks: '$1', syncedAt: '$2::timestamptz', run: '$3::bigint', heldBy: '$5' },
+       // Only the tasks this lease still holds: a holder whose lease ran out and passed on writes
+       // nothing. Checked again on each locked row (heldBy): a claim committed after this statement's
+       // snapshot was taken is not in it.
+       `r.id IN (SELECT id FROM ${t.tasks} WHERE lease_token = $5) AND ${AFTER_HELD}`,
+     )},
      gone AS (UPDATE ${t.tasks} SET deleted_at = coalesce(deleted_at, $2::timestamptz), vanished = true,
                 synced_at = $2::timestamptz, ${FREE_SQL}
-              WHERE id = ANY($4::text[]) AND deleted_at IS NULL AND lease_token = $5 RETURNING id, state, task),
+              WHERE id = ANY($4::text[]) AND deleted_at IS NULL AND lease_token = $5 AND ${AFTER_HELD}
+              RETURNING id, state, task),
      ${fetchedChangesSql(feedOnSql(t, '$6'))},
      ${vanishedChangesSql('gone', feedOnSql(t, '$6'))},
      ${recordChangesSql(t, ['fetched', 'vanished'], '$2::timestamptz')},
