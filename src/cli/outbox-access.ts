@@ -139,11 +139,13 @@ export async function listenersOf(store: OutboxStore, listener: string | undefin
 /**
  * Runs `work` on the outbox's store, closed after; with the OTEL_* environment naming a collector,
  * as a span `idgov.outbox.<command>` (its exit code an attribute), exported before the command ends.
+ * `ended` is told the exit code before the store and telemetry are let go.
  */
 export async function withStore(
   target: OutboxTarget,
   command: string,
   work: (store: ToolStore, telemetry: CommandTelemetry | undefined) => Promise<number>,
+  ended?: (code: number) => number,
 ): Promise<number> {
   const telemetry = await startTelemetry((message) => process.stderr.write(`idgov: ${message}\n`));
   const span = telemetry?.tracer.startSpan(`idgov.outbox.${command}`);
@@ -152,7 +154,7 @@ export async function withStore(
     try {
       const code = await work(store, telemetry);
       span?.setAttribute('idgov.exit_code', code);
-      return code;
+      return ended ? ended(code) : code;
     } finally {
       await store.close();
     }

@@ -24,65 +24,70 @@ export function retryCommand(
 ): Promise<number> {
   finishWithoutReader();
   return stoppedBySignals(
-    (stop, signalled) =>
-      withStore(options, 'retry', async (store) => {
-        let tried = 0;
-        let refused = 0;
-        let pastWindow = 0;
-        const clock = await clockOf(store);
-        const retry = async (eventId: string, named: boolean) => {
-          await clock.settle();
-          const now = clock.now();
-          const retried = await store.retry(eventId, now);
-          const event = retried ? undefined : await store.get(eventId);
-          const why = retried ? undefined : `it ${retryRefusal(event, now)}`;
-          const ended = !retried && !named && event?.state === 'dead' && now >= event.expiresAt;
-          tried += 1;
-          if (ended) pastWindow += 1;
-          else if (!retried) refused += 1;
-          if (options.json) {
-            write(
-              JSON.stringify({
-                eventId,
-                retried,
-                ...(why ? { why } : {}),
-                ...(ended ? { pastWindow: true } : {}),
-              }),
-            );
-          } else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
-        };
-        for (const eventId of options.ids) {
-          if (stop.aborted) break;
-          await retry(eventId, true);
-        }
-        if (options.allDead && !stop.aborted) {
-          // A batch at a time, each after the last one's final event: each event is tried once. One that
-          // cannot be retried (its window ended) stays dead, and one a running drain buries again at once
-          // (its listener refuses it) must not be retried for ever.
-          const handled = new Set<string>(options.ids);
-          for await (const batch of deadBatches(store, await listenersOf(store, options.listener))) {
-            // A store that answers at once (SQLite) would otherwise hear no signal until the end.
-            await wait(0);
+    (stop, signalled, ended) =>
+      withStore(
+        options,
+        'retry',
+        async (store) => {
+          let tried = 0;
+          let refused = 0;
+          let pastWindow = 0;
+          const clock = await clockOf(store);
+          const retry = async (eventId: string, named: boolean) => {
+            await clock.settle();
+            const now = clock.now();
+            const retried = await store.retry(eventId, now);
+            const event = retried ? undefined : await store.get(eventId);
+            const why = retried ? undefined : `it ${retryRefusal(event, now)}`;
+            const ended = !retried && !named && event?.state === 'dead' && now >= event.expiresAt;
+            tried += 1;
+            if (ended) pastWindow += 1;
+            else if (!retried) refused += 1;
+            if (options.json) {
+              write(
+                JSON.stringify({
+                  eventId,
+                  retried,
+                  ...(why ? { why } : {}),
+                  ...(ended ? { pastWindow: true } : {}),
+                }),
+              );
+            } else write(retried ? `${eventId}: pending, due now` : `${eventId}: not retried: ${why}`);
+          };
+          for (const eventId of options.ids) {
             if (stop.aborted) break;
-            for (const event of batch) {
+            await retry(eventId, true);
+          }
+          if (options.allDead && !stop.aborted) {
+            // A batch at a time, each after the last one's final event: each event is tried once. One that
+            // cannot be retried (its window ended) stays dead, and one a running drain buries again at once
+            // (its listener refuses it) must not be retried for ever.
+            const handled = new Set<string>(options.ids);
+            for await (const batch of deadBatches(store, await listenersOf(store, options.listener))) {
+              // A store that answers at once (SQLite) would otherwise hear no signal until the end.
+              await wait(0);
               if (stop.aborted) break;
-              if (handled.has(event.eventId)) continue;
-              handled.add(event.eventId);
-              await retry(event.eventId, false);
+              for (const event of batch) {
+                if (stop.aborted) break;
+                if (handled.has(event.eventId)) continue;
+                handled.add(event.eventId);
+                await retry(event.eventId, false);
+              }
             }
           }
-        }
-        if (!options.json) {
-          write(`${tried - refused - pastWindow} of ${tried} event(s) retried.`);
-          if (pastWindow > 0) {
-            write(
-              `${pastWindow} dead event(s) past their window can never be sent again: enqueue new events if their automations should run, and delete these with idgov outbox purge --dead-before DATE.`,
-            );
+          if (!options.json) {
+            write(`${tried - refused - pastWindow} of ${tried} event(s) retried.`);
+            if (pastWindow > 0) {
+              write(
+                `${pastWindow} dead event(s) past their window can never be sent again: enqueue new events if their automations should run, and delete these with idgov outbox purge --dead-before DATE.`,
+              );
+            }
           }
-        }
-        if (stop.aborted) return stopped('retry', signalled());
-        return refused > 0 ? EXIT.failed : EXIT.done;
-      }),
+          if (stop.aborted) return stopped('retry', signalled());
+          return refused > 0 ? EXIT.failed : EXIT.done;
+        },
+        ended,
+      ),
     (signal) => unfinished('retry', signal),
   );
 }
@@ -121,45 +126,53 @@ export function purgeCommand(
 ): Promise<number> {
   finishWithoutReader();
   return stoppedBySignals(
-    (stop, signalled) =>
-      withStore(options, 'purge', async (store) => {
-        const purged: PurgeBefore = {};
-        const listeners = await listenersOf(store, options.listener);
-        const deadBefore = options.before.dead;
-        // Without --include-retryable, a dead event still in its window is kept: one that died
-        // before the date stops the purge first, and the delete keeps any that died since.
-        const windowEndedBy = options.includeRetryable ? undefined : (await clockOf(store)).now();
-        if (deadBefore !== undefined && windowEndedBy !== undefined) {
-          const retryable = await stillRetryable(store, listeners, deadBefore, windowEndedBy, stop);
-          if (stop.aborted) return stopped('purge', signalled());
-          if (retryable > 0) {
-            process.stderr.write(
-              `idgov: ${retryable} dead event(s) that died before ${isoTime(deadBefore)} could still be retried (they are within their window): nothing was deleted. Retry them (idgov outbox retry --all-dead, on the same outbox), or add --include-retryable to delete them too.\n`,
-            );
-            return EXIT.usage;
+    (stop, signalled, ended) =>
+      withStore(
+        options,
+        'purge',
+        async (store) => {
+          const purged: PurgeBefore = {};
+          const listeners = await listenersOf(store, options.listener);
+          const deadBefore = options.before.dead;
+          // Without --include-retryable, a dead event still in its window is kept: one that died
+          // before the date stops the purge first, and the delete keeps any that died since.
+          const windowEndedBy = options.includeRetryable ? undefined : (await clockOf(store)).now();
+          if (deadBefore !== undefined && windowEndedBy !== undefined) {
+            const retryable = await stillRetryable(store, listeners, deadBefore, windowEndedBy, stop);
+            if (stop.aborted) return stopped('purge', signalled());
+            if (retryable > 0) {
+              process.stderr.write(
+                `idgov: ${retryable} dead event(s) that died before ${isoTime(deadBefore)} could still be retried (they are within their window): nothing was deleted. Retry them (idgov outbox retry --all-dead, on the same outbox), or add --include-retryable to delete them too.\n`,
+              );
+              return EXIT.usage;
+            }
           }
-        }
-        for (const state of FINISHED_STATES) {
-          const before = options.before[state];
-          if (before === undefined) continue;
-          purged[state] = 0;
-          for (const listener of listeners) {
-            purged[state] += await store.purgeFinished(listener, state, before, {
-              signal: stop,
-              windowEndedBy: state === 'dead' ? windowEndedBy : undefined,
-            });
+          for (const state of FINISHED_STATES) {
+            const before = options.before[state];
+            if (before === undefined) continue;
+            purged[state] = 0;
+            for (const listener of listeners) {
+              purged[state] += await store.purgeFinished(listener, state, before, {
+                signal: stop,
+                windowEndedBy: state === 'dead' ? windowEndedBy : undefined,
+              });
+            }
+            if (!options.json) {
+              write(`${purged[state]} ${state} event(s) finished before ${isoTime(before)} deleted.`);
+            }
           }
-          if (!options.json) {
-            write(`${purged[state]} ${state} event(s) finished before ${isoTime(before)} deleted.`);
+          if (options.json) {
+            const total = Object.values(purged).reduce((sum, n) => sum + n, 0);
+            const times = Object.entries(options.before).map(([state, at]) => [
+              `${state}Before`,
+              isoTime(at),
+            ]);
+            write(JSON.stringify({ purged: total, ...purged, ...Object.fromEntries(times) }));
           }
-        }
-        if (options.json) {
-          const total = Object.values(purged).reduce((sum, n) => sum + n, 0);
-          const times = Object.entries(options.before).map(([state, at]) => [`${state}Before`, isoTime(at)]);
-          write(JSON.stringify({ purged: total, ...purged, ...Object.fromEntries(times) }));
-        }
-        return stop.aborted ? stopped('purge', signalled()) : EXIT.done;
-      }),
+          return stop.aborted ? stopped('purge', signalled()) : EXIT.done;
+        },
+        ended,
+      ),
     (signal) => unfinished('purge', signal),
   );
 }

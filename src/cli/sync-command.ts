@@ -154,7 +154,7 @@ function waitingFor({ holder, runsOutInMs }: SyncWaitingEvent): string {
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   // Heard from the start: a container stopped while the copy's tables are made must not die of it.
   return stoppedBySignals(
-    (signal, signalled) => runs(options, signal, signalled),
+    (signal, signalled, ended) => runs(options, signal, signalled, ended),
     (signal) => {
       process.stderr.write(`${leftUnfinished(signal)}; run the same command again to resume.\n`);
       return options.watch === undefined ? EXIT.interrupted : EXIT.done;
@@ -162,11 +162,15 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
   );
 }
 
-/** The runs of `idgov sync` until done, failed or `signal` aborts; `signalled` says by which signal. */
+/**
+ * The runs of `idgov sync` until done, failed or `signal` aborts; `signalled` says by which signal,
+ * and `ended` is told the exit code before the store and telemetry are let go.
+ */
 async function runs(
   options: SyncCommandOptions,
   signal: AbortSignal,
   signalled: () => NodeJS.Signals | undefined,
+  ended: (code: number) => number,
 ): Promise<number> {
   // IDGOV_BASE_URL and the credentials, from the environment; a batch job rides out more refusals.
   const client = new IdGovClient({ maxRetries: options.retries });
@@ -254,8 +258,8 @@ async function runs(
               ? 'run it again without --full to resume it (--full would end this run and begin another)'
               : 'run the same command again to resume it';
         process.stderr.write(`Run failed: ${message} What it committed is kept; ${next}.\n`);
-        if (options.watch === undefined) return EXIT.failed;
-        if (!(await pauseBeforeNext(started))) return EXIT.done;
+        if (options.watch === undefined) return ended(EXIT.failed);
+        if (!(await pauseBeforeNext(started))) return ended(EXIT.done);
         progress = progressReporter(process.stderr);
         continue;
       }
@@ -265,11 +269,11 @@ async function runs(
         process.stderr.write(
           `Stopped by ${signalled() ?? 'a signal'}; ${what}, all committed to ${where}. ${full && summary.kind === 'full' && summary.windows > 0 ? 'Run it again without --full to resume (--full would end this run and begin another).' : 'Run the same command again to resume.'}\n`,
         );
-        return options.watch === undefined ? EXIT.interrupted : EXIT.done;
+        return ended(options.watch === undefined ? EXIT.interrupted : EXIT.done);
       }
       process.stderr.write(`Done: ${what}, in ${(summary.durationMs / 1000).toFixed(1)} s.\n`);
-      if (options.watch === undefined) return EXIT.done;
-      if (!(await pauseBeforeNext(started))) return EXIT.done;
+      if (options.watch === undefined) return ended(EXIT.done);
+      if (!(await pauseBeforeNext(started))) return ended(EXIT.done);
       progress = progressReporter(process.stderr);
     }
   } finally {

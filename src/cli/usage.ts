@@ -58,24 +58,46 @@ export const STOP_PATIENCE_MS = 5_000;
 
 /**
  * Runs `work` with a signal that SIGINT or SIGTERM aborts (`signalled` says which), rather than
- * ending the process: a command stops between two of its writes, never within one. Work still
- * running {@link STOP_PATIENCE_MS} after the signal is left: `abandoned` says so on stderr and
- * gives the exit code.
+ * ending the process: a command stops between two of its writes, never within one. `work` calls
+ * `ended(code)` once its outcome is known, before it lets go of its store and telemetry (which
+ * returns `code`). Work still running {@link STOP_PATIENCE_MS} after the signal is left: before
+ * `ended`, `abandoned` says so on stderr and gives the exit code; after it, the process ends with
+ * the outcome's code, saying what it did not wait for.
  */
 export async function stoppedBySignals<T>(
-  work: (signal: AbortSignal, signalled: () => NodeJS.Signals | undefined) => Promise<T>,
+  work: (
+    signal: AbortSignal,
+    signalled: () => NodeJS.Signals | undefined,
+    ended: (code: number) => number,
+  ) => Promise<T>,
   abandoned: (signal: NodeJS.Signals) => number,
 ): Promise<T> {
   const stop = new AbortController();
   let signalled: NodeJS.Signals | undefined;
+  let outcome: number | undefined;
   let patience: ReturnType<typeof setTimeout> | undefined;
   const stopListening = onStopSignals((signal) => {
     signalled = signal;
     stop.abort();
-    patience = setTimeout(() => process.exit(abandoned(signal)), STOP_PATIENCE_MS);
+    // Once: the other signal's listener is still there, and a second signal would leave this
+    // timer uncleared (the bins end on a second signal anyway).
+    patience ??= setTimeout(() => {
+      if (outcome === undefined) {
+        process.exit(abandoned(signal));
+      } else {
+        process.stderr.write(
+          `idgov: stopped by ${signal} while closing its store and exporting telemetry, which have not finished ${STOP_PATIENCE_MS / 1000} s later: ending without them.\n`,
+        );
+        process.exit(outcome);
+      }
+    }, STOP_PATIENCE_MS);
   });
   try {
-    return await work(stop.signal, () => signalled);
+    return await work(
+      stop.signal,
+      () => signalled,
+      (code) => (outcome = code),
+    );
   } finally {
     clearTimeout(patience);
     stopListening();

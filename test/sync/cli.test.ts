@@ -368,6 +368,37 @@ describe('idgov', () => {
     }
   });
 
+  it("a stop while the run, done, waits on a collector that never answers ends 5 s later with the run's exit 0, saying so", async () => {
+    // A collector that takes the connection and never answers: the export at the end waits for it.
+    const silent = createServer((socket) => socket.on('error', () => {}).resume());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    let signalledAt = Number.NaN;
+    try {
+      const ran = await idgov(
+        ['sync', '--db', join(dir, 'otel-silent.db')],
+        {
+          ...env,
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+          OTEL_EXPORTER_OTLP_TIMEOUT: '30000',
+        },
+        (stderr, stop) => {
+          if (Number.isNaN(signalledAt) && /^Done: full run/m.test(stderr)) {
+            signalledAt = performance.now();
+            stop('SIGTERM');
+          }
+        },
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr).toMatch(
+        /\nidgov: stopped by SIGTERM while closing its store and exporting telemetry, which have not finished 5 s later: ending without them\.\n$/,
+      );
+      expect(ran.stderr).not.toMatch(/write in flight/);
+      expect(performance.now() - signalledAt).toBeLessThan(15_000);
+    } finally {
+      silent.close();
+    }
+  });
+
   it.each([
     [['sync', '--db', 'x.db', '--concurrency', '0'], /concurrency.*a whole number from 1 to 64/],
     [['export', '--db', 'x.db', '--format', 'xml'], /--format must be ndjson or csv/],
