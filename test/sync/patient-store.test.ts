@@ -129,7 +129,56 @@ describe('a store down for a while under many cursors', () => {
       expect.stringMatching(
         /^task sync: store calls still fail 2\d\.\d s later \(@idgov\/sdk: connect ETIMEDOUT\); trying again$/,
       ),
-      expect.stringMatching(/^task sync: the store answers again, after 2\d\.\d s$/),
+      expect.stringMatching(/^task sync: the store answers again, after 2\d\.\d s of failures$/),
+    ]);
+  });
+
+  it('a connection that flaps for 30 s is one outage, said every 10 s, not one per call that passes', async () => {
+    let flapping = true;
+    const store = {
+      async release() {
+        // Down 200 ms, up 200 ms.
+        if (flapping && Math.floor(performance.now() / 200) % 2 === 0) throw down();
+      },
+    } as unknown as SyncStore;
+    const warned: string[] = [];
+    const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+    // Eight calls every 100 ms, as cursors make them.
+    const made: Promise<void>[] = [];
+    for (let t = 0; t < 300; t++) {
+      for (let i = 0; i < 8; i++) made.push(patient.release());
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    flapping = false;
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all(made);
+    await patient.release();
+    expect(warned[0]).toMatch(/^task sync: a store call failed/);
+    expect(warned.filter((m) => /still fail/.test(m)).length).toBeGreaterThanOrEqual(2);
+    expect(warned.filter((m) => /still fail/.test(m)).length).toBeLessThanOrEqual(3);
+    expect(warned.at(-1)).toMatch(/^task sync: the store answers again, after (29|30)\.\d s of failures$/);
+    expect(warned.filter((m) => /answers again/.test(m))).toHaveLength(1);
+  });
+
+  it('a deadlock met once is said at info, not as an outage', async () => {
+    let tries = 0;
+    const store = {
+      async release() {
+        tries += 1;
+        if (tries === 1)
+          throw new StoreError('deadlock detected (40P01)', { transient: true, code: '40P01' });
+      },
+    } as unknown as SyncStore;
+    const said: string[] = [];
+    const log = (level: string) => (m: string) => void said.push(`${level}: ${m}`);
+    const patient = patientStore(store, { ...quiet, info: log('info'), warn: log('warn') }, undefined);
+    const released = patient.release();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await released;
+    await vi.advanceTimersByTimeAsync(2_000);
+    await patient.release();
+    expect(said).toEqual([
+      'info: task sync: a store call failed (@idgov/sdk: deadlock detected (40P01)); trying again in 250 ms',
     ]);
   });
 });

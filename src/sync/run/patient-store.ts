@@ -19,6 +19,12 @@ const PATIENCE_MS = 30_000;
 // While the store fails, how often the log says it still does: every cursor's every try would
 // bury the line that says why.
 const REMIND_MS = 10_000;
+// How long without a failure before a call that succeeds ends an outage: with many cursors, one
+// call may pass while others still fail (a flapping connection, a pool at its limit).
+const QUIET_MS = 1_000;
+// PostgreSQL's answers to transactions that met a concurrent one (serialization, deadlock, lock
+// timeout): passing by nature, said at info unless they go on.
+const CONFLICTS = new Set(['40001', '40P01', '55P03']);
 
 /**
  * `store` with each call tried again after a transient {@link StoreError}, for up to
@@ -34,26 +40,7 @@ export function patientStore<S extends object = SyncStore>(
 ): S {
   // Aborted when a call gave up; made anew once a call succeeds (the database is back).
   let down = new AbortController();
-  // The failures since the last call that succeeded, said once and then every REMIND_MS.
-  let outage: { since: number; said: number; message: string } | undefined;
-  const failed = (error: StoreError, pause: number) => {
-    const now = performance.now();
-    if (!outage) {
-      outage = { since: now, said: now, message: error.message };
-      logger.warn(`task sync: a store call failed (${error.message}); trying again in ${pause} ms`);
-    } else if (error.message !== outage.message || now - outage.said >= REMIND_MS) {
-      outage.said = now;
-      outage.message = error.message;
-      logger.warn(
-        `task sync: store calls still fail ${seconds(now - outage.since)} later (${error.message}); trying again`,
-      );
-    }
-  };
-  const succeeded = () => {
-    if (outage)
-      logger.warn(`task sync: the store answers again, after ${seconds(performance.now() - outage.since)}`);
-    outage = undefined;
-  };
+  const outages = new OutageLog(logger);
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
@@ -64,7 +51,7 @@ export function patientStore<S extends object = SyncStore>(
           try {
             const result = await value.apply(target, args);
             if (down.signal.aborted) down = new AbortController();
-            succeeded();
+            outages.succeeded();
             return result;
           } catch (error) {
             if (!(error instanceof StoreError) || !error.transient) throw error;
@@ -76,7 +63,7 @@ export function patientStore<S extends object = SyncStore>(
               down.abort(error);
               throw error;
             }
-            failed(error, pause);
+            outages.failed(error, pause);
             const waiting = signal ? AbortSignal.any([signal, down.signal]) : down.signal;
             if (!(await wait(pause, { signal: waiting }))) throw error;
           }
@@ -84,6 +71,50 @@ export function patientStore<S extends object = SyncStore>(
       };
     },
   });
+}
+
+/**
+ * What the log says of a store's failures: an outage once, then every {@link REMIND_MS} while it
+ * lasts, and its end, rather than each call's every try.
+ */
+class OutageLog {
+  #outage: { since: number; lastFailed: number; said: number; warned: boolean } | undefined;
+  readonly #logger: Logger;
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  failed(error: StoreError, pause: number): void {
+    const now = performance.now();
+    const outage = this.#outage;
+    // A failure long after the last one, with no call since to end it, begins another.
+    if (outage && now - outage.lastFailed < REMIND_MS) {
+      outage.lastFailed = now;
+      if (now - outage.said < REMIND_MS) return;
+      outage.said = now;
+      outage.warned = true;
+      this.#logger.warn(
+        `task sync: store calls still fail ${seconds(now - outage.since)} later (${error.message}); trying again`,
+      );
+      return;
+    }
+    const conflict = error.code !== undefined && CONFLICTS.has(error.code);
+    this.#outage = { since: now, lastFailed: now, said: now, warned: !conflict };
+    const line = `task sync: a store call failed (${error.message}); trying again in ${pause} ms`;
+    if (conflict) this.#logger.info(line);
+    else this.#logger.warn(line);
+  }
+
+  succeeded(): void {
+    const outage = this.#outage;
+    if (!outage || performance.now() - outage.lastFailed < QUIET_MS) return;
+    this.#outage = undefined;
+    if (outage.warned) {
+      this.#logger.warn(
+        `task sync: the store answers again, after ${seconds(outage.lastFailed - outage.since)} of failures`,
+      );
+    }
+  }
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
