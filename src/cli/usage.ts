@@ -49,7 +49,7 @@ export function onStopSignals(onSignal: (signal: NodeJS.Signals) => void): () =>
 }
 
 /**
- * How long a stopped command may take to finish the write in flight. A statement on a connection
+ * How long a stopped command may wait for its store's answer. A statement on a connection
  * gone half-open (a database out of reach) would hold it for the store's query timeout, minutes,
  * past the grace of a container's stop; each write is one transaction, which the database carries
  * out whole or not at all, so ending without its answer loses nothing committed.
@@ -109,7 +109,7 @@ export async function stoppedBySignals<T>(
  * later: the sentence's start, to end with what to do next.
  */
 export const leftUnfinished = (signal: NodeJS.Signals) =>
-  `Stopped by ${signal}, and the write in flight has not finished ${STOP_PATIENCE_MS / 1000} s later (a database out of reach?): ending without it. A write is done whole or not at all, so what was committed is kept`;
+  `Stopped by ${signal}, and the store has not answered for ${STOP_PATIENCE_MS / 1000} s since (a database out of reach?): ending without its answer. A write is done whole or not at all, so what was committed is kept`;
 
 /**
  * Whether `error` is a setup the caller must fix (the environment, the credentials, a path, an

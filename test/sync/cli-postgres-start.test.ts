@@ -109,7 +109,7 @@ it.skipIf(!pg)(
       const afterSignal = performance.now() - (signalledAt ?? Number.NaN);
       expect(ran.code, ran.stderr).toBe(130);
       expect(ran.stderr).toMatch(
-        /Stopped by SIGTERM, and the write in flight has not finished 5 s later \(a database out of reach\?\): ending without it\. .*what was committed is kept; run the same command again to resume\.\n$/,
+        /Stopped by SIGTERM, and the store has not answered for 5 s since \(a database out of reach\?\): ending without its answer\. .*what was committed is kept; run the same command again to resume\.\n$/,
       );
       // Not the store's query timeout (two minutes).
       expect(afterSignal).toBeLessThan(15_000);
