@@ -27,6 +27,7 @@ import { FakeTenant } from '../../src/testing/index.ts';
 import { caught } from '../helpers/caught.ts';
 import { all, asFolded, byTask, copyAndFeed, expectedChanges, fold } from '../helpers/change-feed.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+import { whileRowsHeld } from '../helpers/rows-held.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'idgov-changes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -596,16 +597,12 @@ describe.skipIf(!pg)('PostgreSQL: two workers commit the same task at once', () 
     ];
     if (first !== undefined) await commit(0, task(first));
     // The counter held: A's statement waits there holding X; B's begins meanwhile, and waits for X.
-    const blocker = await pool.connect();
-    await blocker.query('BEGIN');
-    await blocker.query(`SELECT 1 FROM ${table}_sync_meta WHERE key = 'changes_seq' FOR UPDATE`);
-    const committedA = commit(0, task(a));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const committedB = commit(1, task(b));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await blocker.query('COMMIT');
-    blocker.release();
-    await Promise.all([committedA, committedB]);
+    const ended = await whileRowsHeld(
+      pool,
+      `SELECT 1 FROM ${table}_sync_meta WHERE key = 'changes_seq' FOR UPDATE`,
+      [() => commit(0, task(a)), () => commit(1, task(b))],
+    );
+    expect(ended).toEqual(['fulfilled', 'fulfilled']);
     const result = await copyAndFeed(store);
     await pool.end();
     return result;
@@ -643,20 +640,12 @@ describe.skipIf(!pg)('PostgreSQL: two workers commit the same task at once', () 
       // b held by another transaction: B's page (b, then a) waits for it first; then A's page locks
       // a and waits for b too. Once b is let go, B's page goes on to a, which A's holds: locked in
       // the pages' orders, each would wait for the other.
-      const blocker = await pool.connect();
-      await blocker.query('BEGIN');
-      await blocker.query(`SELECT 1 FROM ${table}_${rows([]).table} WHERE id = 'b' FOR UPDATE`);
-      const committedB = write(1, ['b', 'a']);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const committedA = write(0, ['a', 'b']);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await blocker.query('COMMIT');
-      blocker.release();
-      const settled = await Promise.allSettled([committedA, committedB]);
-      expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason) : s.status))).toEqual([
-        'fulfilled',
-        'fulfilled',
-      ]);
+      const ended = await whileRowsHeld(
+        pool,
+        `SELECT 1 FROM ${table}_${rows([]).table} WHERE id = 'b' FOR UPDATE`,
+        [() => write(1, ['b', 'a']), () => write(0, ['a', 'b'])],
+      );
+      expect(ended).toEqual(['fulfilled', 'fulfilled']);
       await store.close();
       await pool.end();
     },

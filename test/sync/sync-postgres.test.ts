@@ -14,6 +14,7 @@ import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
 import { appOf } from '../../src/testing/task-filter.ts';
 import { caught } from '../helpers/caught.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+import { whileRowsHeld } from '../helpers/rows-held.ts';
 import { copiedTasksPg, differences, expectedTasks } from '../helpers/task-copy.ts';
 
 const pg = await postgresForTests();
@@ -368,24 +369,16 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
       expect(claimed).toHaveLength(ids.length);
       // Task a held by another transaction: the commit, locking by ID, waits there holding nothing
       // else; the heartbeat, locking the lease's rows as they lie, would take the others meanwhile.
-      const blocker = await pool.connect();
-      await blocker.query('BEGIN');
-      await blocker.query(`SELECT 1 FROM ${prefix}_tasks WHERE id = 'a' FOR UPDATE`);
-      const committed = store.commitRefresh(
-        run,
-        { tasks: claimed.map((id) => task(id, 1)), vanished: [], syncedAt: Date.now() },
-        lease,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const renewed = store.renewLeases([lease.holder], lease.ms);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await blocker.query('COMMIT');
-      blocker.release();
-      const settled = await Promise.allSettled([committed, renewed]);
-      expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason) : s.status))).toEqual([
-        'fulfilled',
-        'fulfilled',
+      const ended = await whileRowsHeld(pool, `SELECT 1 FROM ${prefix}_tasks WHERE id = 'a' FOR UPDATE`, [
+        () =>
+          store.commitRefresh(
+            run,
+            { tasks: claimed.map((id) => task(id, 1)), vanished: [], syncedAt: Date.now() },
+            lease,
+          ),
+        () => store.renewLeases([lease.holder], lease.ms),
       ]);
+      expect(ended).toEqual(['fulfilled', 'fulfilled']);
     } finally {
       await store.close();
       await pool.end();
