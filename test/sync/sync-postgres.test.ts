@@ -334,56 +334,75 @@ describe.skipIf(!pg)('a PostgreSQL copy synced by several workers', () => {
     }
   });
 
-  it("a heartbeat renewing a refresh's lease while the refresh commits waits for the commit, not deadlock", async () => {
-    const { default: Pg } = await import('pg');
-    const pool = new Pg.Pool({ connectionString: pg?.url, max: 4 });
-    const prefix = newPrefix();
-    const store = new PostgresSyncStore({ pool, table: prefix });
-    try {
-      await store.migrate();
-      await store.open({ baseUrl: 'https://acme.example.com', filter: '{}' });
-      const task = (id: string, v: number): TaskRow => ({
-        id,
-        state: 'TASK_STATE_OPEN',
-        createdAt: undefined,
-        updatedAt: undefined,
-        deletedAt: undefined,
-        json: JSON.stringify({ id, state: 'TASK_STATE_OPEN', v }),
-      });
-      // Open tasks written out of ID order, so that their rows lie out of it too.
-      const ids = 'zmvkedjqlrpgthauoiswcbxynf'.split('');
-      const full = await store.beginRun('full', Date.now(), [{ from: 0, to: 2_000 }]);
-      const writer = { holder: 'W', ms: 60_000 };
-      const window = (await store.claimWindow(full, writer)) as SyncWindow;
-      const page = { expanded: [], cursor: 1, moved: true, queryFrom: 0, queryTo: 2_000, token: undefined };
-      await store.commitPage(
-        full,
-        window,
-        { ...page, tasks: ids.map((id) => task(id, 0)), exhausted: true, syncedAt: Date.now() },
-        writer,
-      );
-      expect((await store.finishRun(full, Date.now())).finished).toBe(true);
-      const run = await store.beginRun('incremental', Date.now(), []);
-      const lease = { holder: 'H', ms: 60_000 };
-      const claimed = await store.claimOpenTasks(run, lease, 100);
-      expect(claimed).toHaveLength(ids.length);
-      // Task a held by another transaction: the commit, locking by ID, waits there holding nothing
-      // else; the heartbeat, locking the lease's rows as they lie, would take the others meanwhile.
-      const ended = await whileRowsHeld(pool, `SELECT 1 FROM ${prefix}_tasks WHERE id = 'a' FOR UPDATE`, [
-        () =>
-          store.commitRefresh(
-            run,
-            { tasks: claimed.map((id) => task(id, 1)), vanished: [], syncedAt: Date.now() },
-            lease,
-          ),
-        () => store.renewLeases([lease.holder], lease.ms),
-      ]);
-      expect(ended).toEqual(['fulfilled', 'fulfilled']);
-    } finally {
-      await store.close();
-      await pool.end();
-    }
-  });
+  // Task a held by another transaction. A commit that returns every task, locking by ID, waits
+  // there holding nothing else, while a heartbeat locking the lease's rows as they lie would take
+  // the others. Task a vanished: a heartbeat (or the lease's end) started first waits at a, then
+  // the commit, which would write the returned tasks and queue behind it to mark a vanished.
+  type Statement = 'commit' | 'renewLeases' | 'endLeases';
+  it.each<{ first: Statement; second: Statement; vanished: string[] }>([
+    { first: 'commit', second: 'renewLeases', vanished: [] },
+    { first: 'renewLeases', second: 'commit', vanished: ['a'] },
+    { first: 'endLeases', second: 'commit', vanished: ['a'] },
+  ])(
+    "a refresh's commit and its lease's heartbeat ($first, then $second; vanished $vanished) wait for each other, not deadlock",
+    async ({ first, second, vanished }) => {
+      const { default: Pg } = await import('pg');
+      const pool = new Pg.Pool({ connectionString: pg?.url, max: 4 });
+      const prefix = newPrefix();
+      const store = new PostgresSyncStore({ pool, table: prefix });
+      try {
+        await store.migrate();
+        await store.open({ baseUrl: 'https://acme.example.com', filter: '{}' });
+        const task = (id: string, v: number): TaskRow => ({
+          id,
+          state: 'TASK_STATE_OPEN',
+          createdAt: undefined,
+          updatedAt: undefined,
+          deletedAt: undefined,
+          json: JSON.stringify({ id, state: 'TASK_STATE_OPEN', v }),
+        });
+        // Open tasks written out of ID order, so that their rows lie out of it too.
+        const ids = 'zmvkedjqlrpgthauoiswcbxynf'.split('');
+        const full = await store.beginRun('full', Date.now(), [{ from: 0, to: 2_000 }]);
+        const writer = { holder: 'W', ms: 60_000 };
+        const window = (await store.claimWindow(full, writer)) as SyncWindow;
+        const page = { expanded: [], cursor: 1, moved: true, queryFrom: 0, queryTo: 2_000, token: undefined };
+        await store.commitPage(
+          full,
+          window,
+          { ...page, tasks: ids.map((id) => task(id, 0)), exhausted: true, syncedAt: Date.now() },
+          writer,
+        );
+        expect((await store.finishRun(full, Date.now())).finished).toBe(true);
+        const run = await store.beginRun('incremental', Date.now(), []);
+        const lease = { holder: 'H', ms: 60_000 };
+        const claimed = await store.claimOpenTasks(run, lease, 100);
+        expect(claimed).toHaveLength(ids.length);
+        const statements = {
+          commit: () =>
+            store.commitRefresh(
+              run,
+              {
+                tasks: claimed.filter((id) => !vanished.includes(id)).map((id) => task(id, 1)),
+                vanished,
+                syncedAt: Date.now(),
+              },
+              lease,
+            ),
+          renewLeases: () => store.renewLeases([lease.holder], lease.ms),
+          endLeases: () => store.endLeases([lease.holder]),
+        };
+        const ended = await whileRowsHeld(pool, `SELECT 1 FROM ${prefix}_tasks WHERE id = 'a' FOR UPDATE`, [
+          statements[first],
+          statements[second],
+        ]);
+        expect(ended).toEqual(['fulfilled', 'fulfilled']);
+      } finally {
+        await store.close();
+        await pool.end();
+      }
+    },
+  );
 
   it('the refresh of open tasks writes the expanded objects its answers inline', async () => {
     const prefix = newPrefix();
