@@ -86,7 +86,7 @@ export async function stoppedBySignals<T>(
         process.exit(abandoned(signal));
       } else {
         process.stderr.write(
-          `idgov: stopped by ${signal} while closing its store and exporting telemetry, which have not finished ${STOP_PATIENCE_MS / 1000} s later: ending without them.\n`,
+          `idgov: stopped by ${signal} while closing its store or exporting telemetry, which has not finished ${STOP_PATIENCE_MS / 1000} s later: ending without it.\n`,
         );
         process.exit(outcome);
       }

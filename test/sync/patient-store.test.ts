@@ -181,4 +181,60 @@ describe('a store down for a while under many cursors', () => {
       'info: task sync: a store call failed (@idgov/sdk: deadlock detected (40P01)); trying again in 250 ms',
     ]);
   });
+
+  it('an outage that begins right after a conflict is said at warn at once, and its end too', async () => {
+    let mode: 'deadlock' | 'down' | 'up' = 'deadlock';
+    const store = {
+      async release() {
+        if (mode === 'deadlock') {
+          mode = 'down';
+          throw new StoreError('deadlock detected (40P01)', { transient: true, code: '40P01' });
+        }
+        if (mode === 'down') throw down();
+      },
+    } as unknown as SyncStore;
+    const said: string[] = [];
+    const log = (level: string) => (m: string) => void said.push(`${level}: ${m}`);
+    const patient = patientStore(store, { ...quiet, info: log('info'), warn: log('warn') }, undefined);
+    const calls = [patient.release(), patient.release(), patient.release(), patient.release()];
+    await vi.advanceTimersByTimeAsync(8_000);
+    mode = 'up';
+    await vi.advanceTimersByTimeAsync(6_000);
+    await Promise.all(calls);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await patient.release();
+    expect(said).toEqual([
+      'info: task sync: a store call failed (@idgov/sdk: deadlock detected (40P01)); trying again in 250 ms',
+      'warn: task sync: a store call failed (@idgov/sdk: connect ETIMEDOUT); trying again in 250 ms',
+      expect.stringMatching(
+        /^warn: task sync: the store answers again, after (8|9|10|11|12)\.\d s of failures$/,
+      ),
+    ]);
+  });
+
+  it('tries a connect timeout apart (10 s each, nothing answered between) are one outage, reminded, of its length', async () => {
+    let up = false;
+    const store = {
+      async release() {
+        if (up) return;
+        await new Promise((resolve) => setTimeout(resolve, 10_000));
+        throw down();
+      },
+    } as unknown as SyncStore;
+    const warned: string[] = [];
+    const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+    const call = patient.release();
+    await vi.advanceTimersByTimeAsync(25_000);
+    up = true;
+    await vi.advanceTimersByTimeAsync(10_000);
+    await call;
+    await vi.advanceTimersByTimeAsync(2_000);
+    await patient.release();
+    expect(warned).toEqual([
+      'task sync: a store call failed (@idgov/sdk: connect ETIMEDOUT); trying again in 250 ms',
+      expect.stringMatching(/^task sync: store calls still fail 10\.\d s later/),
+      expect.stringMatching(/^task sync: store calls still fail 20\.\d s later/),
+      expect.stringMatching(/^task sync: the store answers again, after 2\d\.\d s of failures$/),
+    ]);
+  });
 });

@@ -78,7 +78,11 @@ export function patientStore<S extends object = SyncStore>(
  * lasts, and its end, rather than each call's every try.
  */
 class OutageLog {
-  #outage: { since: number; lastFailed: number; said: number; warned: boolean } | undefined;
+  // `answered`: when a call first succeeded after the last failure (the outage ends once one
+  // succeeds a quiet second after it); `warned`: said at warn, so its end is too.
+  #outage:
+    | { since: number; lastFailed: number; said: number; warned: boolean; answered?: number }
+    | undefined;
   readonly #logger: Logger;
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -86,19 +90,27 @@ class OutageLog {
 
   failed(error: StoreError, pause: number): void {
     const now = performance.now();
+    const conflict = error.code !== undefined && CONFLICTS.has(error.code);
     const outage = this.#outage;
-    // A failure long after the last one, with no call since to end it, begins another.
-    if (outage && now - outage.lastFailed < REMIND_MS) {
+    // The same outage until a call succeeded a quiet second after its last failure: failures a
+    // connect timeout apart, with no call answered between them, are one.
+    if (outage && (outage.answered === undefined || now - outage.lastFailed < QUIET_MS)) {
       outage.lastFailed = now;
-      if (now - outage.said < REMIND_MS) return;
-      outage.said = now;
-      outage.warned = true;
-      this.#logger.warn(
-        `task sync: store calls still fail ${seconds(now - outage.since)} later (${error.message}); trying again`,
-      );
+      delete outage.answered;
+      if (!outage.warned && !conflict) {
+        // A conflict began it, at info; a failure that is no conflict is said as an outage at once.
+        outage.warned = true;
+        outage.said = now;
+        this.#logger.warn(`task sync: a store call failed (${error.message}); trying again in ${pause} ms`);
+      } else if (now - outage.said >= REMIND_MS) {
+        outage.said = now;
+        outage.warned = true;
+        this.#logger.warn(
+          `task sync: store calls still fail ${seconds(now - outage.since)} later (${error.message}); trying again`,
+        );
+      }
       return;
     }
-    const conflict = error.code !== undefined && CONFLICTS.has(error.code);
     this.#outage = { since: now, lastFailed: now, said: now, warned: !conflict };
     const line = `task sync: a store call failed (${error.message}); trying again in ${pause} ms`;
     if (conflict) this.#logger.info(line);
@@ -107,11 +119,14 @@ class OutageLog {
 
   succeeded(): void {
     const outage = this.#outage;
-    if (!outage || performance.now() - outage.lastFailed < QUIET_MS) return;
+    if (!outage) return;
+    const now = performance.now();
+    outage.answered ??= now;
+    if (now - outage.lastFailed < QUIET_MS) return;
     this.#outage = undefined;
     if (outage.warned) {
       this.#logger.warn(
-        `task sync: the store answers again, after ${seconds(outage.lastFailed - outage.since)} of failures`,
+        `task sync: the store answers again, after ${seconds(outage.answered - outage.since)} of failures`,
       );
     }
   }
