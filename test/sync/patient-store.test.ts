@@ -237,4 +237,34 @@ describe('a store down for a while under many cursors', () => {
       expect.stringMatching(/^task sync: the store answers again, after 2\d\.\d s of failures$/),
     ]);
   });
+
+  it('an outage answered, then a failure seconds later with no call between: the first is said ended, the second begun', async () => {
+    let up = false;
+    const store = {
+      async release() {
+        if (!up) throw down();
+      },
+    } as unknown as SyncStore;
+    const warned: string[] = [];
+    const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+    const first = patient.release();
+    await vi.advanceTimersByTimeAsync(3_000);
+    up = true;
+    await vi.advanceTimersByTimeAsync(2_000);
+    await first;
+    // Answered within a second of its last failure, and no call until the next outage.
+    up = false;
+    await vi.advanceTimersByTimeAsync(5_000);
+    const second = patient.release();
+    await vi.advanceTimersByTimeAsync(1_000);
+    up = true;
+    await vi.advanceTimersByTimeAsync(5_000);
+    await second;
+    expect(warned.map((m) => /a store call failed|answers again/.exec(m)?.[0])).toEqual([
+      'a store call failed',
+      'answers again',
+      'a store call failed',
+      'answers again',
+    ]);
+  });
 });

@@ -111,6 +111,8 @@ class OutageLog {
       }
       return;
     }
+    // One answered since, with no call to end it a quiet second after its last failure: ended then.
+    if (outage) this.#ended(outage);
     this.#outage = { since: now, lastFailed: now, said: now, warned: !conflict };
     const line = `task sync: a store call failed (${error.message}); trying again in ${pause} ms`;
     if (conflict) this.#logger.info(line);
@@ -124,11 +126,14 @@ class OutageLog {
     outage.answered ??= now;
     if (now - outage.lastFailed < QUIET_MS) return;
     this.#outage = undefined;
-    if (outage.warned) {
-      this.#logger.warn(
-        `task sync: the store answers again, after ${seconds(outage.answered - outage.since)} of failures`,
-      );
-    }
+    this.#ended(outage);
+  }
+
+  #ended(outage: { since: number; warned: boolean; answered?: number }): void {
+    if (!outage.warned || outage.answered === undefined) return;
+    this.#logger.warn(
+      `task sync: the store answers again, after ${seconds(outage.answered - outage.since)} of failures`,
+    );
   }
 }
 
