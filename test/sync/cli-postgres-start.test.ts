@@ -80,8 +80,6 @@ it.skipIf(!pg)('a stop while it waits for the database is a stop (exit 130), not
   }
 });
 
-if (!pg) it.skip(`idgov sync --postgres started before its database: ${NO_POSTGRES}`, () => {});
-
 it.skipIf(!pg)(
   'a stop while a commit waits on a database out of reach ends within seconds, saying so (exit 130)',
   async () => {
@@ -119,3 +117,5 @@ it.skipIf(!pg)(
     }
   },
 );
+
+if (!pg) it.skip(`idgov sync --postgres started before its database: ${NO_POSTGRES}`, () => {});

@@ -98,8 +98,10 @@ describe('a service slower than the lease (pages of 1.5 s, a lease of 1 s)', () 
   );
 });
 
-/** `idgov sync --postgres` with the default options, in a child process. */
-/** `idgov sync --postgres` into `table`, on a machine whose clock is `clockOffMs` off (ahead when positive). */
+/**
+ * `idgov sync --postgres` into `table` with the default options, in a child process, on a machine
+ * whose clock is `clockOffMs` off (ahead when positive).
+ */
 function startWorker(tenant: FakeTenant, table: string, clockOffMs = 0): Child {
   const clockOff = fileURLToPath(new URL('../fixtures/clock-off.ts', import.meta.url));
   return startChild('src/cli/idgov.ts', ['sync', '--postgres', pg?.url ?? '', '--table', table], {
