@@ -8,6 +8,8 @@ export interface Child {
   readonly child: ChildProcess;
   /** What it printed so far. */
   stdout(): string;
+  /** What it printed to stderr so far. */
+  stderr(): string;
   /** Resolves once it exited: its code (null when killed), the signal, and what it printed. */
   readonly exited: Promise<{
     code: number | null;
@@ -41,7 +43,7 @@ export function startChild(script: string, args: readonly string[], env: Record<
     stdout: string;
     stderr: string;
   }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, stdout: () => stdout, exited };
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
 /** What an `idgov` child needs to reach `tenant` (a fake tenant on loopback), logging at `log`. */

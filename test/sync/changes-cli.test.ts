@@ -6,7 +6,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -19,6 +19,7 @@ import { all } from '../helpers/change-feed.ts';
 import { type Child, startChild, tenantEnv } from '../helpers/child.ts';
 import { cliEnv, idgov } from '../helpers/idgov.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
+import { silentProxy } from '../helpers/silent-proxy.ts';
 
 const cli = fileURLToPath(new URL('../../src/cli/idgov.ts', import.meta.url));
 const fromSource = fileURLToPath(new URL('../../scripts/from-source.ts', import.meta.url));
@@ -69,19 +70,15 @@ describe('idgov changes and idgov sync --watch', () => {
   it('sync --watch runs again at its interval, each summary said; a follower prints each change once; SIGTERM and SIGINT end both with 0', async () => {
     const db = join(dir, 'watched.db');
     const watcher = started(['sync', '--db', db, '--watch', '1'], env);
-    let err = '';
-    watcher.child.stderr?.on('data', (chunk) => {
-      err += chunk;
-    });
-    await until('the first run', () => /Done: full run/.test(err));
+    await until('the first run', () => /Done: full run/.test(watcher.stderr()));
     const follower = started(['changes', '--db', db, '--since', '0', '--follow'], env);
     const closed = tenant.closeTasks(5);
     const created = tenant.createTasks(3);
     await until(
       'a run after the changes',
-      () => (err.match(/Done: incremental run: \d+ pages, 3 new/g) ?? []).length > 0,
+      () => (watcher.stderr().match(/Done: incremental run: \d+ pages, 3 new/g) ?? []).length > 0,
     );
-    expect(err).toMatch(/Next run at \d{4}-\d{2}-\d{2}T/);
+    expect(watcher.stderr()).toMatch(/Next run at \d{4}-\d{2}-\d{2}T/);
     const reader = new SqliteSyncStore({ path: db, readOnly: true });
     const feed = await all(reader.changeRows());
     await reader.close();
@@ -116,11 +113,7 @@ describe('idgov changes and idgov sync --watch', () => {
   it('sync --watch whose SQLite copy another sync holds at a run says so and runs again at the next, not ended', async () => {
     const db = join(dir, 'held.db');
     const watcher = started(['sync', '--db', db, '--watch', '1'], env);
-    let err = '';
-    watcher.child.stderr?.on('data', (chunk) => {
-      err += chunk;
-    });
-    await until('the first run', () => /Done: full run/.test(err));
+    await until('the first run', () => /Done: full run/.test(watcher.stderr()));
     // Another sync of this machine takes the copy (or takes it over, if a run began meanwhile).
     const file = new DatabaseSync(db);
     const owner = {
@@ -134,12 +127,14 @@ describe('idgov changes and idgov sync --watch', () => {
     file
       .prepare("INSERT OR REPLACE INTO idgov_sync_meta (key, value) VALUES ('owner', ?)")
       .run(JSON.stringify(owner));
-    await until('a run that found it held', () => /Run failed: .*(Another sync|no longer holds)/.test(err));
+    await until('a run that found it held', () =>
+      /Run failed: .*(Another sync|no longer holds)/.test(watcher.stderr()),
+    );
     expect(watcher.child.exitCode).toBe(null);
     file.prepare("DELETE FROM idgov_sync_meta WHERE key = 'owner' AND value LIKE '%another-sync%'").run();
     file.close();
-    const done = (err.match(/Done: /g) ?? []).length;
-    await until('a run after it was let go', () => (err.match(/Done: /g) ?? []).length > done);
+    const done = (watcher.stderr().match(/Done: /g) ?? []).length;
+    await until('a run after it was let go', () => (watcher.stderr().match(/Done: /g) ?? []).length > done);
     watcher.child.kill('SIGTERM');
     const watched = await watcher.exited;
     expect(watched.code, watched.stderr).toBe(0);
@@ -298,20 +293,20 @@ describe('idgov changes and idgov sync --watch', () => {
         ['sync', '--postgres', down.toString(), '--table', `${pg?.schema}.watch_down`, '--watch', '1'],
         env,
       );
-      let err = '';
-      watcher.child.stderr?.on('data', (chunk) => {
-        err += chunk;
-      });
-      await until('a start that failed', () => /Run failed: .* The next run tries again\./.test(err), 60_000);
+      await until(
+        'a start that failed',
+        () => /Run failed: .* The next run tries again\./.test(watcher.stderr()),
+        60_000,
+      );
       expect(watcher.child.exitCode).toBe(null);
-      const link = await freezableProxy(new URL(pg?.url ?? '').port, port);
+      const link = await silentProxy(pg?.url ?? '', port);
       try {
-        await until('a run once the database is up', () => /Done: full run/.test(err), 60_000);
+        await until('a run once the database is up', () => /Done: full run/.test(watcher.stderr()), 60_000);
         watcher.child.kill('SIGTERM');
         const watched = await watcher.exited;
         expect(watched.code, watched.stderr).toBe(0);
       } finally {
-        link.close();
+        await link.close();
       }
     },
     120_000,
@@ -352,17 +347,15 @@ describe('idgov changes and idgov sync --watch', () => {
     async () => {
       const table = `${pg?.schema}.cli_frozen`;
       expect((await idgov(['sync', '--postgres', pg?.url ?? '', '--table', table], env)).code).toBe(0);
-      const link = await freezableProxy(new URL(pg?.url ?? '').port);
+      const link = await silentProxy(pg?.url ?? '');
       try {
-        const through = new URL(pg?.url ?? '');
-        through.port = String(link.port);
         const follower = started(
-          ['changes', '--postgres', through.href, '--table', table, '--since', '0', '--follow'],
+          ['changes', '--postgres', link.url, '--table', table, '--since', '0', '--follow'],
           env,
         );
         await until('the follower to print the feed', () => follower.stdout().length > 0);
         // A partition: nothing passes either way, and nothing closes.
-        link.freeze();
+        link.silenceOpenConnections();
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         follower.child.kill('SIGINT');
         const code = await Promise.race([
@@ -371,34 +364,9 @@ describe('idgov changes and idgov sync --watch', () => {
         ]);
         expect(code).toBe(0);
       } finally {
-        link.close();
+        await link.close();
       }
     },
     60_000,
   );
 });
-
-/** A loopback TCP proxy to `port` that can be frozen: a network partition, where nothing passes and nothing closes. */
-async function freezableProxy(port: string, listenPort = 0) {
-  let frozen = false;
-  const sockets: Socket[] = [];
-  const server = createServer((client) => {
-    const upstream = connect(Number(port), '127.0.0.1');
-    sockets.push(client, upstream);
-    client.on('data', (data) => void (frozen || upstream.write(data)));
-    upstream.on('data', (data) => void (frozen || client.write(data)));
-    client.on('error', () => {});
-    upstream.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    freeze: () => {
-      frozen = true;
-    },
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-    },
-  };
-}
