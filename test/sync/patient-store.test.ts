@@ -28,14 +28,15 @@ function failingStore(tryMs: number) {
   return { store, tries };
 }
 
-describe('a store that stays down', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+// Every test here runs on fake timers and a fake monotonic clock.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
+describe('a store that stays down', () => {
   it('a call whose every try takes a 10 s connect timeout gives up about half a minute after its first failure', async () => {
     const { store, tries } = failingStore(10_000);
     const started = performance.now();
@@ -99,13 +100,6 @@ describe('a store that stays down', () => {
 });
 
 describe('a store down for a while under many cursors', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('says the outage once, again every 10 s while it lasts, and its end: not each call and try', async () => {
     let up = false;
     const store = {
