@@ -99,16 +99,20 @@ describe('a store that stays down', () => {
   });
 });
 
+/** A patient store over calls made by `release`, and the warnings it logs. */
+function watched(release: () => Promise<void>) {
+  const warned: string[] = [];
+  const store = { release } as unknown as SyncStore;
+  const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+  return { patient, warned };
+}
+
 describe('a store down for a while under many cursors', () => {
   it('says the outage once, again every 10 s while it lasts, and its end: not each call and try', async () => {
     let up = false;
-    const store = {
-      async release() {
-        if (!up) throw down();
-      },
-    } as unknown as SyncStore;
-    const warned: string[] = [];
-    const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+    const { patient, warned } = watched(async () => {
+      if (!up) throw down();
+    });
     // Sixteen cursors' calls, during 25 s of a database restarting.
     const calls = Array.from({ length: 16 }, () => patient.release());
     await vi.advanceTimersByTimeAsync(25_000);
@@ -129,14 +133,10 @@ describe('a store down for a while under many cursors', () => {
 
   it('a connection that flaps for 30 s is one outage, said every 10 s, not one per call that passes', async () => {
     let flapping = true;
-    const store = {
-      async release() {
-        // Down 200 ms, up 200 ms.
-        if (flapping && Math.floor(performance.now() / 200) % 2 === 0) throw down();
-      },
-    } as unknown as SyncStore;
-    const warned: string[] = [];
-    const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+    const { patient, warned } = watched(async () => {
+      // Down 200 ms, up 200 ms.
+      if (flapping && Math.floor(performance.now() / 200) % 2 === 0) throw down();
+    });
     // Eight calls every 100 ms, as cursors make them.
     const made: Promise<void>[] = [];
     for (let t = 0; t < 300; t++) {
@@ -208,15 +208,11 @@ describe('a store down for a while under many cursors', () => {
 
   it('tries a connect timeout apart (10 s each, nothing answered between) are one outage, reminded, of its length', async () => {
     let up = false;
-    const store = {
-      async release() {
-        if (up) return;
-        await new Promise((resolve) => setTimeout(resolve, 10_000));
-        throw down();
-      },
-    } as unknown as SyncStore;
-    const warned: string[] = [];
-    const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+    const { patient, warned } = watched(async () => {
+      if (up) return;
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      throw down();
+    });
     const call = patient.release();
     await vi.advanceTimersByTimeAsync(25_000);
     up = true;
@@ -234,13 +230,9 @@ describe('a store down for a while under many cursors', () => {
 
   it('an outage answered, then a failure seconds later with no call between: the first is said ended, the second begun', async () => {
     let up = false;
-    const store = {
-      async release() {
-        if (!up) throw down();
-      },
-    } as unknown as SyncStore;
-    const warned: string[] = [];
-    const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
+    const { patient, warned } = watched(async () => {
+      if (!up) throw down();
+    });
     // Call a fails at 0, 0.25, 0.75 and 1.75 s, and is tried again at 3.75 s; call b fails at
     // 3.5 s. The store is back at 3.6 s: both pass at 3.75 s, within a second of b's failure, so
     // the outage is not yet over, and no call follows.
