@@ -139,13 +139,15 @@ export async function listenersOf(store: OutboxStore, listener: string | undefin
 /**
  * Runs `work` on the outbox's store, closed after; with the OTEL_* environment naming a collector,
  * as a span `idgov.outbox.<command>` (its exit code an attribute), exported before the command ends.
- * `ended` is told the exit code before the store and telemetry are let go.
+ * `ended` is told the exit code, or `failing` the error, before the store and telemetry are let go
+ * (see stoppedBySignals).
  */
 export async function withStore(
   target: OutboxTarget,
   command: string,
   work: (store: ToolStore, telemetry: CommandTelemetry | undefined) => Promise<number>,
-  ended?: (code: number) => number,
+  ended: (code: number) => number = (code) => code,
+  failing: <E>(error: E) => E = (error) => error,
 ): Promise<number> {
   const telemetry = await startTelemetry((message) => process.stderr.write(`idgov: ${message}\n`));
   const span = telemetry?.tracer.startSpan(`idgov.outbox.${command}`);
@@ -154,13 +156,15 @@ export async function withStore(
     try {
       const code = await work(store, telemetry);
       span?.setAttribute('idgov.exit_code', code);
-      return ended ? ended(code) : code;
+      return ended(code);
+    } catch (error) {
+      throw failing(error);
     } finally {
       await store.close();
     }
   } catch (error) {
     span?.recordException(error as Error);
-    throw error;
+    throw failing(error);
   } finally {
     span?.end();
     await telemetry?.shutdown();

@@ -24,7 +24,7 @@ export function retryCommand(
 ): Promise<number> {
   finishWithoutReader();
   return stoppedBySignals(
-    (stop, signalled, ended) =>
+    (stop, signalled, ended, failing) =>
       withStore(
         options,
         'retry',
@@ -87,6 +87,7 @@ export function retryCommand(
           return refused > 0 ? EXIT.failed : EXIT.done;
         },
         ended,
+        failing,
       ),
     (signal) => unfinished('retry', signal),
   );
@@ -126,7 +127,7 @@ export function purgeCommand(
 ): Promise<number> {
   finishWithoutReader();
   return stoppedBySignals(
-    (stop, signalled, ended) =>
+    (stop, signalled, ended, failing) =>
       withStore(
         options,
         'purge',
@@ -172,6 +173,7 @@ export function purgeCommand(
           return stop.aborted ? stopped('purge', signalled()) : EXIT.done;
         },
         ended,
+        failing,
       ),
     (signal) => unfinished('purge', signal),
   );

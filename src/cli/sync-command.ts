@@ -154,7 +154,7 @@ function waitingFor({ holder, runsOutInMs }: SyncWaitingEvent): string {
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   // Heard from the start: a container stopped while the copy's tables are made must not die of it.
   return stoppedBySignals(
-    (signal, signalled, ended) => runs(options, signal, signalled, ended),
+    (signal, signalled, ended, failing) => runs(options, signal, signalled, ended, failing),
     (signal) => {
       process.stderr.write(`${leftUnfinished(signal)}; run the same command again to resume.\n`);
       return options.watch === undefined ? EXIT.interrupted : EXIT.done;
@@ -164,13 +164,14 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
 
 /**
  * The runs of `idgov sync` until done, failed or `signal` aborts; `signalled` says by which signal,
- * and `ended` is told the exit code before the store and telemetry are let go.
+ * and `ended` is told the exit code, or `failing` the error, before the store and telemetry are let go.
  */
 async function runs(
   options: SyncCommandOptions,
   signal: AbortSignal,
   signalled: () => NodeJS.Signals | undefined,
   ended: (code: number) => number,
+  failing: <E>(error: E) => E,
 ): Promise<number> {
   // IDGOV_BASE_URL and the credentials, from the environment; a batch job rides out more refusals.
   const client = new IdGovClient({ maxRetries: options.retries });
@@ -246,10 +247,10 @@ async function runs(
         // said with what it kept: a watch, a long-running container's, runs the next one, which
         // resumes it.
         // But another sync holding a SQLite copy passes: a watch tries again at its next run.
-        if (isSetupError(error) && !(options.watch !== undefined && isCopyHeld(error))) throw error;
+        if (isSetupError(error) && !(options.watch !== undefined && isCopyHeld(error))) throw failing(error);
         // A refusal another run meets again (a 403, a 404, a bad request) is said as it is.
         if (options.watch === undefined && error instanceof APIError && !isRetryableStatus(error.status))
-          throw error;
+          throw failing(error);
         const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
         const next =
           options.watch !== undefined

@@ -58,23 +58,25 @@ export const STOP_PATIENCE_MS = 5_000;
 
 /**
  * Runs `work` with a signal that SIGINT or SIGTERM aborts (`signalled` says which), rather than
- * ending the process: a command stops between two of its writes, never within one. `work` calls
- * `ended(code)` once its outcome is known, before it lets go of its store and telemetry (which
- * returns `code`). Work still running {@link STOP_PATIENCE_MS} after the signal is left: before
- * `ended`, `abandoned` says so on stderr and gives the exit code; after it, the process ends with
- * the outcome's code, saying what it did not wait for.
+ * ending the process: a command stops between two of its writes, never within one. `work` tells
+ * its outcome once known, before it lets go of its store and telemetry: `ended(code)` (which
+ * returns `code`), or `failing(error)` for an error it is about to throw (which returns `error`).
+ * Work still running {@link STOP_PATIENCE_MS} after the signal is left: before its outcome,
+ * `abandoned` says so on stderr and gives the exit code; after it, the process ends with the
+ * outcome (a failure said as {@link runProgram} says it), saying what it did not wait for.
  */
 export async function stoppedBySignals<T>(
   work: (
     signal: AbortSignal,
     signalled: () => NodeJS.Signals | undefined,
     ended: (code: number) => number,
+    failing: <E>(error: E) => E,
   ) => Promise<T>,
   abandoned: (signal: NodeJS.Signals) => number,
 ): Promise<T> {
   const stop = new AbortController();
   let signalled: NodeJS.Signals | undefined;
-  let outcome: number | undefined;
+  let outcome: { readonly code: number } | { readonly error: unknown } | undefined;
   let patience: ReturnType<typeof setTimeout> | undefined;
   const stopListening = onStopSignals((signal) => {
     signalled = signal;
@@ -82,21 +84,34 @@ export async function stoppedBySignals<T>(
     // Once: the other signal's listener is still there, and a second signal would leave this
     // timer uncleared (the bins end on a second signal anyway).
     patience ??= setTimeout(() => {
-      if (outcome === undefined) {
-        process.exit(abandoned(signal));
+      if (outcome === undefined) return process.exit(abandoned(signal));
+      let code: number;
+      if ('error' in outcome) {
+        // Said first: it is what the caller has to act on, and nothing else will say it now.
+        const failure = failureOf(outcome.error, 'idgov');
+        process.stderr.write(failure.message);
+        code = failure.code;
       } else {
-        process.stderr.write(
-          `idgov: stopped by ${signal} while closing its store or exporting telemetry, which has not finished ${STOP_PATIENCE_MS / 1000} s later: ending without it.\n`,
-        );
-        process.exit(outcome);
+        code = outcome.code;
       }
+      process.stderr.write(
+        `idgov: stopped by ${signal} while closing its store or exporting telemetry, which has not finished ${STOP_PATIENCE_MS / 1000} s later: ending without it.\n`,
+      );
+      process.exit(code);
     }, STOP_PATIENCE_MS);
   });
   try {
     return await work(
       stop.signal,
       () => signalled,
-      (code) => (outcome = code),
+      (code) => {
+        outcome = { code };
+        return code;
+      },
+      (error) => {
+        outcome = { error };
+        return error;
+      },
     );
   } finally {
     clearTimeout(patience);
@@ -120,6 +135,16 @@ export function isSetupError(error: unknown): boolean {
     error instanceof IdGovError &&
     ['ConfigurationError', 'AuthenticationError', 'RequestValidationError'].includes(error.name)
   );
+}
+
+/**
+ * What a bin says of a command's failure (its line on stderr) and its exit code: 2 for a setup to
+ * fix ({@link isSetupError}), 1 for any other.
+ */
+function failureOf(error: unknown, name: string): { readonly message: string; readonly code: number } {
+  // The bin's name says whose message it is: the SDK's own prefix would say it twice.
+  const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
+  return { message: `${name}: ${message}\n`, code: isSetupError(error) ? EXIT.usage : EXIT.failed };
 }
 
 /** A mistake in the command line found by an action: printed as a message, exit code 2. */
@@ -200,12 +225,10 @@ export async function runProgram(
       process.stderr.write(`${options.name}: ${error.message}\n${options.hint ? `${options.hint}\n` : ''}`);
       process.exitCode = EXIT.usage;
     } else {
-      const setup = isSetupError(error);
-      // The command's name says whose message it is: the SDK's own prefix would say it twice.
-      const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
-      process.stderr.write(`${options.name}: ${message}\n`);
-      process.exitCode = setup ? EXIT.usage : EXIT.failed;
-      exitOnceWritten(process.exitCode);
+      const failure = failureOf(error, options.name);
+      process.stderr.write(failure.message);
+      process.exitCode = failure.code;
+      exitOnceWritten(failure.code);
     }
   }
 }
