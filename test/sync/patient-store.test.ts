@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/index.ts';
 import type { SyncStore } from '../../src/sync/index.ts';
-import { patientStore } from '../../src/sync/run/patient-store.ts';
+import { OutageLog, patientStore } from '../../src/sync/run/patient-store.ts';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const down = () => new StoreError('connect ETIMEDOUT', { transient: true });
@@ -99,12 +99,13 @@ describe('a store that stays down', () => {
   });
 });
 
-/** A patient store over calls made by `release`, and the warnings it logs. */
+/** A patient store over calls made by `release`, its outage log, and the warnings it logs. */
 function watched(release: () => Promise<void>) {
   const warned: string[] = [];
   const store = { release } as unknown as SyncStore;
-  const patient = patientStore(store, { ...quiet, warn: (m) => void warned.push(m) }, undefined);
-  return { patient, warned };
+  const outages = new OutageLog({ ...quiet, warn: (m) => void warned.push(m) });
+  const patient = patientStore(store, quiet, undefined, outages);
+  return { patient, outages, warned };
 }
 
 describe('a store down for a while under many cursors', () => {
@@ -257,5 +258,40 @@ describe('a store down for a while under many cursors', () => {
       'a store call failed',
       'answers again, after 1.8',
     ]);
+  });
+});
+
+describe('the end of a run', () => {
+  it('says an outage answered in its last second ended, as no later call will', async () => {
+    let up = false;
+    const { patient, outages, warned } = watched(async () => {
+      if (!up) throw down();
+    });
+    // The run's last calls pass within a second of a failure: not yet over by the quiet second.
+    const a = patient.release();
+    await vi.advanceTimersByTimeAsync(3_500);
+    const b = patient.release();
+    await vi.advanceTimersByTimeAsync(100);
+    up = true;
+    await vi.advanceTimersByTimeAsync(1_000);
+    await Promise.all([a, b]);
+    expect(warned.filter((m) => /answers again/.test(m))).toEqual([]);
+    outages.over();
+    expect(warned.at(-1)).toMatch(/^task sync: the store answers again, after 3\.8 s of failures$/);
+    outages.over();
+    expect(warned.filter((m) => /answers again/.test(m))).toHaveLength(1);
+  });
+
+  it("says nothing more of an outage the store never answered: the run's failure says it", async () => {
+    const { patient, outages, warned } = watched(async () => {
+      throw down();
+    });
+    const gaveUp = patient.release().catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(await gaveUp).toBeInstanceOf(StoreError);
+    const before = warned.length;
+    outages.over();
+    expect(warned).toHaveLength(before);
+    expect(warned.some((m) => /answers again/.test(m))).toBe(false);
   });
 });

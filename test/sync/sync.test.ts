@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ConfigurationError, IdGovClient, ResponseValidationError, TaskState } from '../../src/index.ts';
+import {
+  ConfigurationError,
+  IdGovClient,
+  ResponseValidationError,
+  StoreError,
+  TaskState,
+} from '../../src/index.ts';
 import { type SyncProgress, TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeData, FakeTenant, type WireTask } from '../../src/testing/index.ts';
@@ -370,6 +376,45 @@ describe('stopping and resuming', () => {
       const resumed = await syncOf(tenant, path).run();
       expect(resumed).toMatchObject({ kind: 'full', resumed: true, complete: true });
       expect(differences(copiedTasks(path), expectedTasks(tenant.tasks))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('a store that fails for a moment', () => {
+  it("at the run's last call is said answering again when the run ends, though no call followed", async () => {
+    const tenant = new FakeTenant({ history: 300, seed: 15 });
+    const { close } = await tenant.listen();
+    try {
+      const warned: string[] = [];
+      const store = new SqliteSyncStore({ path: dbPath() });
+      let failures = 1;
+      // The run's last call (letting go of the copy) fails once, and passes 250 ms later.
+      const blinking = new Proxy(store, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (typeof value !== 'function') return value;
+          if (key !== 'release') return value.bind(target);
+          return async (...args: unknown[]) => {
+            if (failures-- > 0) throw new StoreError('connection reset', { transient: true });
+            return value.apply(target, args);
+          };
+        },
+      });
+      const sync = new TaskSync({
+        client: new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' }),
+        store: blinking,
+        logger: { error() {}, info() {}, debug() {}, warn: (m) => void warned.push(m) },
+      });
+      opened.push(sync);
+      expect(await sync.run()).toMatchObject({ complete: true });
+      expect(warned).toEqual([
+        '[@idgov/sdk] task sync: a store call failed (@idgov/sdk: connection reset); trying again in 250 ms',
+        expect.stringMatching(
+          /^\[@idgov\/sdk\] task sync: the store answers again, after 0\.\d s of failures$/,
+        ),
+      ]);
     } finally {
       await close();
     }

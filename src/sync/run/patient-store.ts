@@ -37,10 +37,10 @@ export function patientStore<S extends object = SyncStore>(
   store: S,
   logger: Logger,
   signal: AbortSignal | undefined,
+  outages: OutageLog = new OutageLog(logger),
 ): S {
   // Aborted when a call gave up; made anew once a call succeeds (the database is back).
   let down = new AbortController();
-  const outages = new OutageLog(logger);
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
@@ -77,7 +77,7 @@ export function patientStore<S extends object = SyncStore>(
  * What the log says of a store's failures: an outage once, then every {@link REMIND_MS} while it
  * lasts, and its end, rather than each call's every try.
  */
-class OutageLog {
+export class OutageLog {
   // `answered`: when a call first succeeded after the last failure (the outage ends once one
   // succeeds a quiet second after it); `warned`: said at warn, so its end is too.
   #outage:
@@ -127,6 +127,16 @@ class OutageLog {
     if (now - outage.lastFailed < QUIET_MS) return;
     this.#outage = undefined;
     this.#ended(outage);
+  }
+
+  /**
+   * The calls are over (the run ended): an outage the store has answered since is said ended, as
+   * no later call will end it.
+   */
+  over(): void {
+    const outage = this.#outage;
+    this.#outage = undefined;
+    if (outage) this.#ended(outage);
   }
 
   #ended(outage: { since: number; warned: boolean; answered?: number }): void {

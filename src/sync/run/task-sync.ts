@@ -8,7 +8,7 @@ import type { SyncEvents, SyncSummary } from './events.ts';
 import { Fallback } from './fallback.ts';
 import { type ResolvedSyncOptions, resolveSyncOptions, type TaskSyncOptions } from './options.ts';
 import { PageSize } from './page-size.ts';
-import { patientStore } from './patient-store.ts';
+import { OutageLog, patientStore } from './patient-store.ts';
 import { planRun } from './plan.ts';
 import { SyncProgressMeter } from './progress.ts';
 import { REFRESH_BATCH, refreshTasks } from './refresh.ts';
@@ -65,7 +65,8 @@ export class TaskSync {
    */
   async run(options: { readonly signal?: AbortSignal; readonly full?: boolean } = {}): Promise<SyncSummary> {
     const { client, logger } = this.#options;
-    const store = patientStore(this.#options.store, logger, options.signal);
+    const outages = new OutageLog(logger);
+    const store = patientStore(this.#options.store, logger, options.signal, outages);
     const started = performance.now();
     let summary: SyncSummary | undefined;
     let copy: CopyState | undefined;
@@ -82,6 +83,7 @@ export class TaskSync {
             `the sync ${summary === undefined && !options.signal?.aborted ? 'failed' : 'stopped'}, and could not give up its hold on the copy either (${(error as Error)?.message}); the next run takes it over`,
           );
         });
+        outages.over();
       }
     } catch (error) {
       // Stopped before the run was begun or resumed (opening the copy, finding the first task):
