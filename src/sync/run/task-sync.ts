@@ -186,7 +186,7 @@ export class TaskSync {
   /** The run's work, by every cursor, until the run is over; a stop ends the leases its cursors hold. */
   async #work(ctx: RunContext, stop: AbortController): Promise<void> {
     const worker = `${this.#options.workerName} #${crypto.randomUUID().slice(0, 8)}`;
-    const leases = new WorkerLeases(this.#options.store, this.#options.leaseMs, this.#options.logger);
+    const leases = new WorkerLeases(this.#options.store, this.#options.leaseMs);
     const holders = Array.from({ length: this.#options.concurrency }, (_, i) => `${worker}/${i}`);
     try {
       // Every cursor ends before the leases do: one still claiming would leave a lease behind.

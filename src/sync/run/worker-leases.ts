@@ -7,7 +7,6 @@
  *
  * @module
  */
-import type { Logger } from '../../core/logger.ts';
 import { Heartbeat } from '../../stores/heartbeat.ts';
 import type { SyncLease, SyncStore } from '../store.ts';
 import type { RunContext } from './context.ts';
@@ -19,15 +18,14 @@ export class WorkerLeases {
   readonly #store: SyncStore;
 
   /** `store`: the store itself, not one that waits out its failures: a heartbeat must not wait. */
-  constructor(store: SyncStore, leaseMs: number, logger: Logger) {
+  constructor(store: SyncStore, leaseMs: number) {
     this.#store = store;
     this.#heartbeat = new Heartbeat({
       leaseMs,
       renew: async (holders) => new Set(await store.renewLeases(holders, leaseMs)),
-      lost: (holder, why) => {
-        logger.warn(`task sync: ${holder} stopped its work: ${why}; it passes on to another holder`);
-        this.#working.get(holder)?.abort(new Error(`lease lost: ${why}`));
-      },
+      // Said by the work that stops (see holding): a renewal that no longer finds a lease the
+      // holder's own commit just ended (its window done, its refresh committed) stops nothing.
+      lost: (holder, why) => this.#working.get(holder)?.abort(new LeaseLost(why)),
     });
   }
 
@@ -56,9 +54,19 @@ export class WorkerLeases {
   }
 }
 
+/** Why a piece of work's lease was lost: the reason its signal aborts with. */
+class LeaseLost extends Error {
+  readonly why: string;
+  constructor(why: string) {
+    super(`lease lost: ${why}`);
+    this.why = why;
+  }
+}
+
 /**
  * Does `work` while `lease` holds it (claimed at `since`), renewed by the worker's heartbeat: work
- * whose lease is lost stops (its requests abort) and `lost` is told, rather than the run failing.
+ * whose lease is lost stops (its requests abort), says so, and `lost` is told, rather than the run
+ * failing.
  */
 export async function holding(
   ctx: RunContext,
@@ -75,6 +83,10 @@ export async function holding(
     await work({ ...ctx, signal: AbortSignal.any([ctx.signal, gone]) });
   } catch (error) {
     if (ctx.signal.aborted || !gone.aborted) throw error;
+    const why = gone.reason instanceof LeaseLost ? gone.reason.why : String(gone.reason);
+    ctx.options.logger.warn(
+      `task sync: ${lease.holder} stopped its work: ${why}; it passes on to another holder`,
+    );
     lost();
   } finally {
     leases.release(lease);
