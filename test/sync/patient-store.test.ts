@@ -108,6 +108,27 @@ function watched(release: () => Promise<void>) {
   return { patient, outages, warned };
 }
 
+/**
+ * An outage whose calls pass within a second of its last failure, with no call after them: not yet
+ * over. Call a fails at 0, 0.25, 0.75 and 1.75 s, and is tried again at 3.75 s; call b fails at
+ * 3.5 s. The store is back at 3.6 s: both pass at 3.75 s, within a second of b's failure.
+ */
+async function answeredWithinASecond() {
+  const store = { up: false };
+  const watching = watched(async () => {
+    if (!store.up) throw down();
+  });
+  const a = watching.patient.release();
+  await vi.advanceTimersByTimeAsync(3_500);
+  const b = watching.patient.release();
+  await vi.advanceTimersByTimeAsync(100);
+  store.up = true;
+  await vi.advanceTimersByTimeAsync(1_000);
+  await Promise.all([a, b]);
+  expect(watching.warned.filter((m) => /answers again/.test(m))).toEqual([]);
+  return { ...watching, store };
+}
+
 describe('a store down for a while under many cursors', () => {
   it('says the outage once, again every 10 s while it lasts, and its end: not each call and try', async () => {
     let up = false;
@@ -230,26 +251,12 @@ describe('a store down for a while under many cursors', () => {
   });
 
   it('an outage answered, then a failure seconds later with no call between: the first is said ended, the second begun', async () => {
-    let up = false;
-    const { patient, warned } = watched(async () => {
-      if (!up) throw down();
-    });
-    // Call a fails at 0, 0.25, 0.75 and 1.75 s, and is tried again at 3.75 s; call b fails at
-    // 3.5 s. The store is back at 3.6 s: both pass at 3.75 s, within a second of b's failure, so
-    // the outage is not yet over, and no call follows.
-    const a = patient.release();
-    await vi.advanceTimersByTimeAsync(3_500);
-    const b = patient.release();
-    await vi.advanceTimersByTimeAsync(100);
-    up = true;
-    await vi.advanceTimersByTimeAsync(1_000);
-    await Promise.all([a, b]);
-    expect(warned.filter((m) => /answers again/.test(m))).toEqual([]);
-    up = false;
+    const { patient, warned, store } = await answeredWithinASecond();
+    store.up = false;
     await vi.advanceTimersByTimeAsync(5_000);
     const c = patient.release();
     await vi.advanceTimersByTimeAsync(1_000);
-    up = true;
+    store.up = true;
     await vi.advanceTimersByTimeAsync(5_000);
     await c;
     expect(warned.map((m) => /a store call failed|answers again, after \S+/.exec(m)?.[0])).toEqual([
@@ -263,19 +270,8 @@ describe('a store down for a while under many cursors', () => {
 
 describe('the end of a run', () => {
   it('says an outage answered in its last second ended, as no later call will', async () => {
-    let up = false;
-    const { patient, outages, warned } = watched(async () => {
-      if (!up) throw down();
-    });
     // The run's last calls pass within a second of a failure: not yet over by the quiet second.
-    const a = patient.release();
-    await vi.advanceTimersByTimeAsync(3_500);
-    const b = patient.release();
-    await vi.advanceTimersByTimeAsync(100);
-    up = true;
-    await vi.advanceTimersByTimeAsync(1_000);
-    await Promise.all([a, b]);
-    expect(warned.filter((m) => /answers again/.test(m))).toEqual([]);
+    const { outages, warned } = await answeredWithinASecond();
     outages.over();
     expect(warned.at(-1)).toMatch(/^task sync: the store answers again, after 3\.8 s of failures$/);
     outages.over();
