@@ -12,8 +12,9 @@ import type { ChangeRecord } from '../sync/changes.ts';
  * out for half a minute, then throws it, which ends a library caller's loop, but not a process left running to follow
  * the feed. Once the store has answered (a change, or a position read through, as `open`'s second argument tells),
  * it says so once on `say` and reads again after the last seq handed out or read through, so a change is neither
- * skipped nor handed out twice, until `signal` stops it; at the next change or position, it says the store answers
- * again. A store that never answered (a wrong host or port) and any other failure end it.
+ * skipped nor handed out twice, until `signal` stops it; at the first read that answers (which tells its position,
+ * new changes or not), it says the store answers again. A store that never answered (a wrong host or port) and any
+ * other failure end it.
  */
 export async function* followedThroughOutages(
   open: (after: number, onPosition: (seq: number) => void) => AsyncIterable<ChangeRecord>,

@@ -76,7 +76,9 @@ export interface ChangesQuery {
    * you handled as the position to resume from (each change handled before the next is asked for, as
    * a plain `for await` does), which may be well past the last change handed out.
    * A position saved at the last change handed out stays behind, and a prune past it makes the next
-   * read fail with `ChangesPrunedError`.
+   * read fail with `ChangesPrunedError`. Also told, with the position unchanged, at the first read
+   * that answers (of the iteration, or after failures it waited out) when it finds nothing new: a
+   * follower knows that way that its store answers again.
    */
   readonly onPosition?: ((seq: number) => void) | undefined;
 }
@@ -213,6 +215,8 @@ export async function* readChangeRecords(
   let after = query.after ?? 0;
   const kinds = query.kinds && query.kinds.length > 0 ? [...query.kinds] : undefined;
   let failingSince: number | undefined;
+  // Whether onPosition was told since the iteration began or its store last failed.
+  let told = false;
   for (;;) {
     if (query.signal?.aborted) return;
     let batch: ChangeBatch;
@@ -221,6 +225,7 @@ export async function* readChangeRecords(
       batch = await abortable(read(after, BATCH, kinds), query.signal);
       failingSince = undefined;
     } catch (error) {
+      told = false;
       if (query.signal?.aborted) return;
       // A follower runs for days: a failure that passes (a database restarting) is waited out, as
       // a sync waits out its store's, for a while; any other ends the iteration at once.
@@ -239,10 +244,9 @@ export async function* readChangeRecords(
       yield row;
       if (query.signal?.aborted) return;
     }
-    if (batch.through !== undefined) {
-      after = batch.through;
-      query.onPosition?.(after);
-    }
+    if (batch.through !== undefined) after = batch.through;
+    if (batch.through !== undefined || !told) query.onPosition?.(after);
+    told = true;
     if (batch.full) continue;
     if (!query.follow) return;
     if (!(await wait(query.pollMs ?? 500, { signal: query.signal }))) return;

@@ -2,10 +2,10 @@
  * `idgov changes --follow` is a process left running to follow the feed: an outage of its store
  * longer than the half minute a read waits out must not end it, nor skip or repeat a change.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { followedThroughOutages } from '../../src/cli/changes-follow.ts';
 import { StoreError } from '../../src/stores/store-error.ts';
-import type { ChangeRecord } from '../../src/sync/changes.ts';
+import { type ChangeBatch, type ChangeRecord, readChangeRecords } from '../../src/sync/changes.ts';
 
 const change = (seq: number): ChangeRecord => ({
   seq,
@@ -134,5 +134,43 @@ describe('idgov changes --follow through outages of its store', () => {
     });
     await expect(read(stopped, 0, stop.signal)).resolves.toEqual({ seen: [1, 2], said: [] });
     expect(stopped.askedAfter).toEqual([0]);
+  });
+
+  it('says the store answers again at the first read that answers, with no new change to hand out', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      // A feed read through seq 12, whose store then restarts for 45 s and comes back with nothing new.
+      let downUntil = Number.POSITIVE_INFINITY;
+      const read = async (after: number): Promise<ChangeBatch> => {
+        if (performance.now() < downUntil && after >= 12)
+          throw new StoreError('the database restarts', { transient: true });
+        const records = after < 12 ? [change(12)] : [];
+        return { records, through: records.at(-1)?.seq, first: records[0]?.seq, full: false, last: 12 };
+      };
+      const stop = new AbortController();
+      const said: string[] = [];
+      const seen: number[] = [];
+      const following = (async () => {
+        for await (const c of followedThroughOutages(
+          (after, onPosition) =>
+            readChangeRecords(read, { after, follow: true, pollMs: 500, signal: stop.signal, onPosition }),
+          11,
+          stop.signal,
+          (line) => said.push(line),
+        ))
+          seen.push(c.seq);
+      })();
+      downUntil = performance.now() + 45_000;
+      await vi.advanceTimersByTimeAsync(40_000);
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatch(/^idgov changes: the store has failed for half a minute/);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(said[1]).toBe('idgov changes: the store answers again; following on after seq 12');
+      stop.abort();
+      await following;
+      expect(seen).toEqual([12]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
