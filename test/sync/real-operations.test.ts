@@ -664,6 +664,49 @@ describe('a service that cannot be paged by creation time, or whose clock is tol
     });
   });
 
+  it('in creation order, an older task acted on between a page of one instant and the check of order: not taken for disorder', async () => {
+    let clock = Date.now() - 3_600_000;
+    const tenant = new FakeTenant({ tasks: 0, seed: 71, now: () => clock });
+    // Twenty tasks a second apart, a burst of 30 at one instant, twenty more.
+    const spaced = () => {
+      for (let i = 0; i < 20; i++) {
+        tenant.createTasks(1);
+        clock += 1_000;
+      }
+    };
+    spaced();
+    const burstAt = (tenant.createTasks(30)[0] as WireTask).createdAt;
+    clock += 1_000;
+    spaced();
+    // An hour later, past the overlap an incremental run reaches back.
+    clock += 3_600_000;
+    await withTenant(tenant, async () => {
+      const open = await sqlite.store();
+      let armed = false;
+      let acted: WireTask[] = [];
+      const client = rewritingClient(tenant, (answer) => answer, {
+        // The check of order (the smallest page, of tasks acted on, from the window's start): just
+        // before it is sent, someone comments on the oldest task, which now enters the query.
+        before: async (body) => {
+          const check = body.pageSize === 10 && body.includeActedAfter && body.createdBefore;
+          if (!armed || acted.length > 0 || !check) return;
+          acted = tenant.commentOnTasks(1);
+        },
+      });
+      expect((await runSync(client, open, { concurrency: 1, pageSize: 20 })).summary.complete).toBe(true);
+      clock += 60_000;
+      // The burst is acted on at once (a bulk close, say): the acted window's first page is of its instant.
+      tenant.commentOnTasks(30, (task) => task.createdAt === burstAt);
+      clock += 1_000;
+      armed = true;
+      const { summary, warnings } = await runSync(client, open, { concurrency: 1, pageSize: 20 });
+      expect(acted).toHaveLength(1);
+      expect(warnings).toEqual([]);
+      expect(summary).toMatchObject({ kind: 'incremental', complete: true });
+      expect(await differences(open, tenant)).toEqual([]);
+    });
+  });
+
   it('turns to newest first part-way through a full run whose windows were split already: none ends at its first page, nothing is lost', async () => {
     const tenant = new FakeTenant({ history: 3_000, seed: 66 });
     await withTenant(tenant, async () => {

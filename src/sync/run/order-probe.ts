@@ -16,34 +16,47 @@ import { windowSearch } from './window-query.ts';
  * smallest page the service serves (10; the client would raise a smaller one, with a warning), the window's query
  * ending two milliseconds before `at` (its bound reaches one further, so that a service's inclusive bound returns
  * none of the page's tasks). A service that refuses it (a 4xx that refuses what was asked) shows nothing: false.
+ *
+ * A task found may have entered the query after its page was read (acted on since, for a window of tasks acted
+ * on): with `to`, the query's end, its first page is asked again (`again` is told of that request), and the service
+ * is out of order only if that page too leaves every task before `at` out. A service in creation order now puts
+ * the task found first; one out of order answers its page of `at` again.
  */
 export async function leftOutBefore(
   options: ResolvedSyncOptions,
   query: {
     readonly from: number;
     readonly at: number;
+    readonly to?: number | undefined;
     readonly actedAfter?: number | undefined;
     readonly exclude?: readonly string[] | undefined;
   },
   signal: AbortSignal | undefined,
+  again: () => void = () => {},
 ): Promise<boolean> {
   const search = windowSearch(options, query.actedAfter, signal);
-  const page = await search({
-    queryFrom: query.from,
-    queryTo: query.at - 2,
-    token: undefined,
-    pageSize: 10,
-    order: 'created',
-    exclude: query.exclude,
-  }).then(
-    (answer) => answer,
-    (error: unknown) => {
-      if (requestRefused(error)) return undefined;
-      throw error;
-    },
-  );
-  return (page?.list ?? []).some((view) => {
-    const at = copyTime(view?.task?.createdAt);
-    return at !== undefined && Date.parse(at) < query.at;
-  });
+  const smallestPage = (queryTo: number) =>
+    search({
+      queryFrom: query.from,
+      queryTo,
+      token: undefined,
+      pageSize: 10,
+      order: 'created',
+      exclude: query.exclude,
+    }).then(
+      (answer) => answer,
+      (error: unknown) => {
+        if (requestRefused(error)) return undefined;
+        throw error;
+      },
+    );
+  const holdsBefore = (page: Awaited<ReturnType<typeof smallestPage>>) =>
+    (page?.list ?? []).some((view) => {
+      const at = copyTime(view?.task?.createdAt);
+      return at !== undefined && Date.parse(at) < query.at;
+    });
+  if (!holdsBefore(await smallestPage(query.at - 2))) return false;
+  if (query.to === undefined) return true;
+  again();
+  return !holdsBefore(await smallestPage(query.to));
 }

@@ -203,8 +203,8 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
       scan.last > queryFrom + 1
     ) {
       meter.fetched(1);
-      const probe = { from: queryFrom, at: scan.last, actedAfter: window.actedAfter, exclude };
-      if (await leftOutBefore(options, probe, signal))
+      const probe = { from: queryFrom, at: scan.last, to: queryTo, actedAfter: window.actedAfter, exclude };
+      if (await leftOutBefore(options, probe, signal, () => meter.fetched(1)))
         ctx.keyset.off('leaves tasks created before a page off it (it answers out of creation order)');
     }
     // Out of creation order, no task's creation time says every task before it was read: the cursor stays where
