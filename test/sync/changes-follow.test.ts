@@ -136,41 +136,49 @@ describe('idgov changes --follow through outages of its store', () => {
     expect(stopped.askedAfter).toEqual([0]);
   });
 
-  it('says the store answers again at the first read that answers, with no new change to hand out', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    try {
-      // A feed read through seq 12, whose store then restarts for 45 s and comes back with nothing new.
-      let downUntil = Number.POSITIVE_INFINITY;
-      const read = async (after: number): Promise<ChangeBatch> => {
-        if (performance.now() < downUntil && after >= 12)
-          throw new StoreError('the database restarts', { transient: true });
-        const records = after < 12 ? [change(12)] : [];
-        return { records, through: records.at(-1)?.seq, first: records[0]?.seq, full: false, last: 12 };
-      };
-      const stop = new AbortController();
-      const said: string[] = [];
-      const seen: number[] = [];
-      const following = (async () => {
-        for await (const c of followedThroughOutages(
-          (after, onPosition) =>
-            readChangeRecords(read, { after, follow: true, pollMs: 500, signal: stop.signal, onPosition }),
-          11,
-          stop.signal,
-          (line) => said.push(line),
-        ))
-          seen.push(c.seq);
-      })();
-      downUntil = performance.now() + 45_000;
-      await vi.advanceTimersByTimeAsync(40_000);
-      expect(said).toHaveLength(1);
-      expect(said[0]).toMatch(/^idgov changes: the store has failed for half a minute/);
-      await vi.advanceTimersByTimeAsync(10_000);
-      expect(said[1]).toBe('idgov changes: the store answers again; following on after seq 12');
-      stop.abort();
-      await following;
-      expect(seen).toEqual([12]);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+  it.each([
+    [11, 'one change behind'],
+    [12, 'caught up, as a consumer resumed from its saved seq is'],
+  ])(
+    'from seq %i (%s): rides through an outage, and says the store answers again at the first read that answers, with no new change',
+    async (since) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      try {
+        // A feed of 12 changes, whose store restarts for 45 s a second after the reader starts, and
+        // comes back with nothing new.
+        let downUntil = 0;
+        const read = async (after: number): Promise<ChangeBatch> => {
+          if (performance.now() < downUntil && after >= 12)
+            throw new StoreError('the database restarts', { transient: true });
+          const records = after < 12 ? [change(12)] : [];
+          return { records, through: records.at(-1)?.seq, first: records[0]?.seq, full: false, last: 12 };
+        };
+        const stop = new AbortController();
+        const said: string[] = [];
+        const seen: number[] = [];
+        const following = (async () => {
+          for await (const c of followedThroughOutages(
+            (after, onPosition) =>
+              readChangeRecords(read, { after, follow: true, pollMs: 500, signal: stop.signal, onPosition }),
+            since,
+            stop.signal,
+            (line) => said.push(line),
+          ))
+            seen.push(c.seq);
+        })();
+        await vi.advanceTimersByTimeAsync(1_000);
+        downUntil = performance.now() + 45_000;
+        await vi.advanceTimersByTimeAsync(40_000);
+        expect(said).toHaveLength(1);
+        expect(said[0]).toMatch(/^idgov changes: the store has failed for half a minute/);
+        await vi.advanceTimersByTimeAsync(10_000);
+        expect(said[1]).toBe('idgov changes: the store answers again; following on after seq 12');
+        stop.abort();
+        await following;
+        expect(seen).toEqual(since < 12 ? [12] : []);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });
