@@ -239,6 +239,9 @@ export async function* readChangeRecords(
     // Handed out one after another, seqs have a gap only where a prune was: a reader from 0 reads what is left.
     if (after > 0 && batch.first !== undefined && batch.first > after + 1)
       throw new ChangesPrunedError(after, batch.first);
+    // Every change past the position pruned, to the feed's end: no row follows, but seqs were handed out.
+    if (after > 0 && batch.first === undefined && batch.last !== undefined && after < batch.last)
+      throw new ChangesPrunedError(after, batch.last + 1);
     if (batch.last !== undefined && after > batch.last) throw new ChangesAheadError(after, batch.last);
     for (const row of batch.records) {
       yield row;

@@ -252,6 +252,10 @@ for (const kind of kinds) {
         expect((await all(store.changeRows())).at(0)?.seq).toBe(11);
         expect(await store.pruneChanges(last + 1)).toBe(last - 10);
         expect(await all(store.changeRows())).toEqual([]);
+        // Pruned to the end of the feed: a reader behind it is told too, not left to believe itself current.
+        const lagging = await caught(all(store.changeRows({ after: 20, kinds: ['deleted'] })));
+        expect(lagging).toMatchObject({ name: 'ChangesPrunedError', after: 20, lastPruned: last });
+        expect(await all(store.changeRows({ after: last }))).toEqual([]);
         tenant.closeTasks(2);
         await sync.run();
         const after = await all(store.changeRows());
