@@ -570,6 +570,16 @@ for (const kind of kinds) {
         vanished: 1,
         lastSeq: 3,
       });
+      // That run's clock was a day ahead, and is put right: the next run finishes before it by the
+      // clocks, and is still the last completed run (a stuck copy must not look current).
+      const third = await store.beginRun('incremental', T0 + 2, [{ from: T0 - DAY, to: T0 + 2 }]);
+      const w3 = await store.claimWindow(third, lease('a'));
+      await store.commitPage(third, w3 as never, page([row('a', T0 - 9)], T0 + 2, w3 as never), lease('a'));
+      expect(await store.finishRun(third, T0 + 2)).toEqual({ finished: true, vanished: 0 });
+      expect((await store.status()).lastCompletedRun).toEqual({
+        kind: 'incremental',
+        finishedAt: at(T0 + 2),
+      });
     });
 
     it('tells who is at work on the copy: leases held, leases that ran out, and on SQLite the process holding it', async () => {

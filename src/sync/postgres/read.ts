@@ -85,7 +85,7 @@ export async function readStatus(query: PgQuery, t: SyncTables): Promise<CopySta
           SELECT state, deleted_at IS NOT NULL AS deleted, vanished, count(*) AS n FROM ${t.tasks} GROUP BY 1, 2, 3) c
        ) AS counts,
        (SELECT row_to_json(r) FROM (
-          SELECT kind, finished_at FROM ${t.runs} WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1) r
+          SELECT kind, finished_at FROM ${t.runs} WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1) r
        ) AS completed,
        (SELECT row_to_json(u) FROM (
           SELECT r.kind, r.started_at, count(*) FILTER (WHERE w.state = 'done') AS done,

@@ -80,7 +80,7 @@ export function readStatus(file: SqliteFile): CopyStatus {
         .all() as unknown as StatusRows['counts'],
       completed: file
         .sql(
-          'SELECT kind, finished_at FROM idgov_sync_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1',
+          'SELECT kind, finished_at FROM idgov_sync_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1',
         )
         .get() as StatusRows['completed'],
       unfinished: file
