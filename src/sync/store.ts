@@ -261,7 +261,11 @@ export interface SyncStore {
   renewLeases(holders: readonly string[], ms: number): Promise<string[]>;
   /** Ends every lease `holders` hold (a worker stopping): their work is free to take at once. */
   endLeases(holders: readonly string[]): Promise<void>;
-  /** Lets the copy go for another sync (the end of a run). */
+  /**
+   * Lets the copy go for another sync (the end of a run). May answer without reaching the database
+   * (PostgreSQL's does: its leases end with `endLeases`), so the sync does not take its answer for a
+   * sign that a store that failed answers again.
+   */
   release(): Promise<void>;
   /** Lets the copy go and closes the database. */
   close(): Promise<void>;

@@ -11,17 +11,17 @@ import { OutageLog, patientStore } from '../../src/sync/run/patient-store.ts';
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const down = () => new StoreError('connect ETIMEDOUT', { transient: true });
 
-/** A store whose `open` fails transiently after `tryMs`, and whose `release` fails at once, counting tries. */
+/** A store whose `open` fails transiently after `tryMs`, and whose `unfinishedRun` fails at once, counting tries. */
 function failingStore(tryMs: number) {
-  const tries = { open: 0, release: 0 };
+  const tries = { open: 0, unfinishedRun: 0 };
   const store = {
     async open() {
       tries.open += 1;
       await new Promise((resolve) => setTimeout(resolve, tryMs));
       throw down();
     },
-    async release() {
-      tries.release += 1;
+    async unfinishedRun() {
+      tries.unfinishedRun += 1;
       throw down();
     },
   } as unknown as SyncStore;
@@ -60,13 +60,13 @@ describe('a store that stays down', () => {
     const first = patient.open({ baseUrl: 'https://t.example', filter: '' }).catch((error: unknown) => error);
     // The second call starts 20 s later: its own half-minute would run to 50 s.
     await vi.advanceTimersByTimeAsync(20_000);
-    const second = patient.release().catch((error: unknown) => error);
+    const second = patient.unfinishedRun().catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(11_000);
     expect(await first).toBeInstanceOf(StoreError);
     expect(await second).toBeInstanceOf(StoreError);
-    const releaseTries = tries.release;
-    await expect(patient.release()).rejects.toBeInstanceOf(StoreError);
-    expect(tries.release).toBe(releaseTries + 1);
+    const checkTries = tries.unfinishedRun;
+    await expect(patient.unfinishedRun()).rejects.toBeInstanceOf(StoreError);
+    expect(tries.unfinishedRun).toBe(checkTries + 1);
   });
 
   it('is patient again once a call succeeds: the database came back', async () => {
@@ -77,7 +77,7 @@ describe('a store that stays down', () => {
         if (!up) throw down();
         return {};
       },
-      async release() {
+      async unfinishedRun() {
         tries += 1;
         // Down for a moment: answered on the third try.
         if (tries < 3) throw down();
@@ -92,17 +92,17 @@ describe('a store that stays down', () => {
     expect(await gaveUp).toBeInstanceOf(StoreError);
     up = true;
     await patient.open({ baseUrl: 'https://t.example', filter: '' });
-    const released = patient.release();
+    const called = patient.unfinishedRun();
     await vi.advanceTimersByTimeAsync(1_000);
-    await expect(released).resolves.toBeUndefined();
+    await expect(called).resolves.toBeUndefined();
     expect(tries).toBe(3);
   });
 });
 
-/** A patient store over calls made by `release`, its outage log, and the warnings it logs. */
-function watched(release: () => Promise<void>) {
+/** A patient store over calls made by `call` (as `unfinishedRun`), its outage log, and the warnings it logs. */
+function watched(call: () => Promise<void>) {
   const warned: string[] = [];
-  const store = { release } as unknown as SyncStore;
+  const store = { unfinishedRun: call } as unknown as SyncStore;
   const outages = new OutageLog({ ...quiet, warn: (m) => void warned.push(m) });
   const patient = patientStore(store, quiet, undefined, outages);
   return { patient, outages, warned };
@@ -118,9 +118,9 @@ async function answeredWithinASecond() {
   const watching = watched(async () => {
     if (!store.up) throw down();
   });
-  const a = watching.patient.release();
+  const a = watching.patient.unfinishedRun();
   await vi.advanceTimersByTimeAsync(3_500);
-  const b = watching.patient.release();
+  const b = watching.patient.unfinishedRun();
   await vi.advanceTimersByTimeAsync(100);
   store.up = true;
   await vi.advanceTimersByTimeAsync(1_000);
@@ -136,7 +136,7 @@ describe('a store down for a while under many cursors', () => {
       if (!up) throw down();
     });
     // Sixteen cursors' calls, during 25 s of a database restarting.
-    const calls = Array.from({ length: 16 }, () => patient.release());
+    const calls = Array.from({ length: 16 }, () => patient.unfinishedRun());
     await vi.advanceTimersByTimeAsync(25_000);
     up = true;
     await vi.advanceTimersByTimeAsync(6_000);
@@ -160,15 +160,15 @@ describe('a store down for a while under many cursors', () => {
       if (flapping && Math.floor(performance.now() / 200) % 2 === 0) throw down();
     });
     // Eight calls every 100 ms, as cursors make them.
-    const made: Promise<void>[] = [];
+    const made: Promise<unknown>[] = [];
     for (let t = 0; t < 300; t++) {
-      for (let i = 0; i < 8; i++) made.push(patient.release());
+      for (let i = 0; i < 8; i++) made.push(patient.unfinishedRun());
       await vi.advanceTimersByTimeAsync(100);
     }
     flapping = false;
     await vi.advanceTimersByTimeAsync(10_000);
     await Promise.all(made);
-    await patient.release();
+    await patient.unfinishedRun();
     expect(warned[0]).toMatch(/^task sync: a store call failed/);
     expect(warned.filter((m) => /still fail/.test(m)).length).toBeGreaterThanOrEqual(2);
     expect(warned.filter((m) => /still fail/.test(m)).length).toBeLessThanOrEqual(3);
@@ -179,7 +179,7 @@ describe('a store down for a while under many cursors', () => {
   it('a deadlock met once is said at info, not as an outage', async () => {
     let tries = 0;
     const store = {
-      async release() {
+      async unfinishedRun() {
         tries += 1;
         if (tries === 1)
           throw new StoreError('deadlock detected (40P01)', { transient: true, code: '40P01' });
@@ -188,11 +188,11 @@ describe('a store down for a while under many cursors', () => {
     const said: string[] = [];
     const log = (level: string) => (m: string) => void said.push(`${level}: ${m}`);
     const patient = patientStore(store, { ...quiet, info: log('info'), warn: log('warn') }, undefined);
-    const released = patient.release();
+    const called = patient.unfinishedRun();
     await vi.advanceTimersByTimeAsync(2_000);
-    await released;
+    await called;
     await vi.advanceTimersByTimeAsync(2_000);
-    await patient.release();
+    await patient.unfinishedRun();
     expect(said).toEqual([
       'info: task sync: a store call failed (@idgov/sdk: deadlock detected (40P01)); trying again in 250 ms',
     ]);
@@ -201,7 +201,7 @@ describe('a store down for a while under many cursors', () => {
   it('an outage that begins right after a conflict is said at warn at once, and its end too', async () => {
     let mode: 'deadlock' | 'down' | 'up' = 'deadlock';
     const store = {
-      async release() {
+      async unfinishedRun() {
         if (mode === 'deadlock') {
           mode = 'down';
           throw new StoreError('deadlock detected (40P01)', { transient: true, code: '40P01' });
@@ -212,13 +212,18 @@ describe('a store down for a while under many cursors', () => {
     const said: string[] = [];
     const log = (level: string) => (m: string) => void said.push(`${level}: ${m}`);
     const patient = patientStore(store, { ...quiet, info: log('info'), warn: log('warn') }, undefined);
-    const calls = [patient.release(), patient.release(), patient.release(), patient.release()];
+    const calls = [
+      patient.unfinishedRun(),
+      patient.unfinishedRun(),
+      patient.unfinishedRun(),
+      patient.unfinishedRun(),
+    ];
     await vi.advanceTimersByTimeAsync(8_000);
     mode = 'up';
     await vi.advanceTimersByTimeAsync(6_000);
     await Promise.all(calls);
     await vi.advanceTimersByTimeAsync(2_000);
-    await patient.release();
+    await patient.unfinishedRun();
     expect(said).toEqual([
       'info: task sync: a store call failed (@idgov/sdk: deadlock detected (40P01)); trying again in 250 ms',
       'warn: task sync: a store call failed (@idgov/sdk: connect ETIMEDOUT); trying again in 250 ms',
@@ -235,13 +240,13 @@ describe('a store down for a while under many cursors', () => {
       await new Promise((resolve) => setTimeout(resolve, 10_000));
       throw down();
     });
-    const call = patient.release();
+    const call = patient.unfinishedRun();
     await vi.advanceTimersByTimeAsync(25_000);
     up = true;
     await vi.advanceTimersByTimeAsync(10_000);
     await call;
     await vi.advanceTimersByTimeAsync(2_000);
-    await patient.release();
+    await patient.unfinishedRun();
     expect(warned).toEqual([
       'task sync: a store call failed (@idgov/sdk: connect ETIMEDOUT); trying again in 250 ms',
       expect.stringMatching(/^task sync: store calls still fail 10\.\d s later/),
@@ -254,7 +259,7 @@ describe('a store down for a while under many cursors', () => {
     const { patient, warned, store } = await answeredWithinASecond();
     store.up = false;
     await vi.advanceTimersByTimeAsync(5_000);
-    const c = patient.release();
+    const c = patient.unfinishedRun();
     await vi.advanceTimersByTimeAsync(1_000);
     store.up = true;
     await vi.advanceTimersByTimeAsync(5_000);
@@ -282,12 +287,33 @@ describe('the end of a run', () => {
     const { patient, outages, warned } = watched(async () => {
       throw down();
     });
-    const gaveUp = patient.release().catch((error: unknown) => error);
+    const gaveUp = patient.unfinishedRun().catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(40_000);
     expect(await gaveUp).toBeInstanceOf(StoreError);
     const before = warned.length;
     outages.over();
     expect(warned).toHaveLength(before);
     expect(warned.some((m) => /answers again/.test(m))).toBe(false);
+  });
+
+  it("takes no release for an answer: PostgreSQL's answers without the database", async () => {
+    const warned: string[] = [];
+    const outages = new OutageLog({ ...quiet, warn: (m) => void warned.push(m) });
+    const store = {
+      async open() {
+        throw down();
+      },
+      async release() {},
+    } as unknown as SyncStore;
+    const patient = patientStore(store, quiet, undefined, outages);
+    const opened = patient
+      .open({ baseUrl: 'https://t.example', filter: '' })
+      .catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(await opened).toBeInstanceOf(StoreError);
+    // The run failed; it lets go of the copy, and ends.
+    await patient.release();
+    outages.over();
+    expect(warned.filter((m) => /answers again/.test(m))).toEqual([]);
   });
 });

@@ -50,6 +50,9 @@ export function patientStore<S extends object = SyncStore>(
         for (let tried = 0; ; tried++) {
           try {
             const result = await value.apply(target, args);
+            // PostgreSQL's `release` answers without a round trip: unless it failed first, no sign
+            // that the database is back.
+            if (key === 'release' && tried === 0) return result;
             if (down.signal.aborted) down = new AbortController();
             outages.succeeded();
             return result;
