@@ -7,6 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { createLogger } from '../core/logger.ts';
 import { shownUrl } from '../internal/url.ts';
+import { queryParts } from '../outbox/listener-query.ts';
 import type { OutboxStore } from '../outbox/store.ts';
 import { StoreClock } from '../outbox/store-clock.ts';
 import { nodeSqlite } from '../stores/node-sqlite.ts';
@@ -74,16 +75,6 @@ async function openStore(target: OutboxTarget): Promise<ToolStore> {
 
 // A query parameter's name, shown as such; any other query part (`?KEY`) is shown as `***` whole.
 const PARAMETER_NAME = /^[A-Za-z][\w.-]{0,39}$/;
-
-/** The parts of `url`'s query as written: a `name=value` part's name and value, any other part whole as its value. */
-export function queryParts(url: string): Array<{ readonly name?: string; readonly value: string }> {
-  const query = URL.canParse(url) ? new URL(url).search.slice(1) : '';
-  if (!query) return [];
-  return query.split('&').map((part) => {
-    const equals = part.indexOf('=');
-    return equals < 0 ? { value: part } : { name: part.slice(0, equals), value: part.slice(equals + 1) };
-  });
-}
 
 /**
  * A listener URL as the tool shows it: no fragment or credentials, and its query's values, where a

@@ -6,18 +6,11 @@
  */
 import { isoTime } from '../internal/time.ts';
 import { shownUrl } from '../internal/url.ts';
+import { answerWithoutQueryValues } from '../outbox/listener-query.ts';
 import { OUTBOX_STATES, type OutboxEvent, type OutboxState, type OutboxStore } from '../outbox/store.ts';
 import { goneFromThisMachine } from '../stores/local-process.ts';
 import { printable } from './options.ts';
-import {
-  clockOf,
-  listenersOf,
-  type OutboxTarget,
-  queryParts,
-  shownListener,
-  withStore,
-  write,
-} from './outbox-access.ts';
+import { clockOf, listenersOf, type OutboxTarget, shownListener, withStore, write } from './outbox-access.ts';
 import { EXIT, UsageError } from './usage.ts';
 
 const when = (ms: number | undefined) => (ms === undefined ? undefined : isoTime(ms));
@@ -99,7 +92,8 @@ function shownEvent(event: OutboxEvent, body: boolean) {
     enqueuedAt: isoTime(event.enqueuedAt),
     nextAttemptAt: event.state === 'pending' ? isoTime(event.nextAttemptAt) : null,
     lastAttemptAt: when(event.lastAttemptAt) ?? null,
-    lastAnswer: event.lastAnswer ?? null,
+    // Without the listener's query values, which an earlier release kept.
+    lastAnswer: event.lastAnswer ? answerWithoutQueryValues(event.lastAnswer, event.listener) : null,
     finishedAt: when(event.finishedAt) ?? null,
     ...(body ? { body: event.body } : {}),
   };
@@ -163,26 +157,12 @@ const BODY_EXCERPT = 160;
  * and without the values of the listener's query (a listener may echo the URL, key included).
  */
 function answerLine(event: OutboxEvent): string {
-  const answer = event.lastAnswer;
+  const answer = event.lastAnswer && answerWithoutQueryValues(event.lastAnswer, event.listener);
   if (answer?.status === undefined) return answer?.error ?? '-';
-  let body = answer.body?.replace(/[\s\p{Cf}]+/gu, ' ').trim() ?? '';
-  for (const value of queryValues(event.listener)) body = body.replaceAll(value, '***');
+  const body = answer.body?.replace(/[\s\p{Cf}]+/gu, ' ').trim() ?? '';
   const characters = [...body];
-  if (characters.length === 0) return String(answer.status);
   const excerpt =
     characters.length > BODY_EXCERPT ? `${characters.slice(0, BODY_EXCERPT).join('')}...` : body;
-  return `${answer.status} ${excerpt}`;
-}
-
-/** The values of `url`'s query, as written and decoded, but those too short to be a key. */
-function queryValues(url: string): string[] {
-  const values = queryParts(url).map((part) => part.value);
-  const decoded = values.map((value) => {
-    try {
-      return decodeURIComponent(value.replaceAll('+', ' '));
-    } catch {
-      return value;
-    }
-  });
-  return [...new Set([...values, ...decoded])].filter((value) => value.length >= 4);
+  // An error beside a status says what the status alone does not (where a redirect points).
+  return [String(answer.status), answer.error, excerpt].filter(Boolean).join(' ');
 }

@@ -133,7 +133,7 @@ export async function attemptEvent(
     await store.release(event.eventId, event.leaseToken).catch(() => {});
     throw result.error;
   }
-  const verdict = judge(result, at);
+  const verdict = judge(result, at, event.listener);
   let outcome: AttemptOutcome;
   let nextAttemptAt: number | undefined;
   if (verdict.kind === 'retry') {

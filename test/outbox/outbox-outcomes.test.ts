@@ -240,6 +240,65 @@ describe('a store that fails while the listener answers', () => {
   );
 });
 
+describe('what a dead event keeps of its answer', () => {
+  it("holds none of the listener's key, should the listener echo its URL, and says where one that moved points", async () => {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        if (request.url?.startsWith('/moved'))
+          return response.writeHead(302, { location: 'https://hooks.example/new?token=abc' }).end();
+        response
+          .writeHead(400)
+          .end(
+            `no route for ${request.url} (code ${new URL(request.url ?? '', 'http://x').searchParams.get('code')})`,
+          );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const said: string[] = [];
+      const logger = {
+        error() {},
+        warn() {},
+        debug() {},
+        info: (m: string, ...rest: unknown[]) => void said.push(m + JSON.stringify(rest)),
+      };
+      const store = new MemoryOutboxStore();
+      const keyed = `${origin}/api/v1/webhooks/incoming/crm?code=gateway-key-77`;
+      const echoing = new WebhookOutbox({
+        sender: new WebhookSender({ url: keyed, hmac: { secret: 'outcome-secret' } }),
+        store,
+        logger,
+        logLevel: 'info',
+      });
+      const { eventId: refused } = await echoing.enqueue({ n: 1 });
+      expect(await echoing.drain()).toMatchObject({ dead: 1 });
+      const kept = (await echoing.get(refused))?.lastAnswer;
+      expect(kept).toEqual({
+        status: 400,
+        body: 'no route for /api/v1/webhooks/incoming/crm?code=*** (code ***)',
+      });
+      expect(said.join('\n')).toContain('code=***');
+      expect(said.join('\n')).not.toContain('gateway-key-77');
+
+      const movedUrl = `${origin}/moved/api/v1/webhooks/incoming/hook`;
+      const moved = new WebhookOutbox({
+        sender: new WebhookSender({ url: movedUrl, hmac: { secret: 'outcome-secret' } }),
+        store,
+      });
+      const { eventId } = await moved.enqueue({ n: 2 });
+      expect(await moved.drain()).toMatchObject({ dead: 1 });
+      expect((await moved.get(eventId))?.lastAnswer).toMatchObject({
+        status: 302,
+        error: expect.stringMatching(/^redirected to https:\/\/hooks\.example\/new, which is not followed/),
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('a damaged SQLite row', () => {
   it('goes to dead with the reason, never on the wire, and does not hold back the events after it', async () => {
     const path = join(dir, `damaged-${++n}.db`);

@@ -1,0 +1,51 @@
+/**
+ * A listener URL's query, where a gateway keeps its key (`?code=...`): what may be shown of it, and
+ * text (a listener's answer, an error) with its values taken out.
+ *
+ * @module
+ */
+import type { OutboxAnswer } from './store.ts';
+
+/** The parts of `url`'s query as written: a `name=value` part's name and value, any other part whole as its value. */
+export function queryParts(url: string): Array<{ readonly name?: string; readonly value: string }> {
+  const query = URL.canParse(url) ? new URL(url).search.slice(1) : '';
+  if (!query) return [];
+  return query.split('&').map((part) => {
+    const equals = part.indexOf('=');
+    return equals < 0 ? { value: part } : { name: part.slice(0, equals), value: part.slice(equals + 1) };
+  });
+}
+
+/** The values of `url`'s query, as written and decoded, but those too short to be a key. */
+function queryValues(url: string): string[] {
+  const values = queryParts(url).map((part) => part.value);
+  const decoded = values.map((value) => {
+    try {
+      return decodeURIComponent(value.replaceAll('+', ' '));
+    } catch {
+      return value;
+    }
+  });
+  return [...new Set([...values, ...decoded])].filter((value) => value.length >= 4);
+}
+
+/**
+ * `text` with each value of `listener`'s query shown as `***`: a listener (or a proxy before it)
+ * that echoes the URL it was called at would otherwise put its key in what is kept, logged and shown.
+ */
+export function withoutQueryValues(text: string, listener: string): string {
+  let kept = text;
+  for (const value of queryValues(listener)) kept = kept.replaceAll(value, '***');
+  return kept;
+}
+
+/** `answer` (its body and error) with each value of `listener`'s query shown as `***`. */
+export function answerWithoutQueryValues(answer: OutboxAnswer, listener: string): OutboxAnswer {
+  const { body, error } = answer;
+  if (body === undefined && error === undefined) return answer;
+  return {
+    ...answer,
+    ...(body !== undefined ? { body: withoutQueryValues(body, listener) } : {}),
+    ...(error !== undefined ? { error: withoutQueryValues(error, listener) } : {}),
+  };
+}
