@@ -100,7 +100,9 @@ export interface ChangeFeed {
 /**
  * Whether a copy's feed records the first full copy (`all`, the default: folding the feed from
  * `seq` 0 gives the copy), or begins once a first run completed (`after-first-copy`: a large first
- * copy is not a large first feed; a reader starts from the copy as that run left it).
+ * copy is not a large first feed; a reader starts from the copy as that run left it). It is the
+ * copy's, set by its first commit: a first run resumed with the other setting goes on as it began,
+ * so the feed is never half of a first copy.
  *
  * @group Task sync
  */

@@ -39,19 +39,30 @@ type Store = SqliteSyncStore | PostgresSyncStore;
 type FeedStart = 'all' | 'after-first-copy';
 
 let n = 0;
-const kinds: Array<{ name: string; skip: boolean; make(changeFeed?: FeedStart): Promise<Store> }> = [
+/** Stores of each kind: `make` a new copy; `reopen` the copy made last, in another store (a process resumed). */
+const kinds: Array<{
+  name: string;
+  skip: boolean;
+  make(changeFeed?: FeedStart): Promise<Store>;
+  reopen(changeFeed?: FeedStart): Promise<Store>;
+}> = [
   {
     name: 'SQLite',
     skip: false,
     make: async (changeFeed) => new SqliteSyncStore({ path: join(dir, `feed-${++n}.db`), changeFeed }),
+    reopen: async (changeFeed) => new SqliteSyncStore({ path: join(dir, `feed-${n}.db`), changeFeed }),
   },
   {
     name: 'PostgreSQL',
     skip: !pg,
     make: async (changeFeed) => {
+      ++n;
+      return kinds[1]?.reopen(changeFeed) as Promise<Store>;
+    },
+    reopen: async (changeFeed) => {
       const store = new PostgresSyncStore({
         connectionString: pg?.url,
-        table: `${pg?.schema}.feed_${++n}`,
+        table: `${pg?.schema}.feed_${n}`,
         logLevel: 'error',
         changeFeed,
       });
@@ -176,6 +187,37 @@ for (const kind of kinds) {
         await sync.close();
       }
     }, 60_000);
+
+    it.each([
+      ['after-first-copy', 'all'],
+      ['all', 'after-first-copy'],
+    ] as const)(
+      "a first run begun with changeFeed '%s' and resumed with '%s' goes on as it began",
+      async (began, resumedWith) => {
+        const store = await kind.make(began);
+        const stop = new AbortController();
+        const first = new TaskSync({
+          client,
+          store,
+          concurrency: 2,
+          hooks: { progress: (p) => void (p.pages >= 2 && stop.abort()) },
+        });
+        expect((await first.run({ signal: stop.signal })).complete).toBe(false);
+        await first.close();
+        const again = await kind.reopen(resumedWith);
+        const resumed = new TaskSync({ client, store: again, concurrency: 2 });
+        try {
+          expect(await resumed.run()).toMatchObject({ resumed: true, complete: true });
+          const written = await all(again.changeRows());
+          // Never half of a first copy: the whole of it, or none.
+          if (began === 'all') expect(fold(written)).toEqual(await copyOf(again));
+          else expect(written).toEqual([]);
+        } finally {
+          await resumed.close();
+        }
+      },
+      60_000,
+    );
 
     it('reads from a saved position and by kind, typed; follows new changes until its signal aborts', async () => {
       const store = await kind.make();

@@ -16,10 +16,13 @@ import type { PgQuery } from './rows.ts';
 import { completedRunSql, type SyncTables } from './schema.ts';
 
 /**
- * Whether changes are recorded by a statement: always (`$param` true, the feed records the first
- * copy), or once a first run completed.
+ * Whether changes are recorded by a statement: once a first run completed; before, as the copy's
+ * first commit did (a `seq` handed out: `all`; tasks but none: `after-first-copy`), whatever this
+ * worker was given; before any, as `$param` says (true: `all`).
  */
-export const feedOnSql = (t: SyncTables, param: string) => `(${param}::boolean OR ${completedRunSql(t)})`;
+export const feedOnSql = (t: SyncTables, param: string) =>
+  `(${completedRunSql(t)} OR (SELECT value::bigint FROM ${t.meta} WHERE key = 'changes_seq') > 0
+    OR (${param}::boolean AND NOT EXISTS (SELECT 1 FROM ${t.tasks})))`;
 
 /**
  * The common table expression `fetched`: the changes the upsert of `upsertTasksSql` made (its `up`,
@@ -63,7 +66,9 @@ export const AFTER_SEQ = '(SELECT count(*) FROM seq) >= 0';
 
 /**
  * The next `limit` rows after `after` by `seq`, keeping the changes of `kinds` (any when undefined):
- * the others are looked at by the primary key only, and their tasks not sent.
+ * the others are looked at by the primary key only, and their tasks not sent. The counter is read
+ * in the same statement, so with the rows of one snapshot: read after them, it could count the
+ * changes of a commit the rows did not see, and a reader would take them for pruned.
  */
 export async function readChangeBatch(
   query: PgQuery,
@@ -72,8 +77,9 @@ export async function readChangeBatch(
   limit: number,
   kinds: readonly ChangeKind[] | undefined,
 ): Promise<ChangeBatch> {
-  const { rows } = await query<{
-    seq: string;
+  const { rows: read } = await query<{
+    last: string;
+    seq: string | null;
     kind: ChangeKind;
     task_id: string;
     at: Date;
@@ -82,13 +88,16 @@ export async function readChangeBatch(
     task: string | null;
   }>(
     'reading the change feed',
-    `SELECT seq, kind, task_id, at, previous_state, state,
-       CASE WHEN $3::text[] IS NULL OR kind = ANY($3) THEN task::text END AS task
-     FROM ${t.changes} WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    `SELECT m.value AS last, c.* FROM ${t.meta} m LEFT JOIN LATERAL (
+       SELECT seq, kind, task_id, at, previous_state, state,
+         CASE WHEN $3::text[] IS NULL OR kind = ANY($3) THEN task::text END AS task
+       FROM ${t.changes} WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
+     WHERE m.key = 'changes_seq' ORDER BY c.seq`,
     [after, limit, kinds ? [...kinds] : null],
   ).catch(async (error: unknown) => {
     throw await noFeed(query, t, error);
   });
+  const rows = read.filter((row) => row.seq !== null);
   const records = rows.flatMap((row) =>
     row.task === null
       ? []
@@ -110,18 +119,8 @@ export async function readChangeBatch(
     through: last ? Number(last.seq) : undefined,
     first: rows[0] ? Number(rows[0].seq) : undefined,
     full: rows.length === limit,
-    last: last ? undefined : await lastSeq(query, t),
+    last: last ? undefined : Number(read[0]?.last ?? 0),
   };
-}
-
-/** The last seq handed out (the counter), pruned or not; 0 before the first. */
-async function lastSeq(query: PgQuery, t: SyncTables): Promise<number> {
-  const { rows } = await query<{ last: string }>(
-    'reading the change feed',
-    `SELECT value AS last FROM ${t.meta} WHERE key = 'changes_seq'`,
-    [],
-  );
-  return Number(rows[0]?.last ?? 0);
 }
 
 /** Deletes the changes before `before`: how many. */

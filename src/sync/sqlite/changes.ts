@@ -31,9 +31,14 @@ export class ChangeWriter {
     this.#start = start;
   }
 
-  /** Whether changes are recorded now: always, or once a first run completed. Asked once a transaction. */
+  /**
+   * Whether changes are recorded now: once a first run completed; before, as the copy's first
+   * commit did (a `seq` handed out: `all`; tasks but none: `after-first-copy`), whatever this
+   * process was given; before any, as it was given. Asked once a transaction.
+   */
   on(): boolean {
-    return this.#start === 'all' || hasCompletedRun(this.#file);
+    if (hasCompletedRun(this.#file) || (lastSeq(this.#file) ?? 0) > 0) return true;
+    return this.#start === 'all' && this.#file.sql('SELECT 1 FROM idgov_tasks LIMIT 1').get() === undefined;
   }
 
   record(change: NewChange): void {
@@ -47,7 +52,9 @@ export class ChangeWriter {
 
 /**
  * The next `limit` rows after `after` by `seq`, keeping the changes of `kinds` (any when undefined):
- * the others are looked at by the primary key only, and their tasks not read.
+ * the others are looked at by the primary key only, and their tasks not read. The last seq handed
+ * out is read on the rows' snapshot: read after them, it could count a commit they did not see, and
+ * a reader would take its changes for pruned.
  */
 export function readChangeBatch(
   file: SqliteFile,
@@ -56,18 +63,19 @@ export function readChangeBatch(
   kinds: readonly ChangeKind[] | undefined,
 ): ChangeBatch {
   const wanted = kinds ? `kind IN (${kinds.map(() => '?').join(', ')})` : '1';
-  const rows = file.read(() => {
+  const { rows, handedOut } = file.snapshot(() => {
     try {
-      return file
+      const read = file
         .sql(
           `SELECT seq, kind, task_id, at, previous_state, state, CASE WHEN ${wanted} THEN task END AS task
            FROM idgov_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
         )
-        .all(...(kinds ?? []), after, limit);
+        .all(...(kinds ?? []), after, limit) as Array<Record<string, string | number | null>>;
+      return { rows: read, handedOut: read.length > 0 ? undefined : (lastSeq(file) ?? 0) };
     } catch (error) {
       throw noFeed(file, error);
     }
-  }) as Array<Record<string, string | number | null>>;
+  });
   const records = rows
     .filter((row) => row.task !== null)
     .map((row) => ({
@@ -85,7 +93,7 @@ export function readChangeBatch(
     through: last ? Number(last.seq) : undefined,
     first: rows[0] ? Number(rows[0].seq) : undefined,
     full: rows.length === limit,
-    last: last ? undefined : file.read(() => lastSeq(file) ?? 0),
+    last: handedOut,
   };
 }
 
