@@ -85,7 +85,7 @@ program
   )
   .option(
     '--change-feed <start>',
-    'all: the change feed (idgov changes) records the first copy too; after-first-copy: it begins once a first run completed',
+    'all: the change feed (idgov changes) records the first copy too; after-first-copy: it begins once a first run completed (read for a new copy: a first run resumed goes on as it began)',
     'all',
   )
   .option(

@@ -60,7 +60,8 @@ import { claimWindow, commitPage, splitLargest } from './windows.ts';
 export interface PostgresSyncStoreOptions extends PostgresStoreOptions {
   /**
    * Whether the change feed records the first full copy (`all`, the default) or begins once a
-   * first run completed (`after-first-copy`); see {@link ChangeFeedStart}. Give every worker of a
+   * first run completed (`after-first-copy`), for a copy with no task yet: after, the copy keeps
+   * the setting its first commit had; see {@link ChangeFeedStart}. Give every worker of a
    * copy the same.
    */
   readonly changeFeed?: ChangeFeedStart | undefined;

@@ -24,7 +24,8 @@ export interface SqliteSyncStoreOptions {
   readonly readOnly?: boolean | undefined;
   /**
    * Whether the change feed records the first full copy (`all`, the default) or begins once a
-   * first run completed (`after-first-copy`); see {@link ChangeFeedStart}.
+   * first run completed (`after-first-copy`), for a copy with no task yet: after, the copy keeps
+   * the setting its first commit had; see {@link ChangeFeedStart}.
    */
   readonly changeFeed?: ChangeFeedStart | undefined;
   /**
