@@ -13,7 +13,10 @@ import { printable } from './options.ts';
 import { clockOf, listenersOf, type OutboxTarget, shownListener, withStore, write } from './outbox-access.ts';
 import { EXIT, UsageError } from './usage.ts';
 
-const when = (ms: number | undefined) => (ms === undefined ? undefined : isoTime(ms));
+// A time as shown; none for one a damaged row holds (text, or out of range), which the drain marks
+// dead with the reason: one such row must not make the list that finds it fail.
+const when = (ms: number | undefined) =>
+  ms === undefined || !Number.isFinite(new Date(ms).getTime()) ? undefined : isoTime(ms);
 
 /** `idgov outbox status`: counts by state a listener, the oldest pending event's age, the next due time, the leases held. */
 export function statusCommand(
@@ -89,8 +92,8 @@ function shownEvent(event: OutboxEvent, body: boolean) {
     listener: shownListener(event.listener),
     state: event.state,
     attempts: event.attempts,
-    enqueuedAt: isoTime(event.enqueuedAt),
-    nextAttemptAt: event.state === 'pending' ? isoTime(event.nextAttemptAt) : null,
+    enqueuedAt: when(event.enqueuedAt) ?? null,
+    nextAttemptAt: event.state === 'pending' ? (when(event.nextAttemptAt) ?? null) : null,
     lastAttemptAt: when(event.lastAttemptAt) ?? null,
     // Without the listener's query values, which an earlier release kept.
     lastAnswer: event.lastAnswer ? answerWithoutQueryValues(event.lastAnswer, event.listener) : null,

@@ -436,6 +436,31 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
   });
 });
 
+describe('idgov outbox list over a damaged SQLite row', () => {
+  it('lists it, its times that are not times as none, and the events around it', async () => {
+    const path = join(dir, `${crypto.randomUUID()}.db`);
+    const store = new SqliteOutboxStore({ path });
+    await fill(store);
+    await store.close();
+    const editor = new DatabaseSync(path);
+    editor
+      .prepare(
+        `INSERT INTO idgov_webhook_outbox (event_id, listener, body, enqueued_at, expires_at, next_attempt_at)
+         VALUES ('evt_damaged', ?, '{}', 'abc', 9e13, 'zzz')`,
+      )
+      .run(PLAIN);
+    editor.close();
+    const text = await idgov(['outbox', 'list', '--db', path, '--state', 'pending']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('evt_damaged  pending');
+    const json = await idgov(['outbox', 'list', '--db', path, '--state', 'pending', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const damaged = lines(json.stdout).find((event) => event.eventId === 'evt_damaged');
+    expect(damaged).toMatchObject({ enqueuedAt: null, nextAttemptAt: null });
+    expect(lines(json.stdout).length).toBeGreaterThan(1);
+  });
+});
+
 describe('idgov outbox over more events than a query reads', () => {
   const addPlain = (store: OutboxStore, i: number, enqueuedAt: number) =>
     store.add({ eventId: id(i), listener: PLAIN, body: '{}', enqueuedAt, expiresAt: enqueuedAt + DAY });
