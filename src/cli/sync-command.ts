@@ -6,6 +6,7 @@ import { APIError } from '../core/errors/status-errors.ts';
 import { createLogger } from '../core/logger.ts';
 import { isRetryableStatus } from '../core/transport/retry.ts';
 import { wait } from '../internal/wait.ts';
+import { isFileMoved } from '../stores/file-identity.ts';
 import { StoreError } from '../stores/store-error.ts';
 import type { ChangeFeedStart } from '../sync/changes.ts';
 import type { SyncProgress, SyncWaitingEvent } from '../sync/run/events.ts';
@@ -248,6 +249,8 @@ async function runs(
         // resumes it.
         // But another sync holding a SQLite copy passes: a watch tries again at its next run.
         if (isSetupError(error) && !(options.watch !== undefined && isCopyHeld(error))) throw failing(error);
+        // Nor does a copy file deleted or replaced under the store: every later run would fail alike.
+        if (isFileMoved(error)) throw failing(error);
         // A refusal another run meets again (a 403, a 404, a bad request) is said as it is.
         if (options.watch === undefined && error instanceof APIError && !isRetryableStatus(error.status))
           throw failing(error);

@@ -38,9 +38,20 @@ export class FileIdentity {
     const now = statSync(this.#path, { throwIfNoEntry: false });
     if (now && now.dev === this.#dev && now.ino === this.#ino) return undefined;
     const what = now ? 'replaced by another file' : 'deleted or moved';
-    return new StoreError(
+    const error = new StoreError(
       `The ${holds} file ${this.#path} was ${what} while this store had it open, so it stops: it would go on writing to, or reading from, a file no one else sees. Find out what ${now ? 'replaced' : 'removed'} it, then open the store again.`,
       { transient: false },
     );
+    return Object.assign(error, { reason: FILE_MOVED });
   }
 }
+
+const FILE_MOVED = 'file moved';
+
+/**
+ * Whether `error` says the store's file was deleted, moved or replaced under it: every later call of
+ * that store fails alike, until it is opened again. Told apart also once it crossed from a store's
+ * thread (its own fields cross with it).
+ */
+export const isFileMoved = (error: unknown): boolean =>
+  error instanceof StoreError && (error as { reason?: unknown }).reason === FILE_MOVED;

@@ -140,6 +140,17 @@ describe('idgov changes and idgov sync --watch', () => {
     expect(watched.code, watched.stderr).toBe(0);
   });
 
+  it('sync --watch whose SQLite copy file is deleted under it ends, saying so, rather than fail every run', async () => {
+    const db = join(dir, 'deleted.db');
+    const watcher = started(['sync', '--db', db, '--watch', '1'], env);
+    await until('the first run', () => /Done: full run/.test(watcher.stderr()));
+    for (const file of [db, `${db}-wal`, `${db}-shm`]) rmSync(file, { force: true });
+    const watched = await watcher.exited;
+    expect(watched.code, watched.stderr).toBe(1);
+    expect(watched.stderr).toMatch(/task copy file .*deleted\.db was deleted or moved .* open the store again/);
+    expect(watched.stderr).not.toMatch(/the next run resumes it/);
+  });
+
   it('reads from --since by --kind; prune deletes before a seq; bad input is refused with exit 2, nothing made', async () => {
     const db = join(dir, 'read.db');
     expect((await idgov(['sync', '--db', db], env)).code).toBe(0);
