@@ -531,6 +531,29 @@ describe('bad setups', () => {
     expect(error.message).toMatch(/Use another file/);
   });
 
+  it("a filter's lists are sets: the same IDs in another order, or twice, are the same copy, also one an earlier release kept", async () => {
+    const path = dbPath();
+    const withApps = (applicationIds: string[]) => {
+      const sync = new TaskSync({
+        client: new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' }),
+        store: new SqliteSyncStore({ path }),
+        filter: { applicationIds },
+      });
+      opened.push(sync);
+      return sync;
+    };
+    expect(await withApps(['app-okta', 'app-github']).run()).toMatchObject({ complete: true });
+    expect(await withApps(['app-github', 'app-okta', 'app-github']).run()).toMatchObject({ complete: true });
+    // An earlier release kept the list in the order given.
+    const file = new DatabaseSync(path);
+    file
+      .prepare("UPDATE idgov_sync_meta SET value = ? WHERE key = 'filter'")
+      .run('{"applicationIds":["app-okta","app-github"]}');
+    file.close();
+    expect(await withApps(['app-github', 'app-okta']).run()).toMatchObject({ complete: true });
+    expect(await caught(withApps(['app-okta']).run())).toBeInstanceOf(ConfigurationError);
+  });
+
   it('a second sync of one SQLite copy at once is refused, saying which process holds it', async () => {
     const path = dbPath();
     // Slow enough that a is still running when b opens (a starts a thread of its own first).

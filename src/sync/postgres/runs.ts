@@ -4,7 +4,9 @@
  *
  * @module
  */
+
 import { ConfigurationError } from '../../core/errors/errors.ts';
+import { sameFilter } from '../filter-key.ts';
 import type { CopyIdentity, CopyState, RunEnd, SyncRun, SyncWindowPlan } from '../store.ts';
 import { feedOnSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
 import { heldLeasesSql } from './leases.ts';
@@ -82,7 +84,7 @@ export async function openCopy(query: PgQuery, t: SyncTables, identity: CopyIden
       [String(POSTGRES_SYNC_SCHEMA_VERSION)],
     );
   }
-  if (meta.base_url !== identity.baseUrl || meta.filter !== identity.filter) {
+  if (meta.base_url !== identity.baseUrl || !sameFilter(meta.filter, identity.filter)) {
     // Not taken over even when empty: workers of two tenants opening one new copy at once could
     // both pass, and share a run. An empty copy is said to be one, with its simple remedy.
     const remedy = row?.begun

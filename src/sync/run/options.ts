@@ -12,6 +12,7 @@ import { type HookHandlers, Hooks } from '../../core/hooks.ts';
 import { createLogger, type Logger, type LogLevel } from '../../core/logger.ts';
 import { optionKeys, unknownOptionProblem } from '../../internal/known-options.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
+import { filterKey } from '../filter-key.ts';
 import type { SyncStore } from '../store.ts';
 import type { SyncEvents } from './events.ts';
 
@@ -107,18 +108,6 @@ const FILTER_FIELDS = ['taskTypes', 'applicationIds', 'appEntitlementIds'] as co
  */
 export const DEFAULT_LEASE_MS = 15_000;
 
-/** JSON with object keys sorted, so that one filter always reads the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 function checkedNumber(
   name: string,
   value: number | undefined,
@@ -169,7 +158,7 @@ export function resolveSyncOptions(options: TaskSyncOptions): ResolvedSyncOption
     store: options.store,
     concurrency: checkedNumber('concurrency', options.concurrency, 1, 64, 8),
     filter,
-    filterKey: canonical(filter),
+    filterKey: filterKey(filter),
     expand: [...(options.expand ?? [])],
     pageSize: checkedNumber('pageSize', options.pageSize, 10, 100, 100),
     overlapMs: checkedNumber('overlapMs', options.overlapMs, 0, 7 * 24 * 3_600_000, 10 * 60_000),

@@ -4,10 +4,12 @@
  *
  * @module
  */
+
 import { hostname } from 'node:os';
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { alive, goneFromThisMachine, thisProcess } from '../../stores/local-process.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
+import { sameFilter } from '../filter-key.ts';
 import type { CopyIdentity } from '../store.ts';
 import { SQLITE_SYNC_INDEXES, SQLITE_SYNC_MIGRATIONS, SYNC_SCHEMA_VERSION } from './schema.ts';
 
@@ -66,7 +68,11 @@ export function takeCopy(file: SqliteFile, identity: CopyIdentity, holder: strin
     file
       .sql('SELECT EXISTS (SELECT 1 FROM idgov_sync_runs) OR EXISTS (SELECT 1 FROM idgov_tasks) AS begun')
       .get()?.begun === 1;
-  if (begun && baseUrl !== undefined && (baseUrl !== identity.baseUrl || filter !== identity.filter)) {
+  if (
+    begun &&
+    baseUrl !== undefined &&
+    (baseUrl !== identity.baseUrl || !sameFilter(filter, identity.filter))
+  ) {
     throw new ConfigurationError(
       `${file.path} holds a copy of ${baseUrl} with the filter ${filter}; this sync is of ${identity.baseUrl} with the filter ${identity.filter}. Use another file for it, or delete this one to start over (its change feed then starts again at seq 1: its readers must start again from 0).`,
     );
