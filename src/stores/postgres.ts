@@ -182,6 +182,8 @@ export class PostgresConnection {
       this.#pool = Promise.resolve(options.pool);
       this.#ownsPool = false;
     } else if (options?.connectionString) {
+      const problem = connectionStringProblem(options.connectionString);
+      if (problem) throw new ConfigurationError(`${label.store}: ${problem}`);
       const logger = createLogger(options.logger, options.logLevel);
       this.#pool = openPool(options.connectionString, {
         max: options.maxConnections ?? label.maxConnections,
@@ -230,6 +232,19 @@ interface PoolSettings {
   readonly queryTimeoutMs: number;
   readonly store: string;
   readonly logger: Logger;
+}
+
+/**
+ * Why a `postgres://` URL cannot be what was meant, without quoting it (it holds a password):
+ * a `#`, `?` or `/` in a password not percent-encoded ends the password there, and the rest is read
+ * as a fragment, a query or a path, while an error that names the host it then finds quotes part
+ * of the password. Other forms (`host=... password=...`) are left to the driver.
+ */
+function connectionStringProblem(connectionString: string): string | undefined {
+  if (!/^postgres(ql)?:\/\//i.test(connectionString) || !URL.canParse(connectionString)) return undefined;
+  const url = new URL(connectionString);
+  if (url.hash === '' && !`${url.pathname}${url.search}`.includes('@')) return undefined;
+  return "the connection string's user or password holds a character that ends it (#, ? or /): percent-encode it (# as %23, ? as %3F, / as %2F, @ as %40).";
 }
 
 async function openPool(connectionString: string, settings: PoolSettings): Promise<PgQueryable> {

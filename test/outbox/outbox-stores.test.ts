@@ -574,6 +574,26 @@ describe.skipIf(!pg)('PostgreSQL store, a connection gone half-open', () => {
   });
 });
 
+it("a PostgreSQL URL whose password holds a '#' not percent-encoded is refused, quoting none of it", async () => {
+  const { PostgresOutboxStore } = await import('../../src/outbox/postgres-store.ts');
+  const { PostgresSyncStore } = await import('../../src/sync/postgres/store.ts');
+  // The driver would read a host `ss` and a fragment, and an error naming that host quotes the password.
+  const connectionString = 'postgres://app:p@ss#w0rd@127.0.0.1:1/postgres';
+  for (const open of [
+    () => new PostgresOutboxStore({ connectionString }),
+    () => new PostgresSyncStore({ connectionString }),
+  ]) {
+    const error = await caught((async () => open())());
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toMatch(/percent-encode it \(# as %23/);
+    expect(error.message).not.toMatch(/w0rd|p@ss|ss@/);
+  }
+  // Encoded, it is taken.
+  await new PostgresOutboxStore({
+    connectionString: 'postgres://app:p%40ss%23w0rd@127.0.0.1:1/postgres',
+  }).close();
+});
+
 it('PostgreSQL store without the pg package says to install it (or to pass a pool)', async () => {
   vi.resetModules();
   vi.doMock('pg', () => {
