@@ -7,13 +7,14 @@ import type { OutboxEvent } from './store.ts';
 
 /**
  * Why the store refused to retry `event` (as read after the refusal) at `now`. An event still
- * pending in its window is held by an attempt in flight: retried, it would be sent twice at once,
- * and enqueued anew it would run the automation twice; wait for the attempt.
+ * pending in its window is held by an attempt in flight (or by the lease of a worker that died, until
+ * it runs out): retried, it would be sent twice at once, and enqueued anew it would run the automation
+ * twice; wait for the attempt.
  */
 export function retryRefusal(event: OutboxEvent | undefined, now: number): string {
   if (!event) return 'is not in the outbox';
   if (event.state === 'delivered') return 'was delivered';
   if (event.state === 'expired' || now >= event.expiresAt)
     return 'is past its idempotency window (expired: its window has ended, and the listener would no longer take it as the same event): enqueue it as a new event if the automation should run again';
-  return 'has an attempt in flight (a live lease holds it): try again once the attempt ends';
+  return "has an attempt in flight (a live lease holds it): try again once the attempt ends, or, if that attempt's worker died, once its lease runs out (idgov outbox status shows when)";
 }
