@@ -147,7 +147,9 @@ describe('idgov changes and idgov sync --watch', () => {
     for (const file of [db, `${db}-wal`, `${db}-shm`]) rmSync(file, { force: true });
     const watched = await watcher.exited;
     expect(watched.code, watched.stderr).toBe(1);
-    expect(watched.stderr).toMatch(/task copy file .*deleted\.db was deleted or moved .* open the store again/);
+    expect(watched.stderr).toMatch(
+      /task copy file .*deleted\.db was deleted or moved .* open the store again/,
+    );
     expect(watched.stderr).not.toMatch(/the next run resumes it/);
   });
 
