@@ -3,9 +3,11 @@
  *
  * @module
  */
+
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { wait } from '../internal/wait.ts';
 import { Heartbeat } from '../stores/heartbeat.ts';
+import { answerWithoutQueryValues } from './listener-query.ts';
 import type { ResolvedOutboxOptions } from './options.ts';
 import { judge, scheduledDelay } from './outcome.ts';
 import type { OutboxAttempt } from './reports.ts';
@@ -133,7 +135,7 @@ export async function attemptEvent(
     await store.release(event.eventId, event.leaseToken).catch(() => {});
     throw result.error;
   }
-  const verdict = judge(result, at, event.listener);
+  const verdict = judge(result, at);
   let outcome: AttemptOutcome;
   let nextAttemptAt: number | undefined;
   if (verdict.kind === 'retry') {
@@ -157,7 +159,10 @@ export async function attemptEvent(
       `webhook ${event.eventId}: ${kind} could not be recorded, the store failing for half a lease; the event is attempted again once its lease ends (a listener that accepted it answers 409, recorded as delivered)`,
     );
   } else if (kind !== 'delivered') {
-    logger.info(`webhook ${event.eventId}: ${kind}`, { ...verdict.answer });
+    // Logs are read by more people than the database: without the listener's key, should it echo it.
+    logger.info(`webhook ${event.eventId}: ${kind}`, {
+      ...answerWithoutQueryValues(verdict.answer, event.listener),
+    });
   }
   return {
     ...base,

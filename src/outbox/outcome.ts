@@ -2,7 +2,6 @@ import { ConnectionError } from '../core/errors/errors.ts';
 import { APIError, RedirectError } from '../core/errors/status-errors.ts';
 import { isRetryableStatus, retryAfterMs } from '../core/transport/retry.ts';
 import type { WebhookDelivery } from '../webhooks/sender-options.ts';
-import { answerWithoutQueryValues } from './listener-query.ts';
 import type { OutboxAnswer } from './store.ts';
 
 /** The longest answer body kept for operators: enough to read the reason, too little to hold a payload. */
@@ -59,20 +58,10 @@ export type Verdict =
   | { readonly kind: 'dead'; readonly answer: OutboxAnswer };
 
 /**
- * Sorts the result of `sender.send()` to `listener` into a {@link Verdict}; a `Retry-After` date is
- * read against `now`, the outbox's clock, as every other time of the outbox is. The answer kept
- * holds none of the values of the listener's query (its key, at a gateway), should it echo them.
+ * Sorts the result of `sender.send()` into a {@link Verdict}; a `Retry-After` date is read against
+ * `now`, the outbox's clock, as every other time of the outbox is.
  */
-export function judge(
-  result: { delivery: WebhookDelivery } | { error: unknown },
-  now: number,
-  listener: string,
-): Verdict {
-  const verdict = sorted(result, now);
-  return { ...verdict, answer: answerWithoutQueryValues(verdict.answer, listener) };
-}
-
-function sorted(result: { delivery: WebhookDelivery } | { error: unknown }, now: number): Verdict {
+export function judge(result: { delivery: WebhookDelivery } | { error: unknown }, now: number): Verdict {
   if ('delivery' in result) return { kind: 'delivered', answer: { status: result.delivery.httpStatus } };
   const { error } = result;
   // The listener's status decides: a 200 whose body could not be read (too large) was still accepted.

@@ -241,7 +241,7 @@ describe('a store that fails while the listener answers', () => {
 });
 
 describe('what a dead event keeps of its answer', () => {
-  it("holds none of the listener's key, should the listener echo its URL, and says where one that moved points", async () => {
+  it("logs none of the listener's key, should the listener echo its URL, and keeps where one that moved points", async () => {
     const server = createServer((request, response) => {
       request.resume();
       request.on('end', () => {
@@ -274,12 +274,9 @@ describe('what a dead event keeps of its answer', () => {
       });
       const { eventId: refused } = await echoing.enqueue({ n: 1 });
       expect(await echoing.drain()).toMatchObject({ dead: 1 });
-      const kept = (await echoing.get(refused))?.lastAnswer;
-      expect(kept).toEqual({
-        status: 400,
-        body: 'no route for /api/v1/webhooks/incoming/crm?code=*** (code ***)',
-      });
-      expect(said.join('\n')).toContain('code=***');
+      // Kept whole, as the listener's URL is, in the operator's own database.
+      expect((await echoing.get(refused))?.lastAnswer?.status).toBe(400);
+      expect(said.join('\n')).toContain('no route for /api/v1/webhooks/incoming/crm?code=*** (code ***)');
       expect(said.join('\n')).not.toContain('gateway-key-77');
 
       const movedUrl = `${origin}/moved/api/v1/webhooks/incoming/hook`;
