@@ -138,13 +138,14 @@ export function isSetupError(error: unknown): boolean {
 }
 
 /**
- * What a bin says of a command's failure (its line on stderr) and its exit code: 2 for a setup to
- * fix ({@link isSetupError}), 1 for any other.
+ * What a bin says of a command's failure (its line on stderr) and its exit code: 2 for a mistake in
+ * the command line ({@link UsageError}) or a setup to fix ({@link isSetupError}), 1 for any other.
  */
 function failureOf(error: unknown, name: string): { readonly message: string; readonly code: number } {
   // The bin's name says whose message it is: the SDK's own prefix would say it twice.
   const message = String((error as Error)?.message ?? error).replace(/^@idgov\/sdk: /, '');
-  return { message: `${name}: ${message}\n`, code: isSetupError(error) ? EXIT.usage : EXIT.failed };
+  const usage = error instanceof UsageError || isSetupError(error);
+  return { message: `${name}: ${message}\n`, code: usage ? EXIT.usage : EXIT.failed };
 }
 
 /** A mistake in the command line found by an action: printed as a message, exit code 2. */

@@ -235,15 +235,23 @@ interface PoolSettings {
 }
 
 /**
- * Why a `postgres://` URL cannot be what was meant, without quoting it (it holds a password):
- * a `#`, `?` or `/` in a password not percent-encoded ends the password there, and the rest is read
- * as a fragment, a query or a path, while an error that names the host it then finds quotes part
- * of the password. Other forms (`host=... password=...`) are left to the driver.
+ * Why a `postgres://` URL cannot be what was meant, without quoting it (it holds a password): a
+ * `#`, `?` or `/` in a password not percent-encoded ends it there, the host is read from the rest
+ * of the password, and the host and database follow it (their `@` shows it) in a fragment, a query
+ * part that is no `name=value`, or the path; an error that names the host then quotes part of the
+ * password. Other forms (`host=... password=...`) and URLs that do not parse are left to the driver.
  */
 function connectionStringProblem(connectionString: string): string | undefined {
   if (!/^postgres(ql)?:\/\//i.test(connectionString) || !URL.canParse(connectionString)) return undefined;
-  const url = new URL(connectionString);
-  if (url.hash === '' && !`${url.pathname}${url.search}`.includes('@')) return undefined;
+  const { hash, search, pathname } = new URL(connectionString);
+  const spilled =
+    hash.includes('@') ||
+    search
+      .slice(1)
+      .split('&')
+      .some((part) => part.includes('@') && !part.includes('=')) ||
+    /@[^/]*\//.test(pathname);
+  if (!spilled) return undefined;
   return "the connection string's user or password holds a character that ends it (#, ? or /): percent-encode it (# as %23, ? as %3F, / as %2F, @ as %40).";
 }
 

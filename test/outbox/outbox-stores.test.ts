@@ -588,10 +588,19 @@ it("a PostgreSQL URL whose password holds a '#' not percent-encoded is refused, 
     expect(error.message).toMatch(/percent-encode it \(# as %23/);
     expect(error.message).not.toMatch(/w0rd|p@ss|ss@/);
   }
-  // Encoded, it is taken.
-  await new PostgresOutboxStore({
-    connectionString: 'postgres://app:p%40ss%23w0rd@127.0.0.1:1/postgres',
-  }).close();
+  // A '?' or '/' there too; encoded, or an '@' where a URL may hold one, it is taken.
+  for (const spilled of [
+    'postgres://app:p@ss?w0rd@127.0.0.1:1/postgres',
+    'postgres://app:p@ss/w0rd@127.0.0.1:1/postgres',
+  ])
+    expect(() => new PostgresOutboxStore({ connectionString: spilled })).toThrow(ConfigurationError);
+  for (const taken of [
+    'postgres://app:p%40ss%23w0rd@127.0.0.1:1/postgres',
+    'postgres://app:p@127.0.0.1:1/db?application_name=svc@host',
+    'postgres://127.0.0.1:1/db?user=admin@srv&password=x',
+    'postgresql://app:p@127.0.0.1:1/my@db',
+  ])
+    await new PostgresOutboxStore({ connectionString: taken }).close();
 });
 
 it('PostgreSQL store without the pg package says to install it (or to pass a pool)', async () => {

@@ -4,7 +4,7 @@
  * after a second signal.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { STOP_PATIENCE_MS, stoppedBySignals } from '../../src/cli/usage.ts';
+import { STOP_PATIENCE_MS, stoppedBySignals, UsageError } from '../../src/cli/usage.ts';
 import { ConfigurationError } from '../../src/core/errors/errors.ts';
 
 let exits: Array<number | undefined>;
@@ -73,27 +73,32 @@ it('work whose outcome is known, still letting go of its store 5 s later, ends w
   await done;
 });
 
-it('work failing with a setup error, still letting go of its store 5 s later, says the error and exits 2', async () => {
-  const refused = new ConfigurationError('IDGOV_CLIENT_SECRET is not set: set it to the client secret.');
-  let close = () => {};
-  const done = stoppedBySignals(
-    async (signal, _signalled, _ended, failing) => {
-      await new Promise((resolve) => signal.addEventListener('abort', resolve));
-      try {
-        throw failing(refused);
-      } finally {
-        // Closing a store whose database does not answer.
-        await new Promise<void>((resolve) => (close = resolve));
-      }
-    },
-    () => 99,
-  );
-  process.emit('SIGTERM', 'SIGTERM');
-  await vi.advanceTimersByTimeAsync(STOP_PATIENCE_MS);
-  expect(exits).toEqual([2]);
-  const said = vi.mocked(process.stderr.write).mock.calls.map(([text]) => String(text));
-  expect(said[0]).toBe('idgov: IDGOV_CLIENT_SECRET is not set: set it to the client secret.\n');
-  expect(said[1]).toMatch(/^idgov: stopped by SIGTERM while closing its store/);
-  close();
-  await expect(done).rejects.toBe(refused);
-});
+it.each([
+  ['a setup error', new ConfigurationError('IDGOV_CLIENT_SECRET is not set: set it to the client secret.')],
+  ['a usage error', new UsageError('IDGOV_CLIENT_SECRET is not set: set it to the client secret.')],
+])(
+  'work failing with %s, still letting go of its store 5 s later, says the error and exits 2',
+  async (_what, refused) => {
+    let close = () => {};
+    const done = stoppedBySignals(
+      async (signal, _signalled, _ended, failing) => {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        try {
+          throw failing(refused);
+        } finally {
+          // Closing a store whose database does not answer.
+          await new Promise<void>((resolve) => (close = resolve));
+        }
+      },
+      () => 99,
+    );
+    process.emit('SIGTERM', 'SIGTERM');
+    await vi.advanceTimersByTimeAsync(STOP_PATIENCE_MS);
+    expect(exits).toEqual([2]);
+    const said = vi.mocked(process.stderr.write).mock.calls.map(([text]) => String(text));
+    expect(said[0]).toBe('idgov: IDGOV_CLIENT_SECRET is not set: set it to the client secret.\n');
+    expect(said[1]).toMatch(/^idgov: stopped by SIGTERM while closing its store/);
+    close();
+    await expect(done).rejects.toBe(refused);
+  },
+);
