@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.ts';
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { goneFromThisMachine } from '../stores/local-process.ts';
 import type { SqliteFile } from '../stores/sqlite-file.ts';
+import { EVENT_COLUMNS, type EventRow, rowProblem } from './rows.ts';
 import { COUNT_UNRECORDED_SQL } from './unrecorded-attempt.ts';
 
 /** Frees the leases held by processes of this machine that are gone (killed mid-attempt); inside the caller's write. */
@@ -29,11 +30,14 @@ export function freeGoneHolders(file: SqliteFile, logger: Logger): void {
 
 /** `SqliteOutboxStore.retry()`, inside the caller's write. */
 export function retryEvent(file: SqliteFile, logger: Logger, eventId: string, now: number): boolean {
+  const row = file
+    .sql(`SELECT ${EVENT_COLUMNS}, lease_token FROM idgov_webhook_outbox WHERE event_id = ?`)
+    .get(eventId) as EventRow | undefined;
+  // A damaged row (edited by hand, say) would only be buried again by the next claim: refused, the
+  // retry says so (see retryRefusal). Its next attempt's time is the one the retry writes.
+  if (!row || rowProblem({ ...row, next_attempt_at: now })) return false;
   // A lease of a process of this machine that is gone holds nothing: no attempt is in flight.
-  const held = file.sql('SELECT lease_token FROM idgov_webhook_outbox WHERE event_id = ?').get(eventId) as
-    | { lease_token: string | null }
-    | undefined;
-  if (held?.lease_token && goneFromThisMachine(held.lease_token)) freeGoneHolders(file, logger);
+  if (row.lease_token && goneFromThisMachine(row.lease_token)) freeGoneHolders(file, logger);
   const { changes } = file
     .sql(
       `UPDATE idgov_webhook_outbox SET state = 'pending', next_attempt_at = ?, finished_at = NULL,

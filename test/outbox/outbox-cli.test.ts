@@ -437,7 +437,7 @@ describe.each(targets)('idgov outbox on %s', (_name, make) => {
 });
 
 describe('idgov outbox list over a damaged SQLite row', () => {
-  it('lists it, its times that are not times as none, and the events around it', async () => {
+  it('lists it, its times that are not times as none, and the events around it; retry refuses it, saying why', async () => {
     const path = join(dir, `${crypto.randomUUID()}.db`);
     const store = new SqliteOutboxStore({ path });
     await fill(store);
@@ -458,6 +458,11 @@ describe('idgov outbox list over a damaged SQLite row', () => {
     const damaged = lines(json.stdout).find((event) => event.eventId === 'evt_damaged');
     expect(damaged).toMatchObject({ enqueuedAt: null, nextAttemptAt: null });
     expect(lines(json.stdout).length).toBeGreaterThan(1);
+    // Retried, it would only be buried again by the next claim: refused, saying why and what to do.
+    const retried = await idgov(['outbox', 'retry', '--db', path, 'evt_damaged']);
+    expect(retried.code).toBe(1);
+    expect(retried.stdout).toContain('evt_damaged: not retried: it is damaged in the store');
+    expect(retried.stdout).toMatch(/purge it/);
   });
 });
 
