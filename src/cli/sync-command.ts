@@ -269,6 +269,15 @@ async function runs(
       }
       progress.stop();
       const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
+      if (summary.superseded) {
+        process.stderr.write(
+          `Ended by another worker's full run (--full), which ended this ${summary.kind} run unfinished; ${what}, all committed to ${where}. That full run makes the copy current: run the same command to join it.\n`,
+        );
+        if (options.watch === undefined) return ended(EXIT.done);
+        if (!(await pauseBeforeNext(started))) return ended(EXIT.done);
+        progress = progressReporter(process.stderr);
+        continue;
+      }
       if (!summary.complete) {
         process.stderr.write(
           `Stopped by ${signalled() ?? 'a signal'}; ${what}, all committed to ${where}. ${full && summary.kind === 'full' && summary.windows > 0 ? 'Run it again without --full to resume (--full would end this run and begin another).' : 'Run the same command again to resume.'}\n`,

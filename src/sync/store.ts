@@ -170,6 +170,11 @@ export interface RunEnd {
   readonly vanished: number;
   /** While it is not over: the live leases on its work, one a holder (the latest ending). */
   readonly held?: readonly HeldLease[] | undefined;
+  /**
+   * The run is over because another ended it unfinished (a sync with `full: true` on another
+   * worker): it did not complete, and what it committed stays. Optional for stores of your own.
+   */
+  readonly superseded?: boolean | undefined;
 }
 
 /**

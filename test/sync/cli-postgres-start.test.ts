@@ -2,7 +2,8 @@
  * `idgov sync --postgres` started beside its database (a container started first): a database not
  * yet accepting connections when the worker makes its tables is waited out, as the run's own store
  * calls are, rather than failing the worker at once. And stopped while its database is out of reach:
- * the stop does not wait minutes for a statement's answer.
+ * the stop does not wait minutes for a statement's answer. And a worker whose run another's `--full`
+ * ends says so, rather than `Done`.
  */
 import { createServer } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
@@ -119,3 +120,38 @@ it.skipIf(!pg)(
 );
 
 if (!pg) it.skip(`idgov sync --postgres started before its database: ${NO_POSTGRES}`, () => {});
+
+it.skipIf(!pg)(
+  "a worker whose run another worker's --full ends says so, not Done, and exits 0",
+  async () => {
+    const tenant = new FakeTenant({ history: 3_000, seed: 93, latencyMs: 100 });
+    const { close } = await tenant.listen();
+    const table = `${pg?.schema}.superseded`;
+    try {
+      let full: ReturnType<typeof idgov> | undefined;
+      const worker = await idgov(
+        ['sync', '--postgres', pg?.url ?? '', '--table', table, '--concurrency', '1'],
+        tenantEnv(tenant),
+        (stderr) => {
+          // Once the first worker has paged, another begins a full run over it.
+          if (!full && /sync: [1-9]\d* pages/.test(stderr))
+            full = idgov(
+              ['sync', '--postgres', pg?.url ?? '', '--table', table, '--full'],
+              tenantEnv(tenant),
+            );
+        },
+      );
+      expect(worker.code, worker.stderr).toBe(0);
+      expect(worker.stderr).toMatch(
+        /Ended by another worker's full run \(--full\), which ended this full run unfinished/,
+      );
+      expect(worker.stderr).not.toMatch(/Done: /);
+      const other = await full;
+      expect(other?.code, other?.stderr).toBe(0);
+      expect(other?.stderr).toMatch(/Done: full run: /);
+    } finally {
+      await close();
+    }
+  },
+  120_000,
+);

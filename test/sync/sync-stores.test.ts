@@ -502,7 +502,12 @@ for (const kind of kinds) {
       await store.endRun(incremental);
       expect(await store.claimOpenTasks(incremental, lease('b'), 10)).toEqual([]);
       expect(await store.claimWindow(incremental, lease('b'))).toBeUndefined();
-      expect(await store.finishRun(incremental, T0 + DAY)).toMatchObject({ finished: true, vanished: 0 });
+      // Over, and said to be ended by another rather than completed.
+      expect(await store.finishRun(incremental, T0 + DAY)).toEqual({
+        finished: true,
+        vanished: 0,
+        superseded: true,
+      });
       expect(await store.unfinishedRun()).toBeUndefined();
       // What it committed stays; the last run an incremental run reaches back to is still the full one.
       expect(Object.keys(await held(store)).sort()).toEqual(['t1', 't2']);

@@ -421,6 +421,39 @@ describe('a store that fails for a moment', () => {
   });
 });
 
+describe('a run ended by another', () => {
+  it('says so in its summary (superseded, not complete) when a full run elsewhere ended it unfinished', async () => {
+    const tenant = new FakeTenant({ history: 1_000, seed: 16, latencyMs: 5 });
+    const { close } = await tenant.listen();
+    try {
+      const path = dbPath();
+      expect(await syncOf(tenant, path).run()).toMatchObject({ complete: true });
+      tenant.createTasks(400);
+      const store = new SqliteSyncStore({ path });
+      let ended: Promise<void> | undefined;
+      const sync = new TaskSync({
+        client: new IdGovClient({ baseUrl: tenant.baseUrl, credentials: tenant.client, logLevel: 'error' }),
+        store,
+        concurrency: 1,
+        logLevel: 'error',
+        hooks: {
+          // After its first page, the run is ended as another worker's full: true ends it.
+          progress: (p) => {
+            if (p.pages < 1 || ended) return;
+            ended = store.unfinishedRun().then((run) => run && store.endRun(run));
+          },
+        },
+      });
+      opened.push(sync);
+      const summary = await sync.run();
+      await ended;
+      expect(summary).toMatchObject({ kind: 'incremental', complete: false, superseded: true });
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('a copy of an older schema version', () => {
   it('left mid-run by an earlier release (schema version 1) is migrated, and its run resumed to the end', async () => {
     const { DatabaseSync } = await import('node:sqlite');

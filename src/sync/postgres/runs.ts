@@ -180,6 +180,7 @@ export async function finishRun(
     ended: boolean;
     vanished: string;
     before: boolean;
+    gone: boolean;
     held: Array<{ holder: string; until: number; left: number }> | null;
   }>(
     'ending a run',
@@ -202,6 +203,7 @@ export async function finishRun(
      d AS (DELETE FROM ${t.windows} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM r))
      SELECT EXISTS (SELECT 1 FROM r) AS ended, (SELECT count(*) FROM v WHERE newly) AS vanished,
             coalesce((SELECT finished_at IS NOT NULL FROM ${t.runs} WHERE id = $1), true) AS before,
+            NOT EXISTS (SELECT 1 FROM ${t.runs} WHERE id = $1) AS gone,
             ${heldLeasesSql(t, '$1')} AS held`,
     [run.id, finishedAt, feedAll],
   );
@@ -210,6 +212,7 @@ export async function finishRun(
   return {
     finished,
     vanished: Number(row?.vanished ?? 0),
+    ...(row?.gone ? { superseded: true } : {}),
     ...(finished
       ? {}
       : {

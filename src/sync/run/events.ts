@@ -17,8 +17,16 @@ export interface SyncSummary {
   readonly kind: 'full' | 'incremental';
   /** True when the run resumed one a previous process left unfinished. */
   readonly resumed: boolean;
-  /** True when the run finished; false when it was stopped (`signal`), to be resumed by the next run. */
+  /**
+   * True when the run finished; false when it was stopped (`signal`), to be resumed by the next run,
+   * or `superseded`.
+   */
   readonly complete: boolean;
+  /**
+   * True when another worker's run with `full: true` ended this one unfinished: what it committed
+   * stays, and that full run, not this one, makes the copy current (the next run joins it).
+   */
+  readonly superseded?: boolean | undefined;
   /** Pages fetched by this call (the probe of `includeActedAfter` included). */
   readonly pages: number;
   /** Tasks the copy did not hold before. */

@@ -20,6 +20,7 @@ export class SyncProgressMeter {
   #new = 0;
   #changed = 0;
   #deleted = 0;
+  #superseded = false;
   #windowsDone = 0;
   #windowsKnown = 0;
   // Creation time covered, and each window's time left, by window ID: the share covered.
@@ -108,6 +109,11 @@ export class SyncProgressMeter {
   /** The end of a run: the tasks it marked as gone from the service, no page. */
   ended(counts: CommitCounts): void {
     this.#emit(counts, 0, 0);
+  }
+
+  /** Another worker's full run ended this one unfinished. */
+  superseded(): void {
+    this.#superseded = true;
   }
 
   /**
@@ -219,7 +225,8 @@ export class SyncProgressMeter {
     return {
       kind: this.#run.kind,
       resumed: this.#run.resumed,
-      complete,
+      complete: complete && !this.#superseded,
+      ...(this.#superseded ? { superseded: true } : {}),
       pages: this.#pages,
       tasksNew: this.#new,
       tasksChanged: this.#changed,

@@ -266,6 +266,7 @@ export class TaskSync {
       }
       const end = await store.finishRun(run, this.#options.now());
       meter.ended({ new: 0, changed: 0, deleted: end.vanished });
+      if (end.superseded) meter.superseded();
       if (end.finished) {
         bell.close();
         return;

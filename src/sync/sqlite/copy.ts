@@ -233,8 +233,9 @@ export class SqliteCopy implements SyncStore {
            FROM idgov_sync_runs WHERE id = ?1`,
         )
         .get(run.id) as { finished: number; windows: number } | undefined;
-      // A run gone (ended unfinished by a full run) is over too.
-      if (!state || state.finished) return { finished: true, vanished: 0 };
+      // A run gone (ended unfinished by a full run) is over too, not completed.
+      if (!state) return { finished: true, vanished: 0, superseded: true };
+      if (state.finished) return { finished: true, vanished: 0 };
       if (state.windows || refreshDue(this.#file, run)) {
         return { finished: false, vanished: 0, held: heldLeases(this.#file, run, this.#clock()) };
       }
