@@ -269,9 +269,10 @@ async function runs(
       }
       progress.stop();
       const what = `${summary.kind} run${summary.resumed ? ' (resumed)' : ''}: ${summary.pages} pages, ${summary.tasksNew} new, ${summary.tasksChanged} changed, ${summary.tasksDeleted} deleted`;
-      if (summary.superseded) {
+      if (summary.superseded && !signalled()) {
+        // Run again with --full, it would end that full run in turn.
         process.stderr.write(
-          `Ended by another worker's full run (--full), which ended this ${summary.kind} run unfinished; ${what}, all committed to ${where}. That full run makes the copy current: run the same command to join it.\n`,
+          `Ended by another worker's full run (--full), which ended this ${summary.kind} run unfinished; ${what}, all committed to ${where}. That full run makes the copy current: run ${full ? 'this command without --full' : 'the same command'} to join it.\n`,
         );
         if (options.watch === undefined) return ended(EXIT.done);
         if (!(await pauseBeforeNext(started))) return ended(EXIT.done);

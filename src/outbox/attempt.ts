@@ -151,6 +151,9 @@ export async function attemptEvent(
     outcome = { state: verdict.kind, answer: verdict.answer };
   }
   const kind = outcome.state === 'pending' ? 'retry' : outcome.state;
+  // Logs and hooks (onAttempt) are read by more people than the database: without the listener's key,
+  // should it echo its URL. The store keeps the answer whole, beside that URL.
+  const shown = answerWithoutQueryValues(verdict.answer, event.listener);
   const recorded = await record(options, event, at, outcome);
   if (recorded === false) {
     logger.warn(`webhook ${event.eventId}: ${kind} not recorded, another worker took the event over`);
@@ -159,15 +162,12 @@ export async function attemptEvent(
       `webhook ${event.eventId}: ${kind} could not be recorded, the store failing for half a lease; the event is attempted again once its lease ends (a listener that accepted it answers 409, recorded as delivered)`,
     );
   } else if (kind !== 'delivered') {
-    // Logs are read by more people than the database: without the listener's key, should it echo it.
-    logger.info(`webhook ${event.eventId}: ${kind}`, {
-      ...answerWithoutQueryValues(verdict.answer, event.listener),
-    });
+    logger.info(`webhook ${event.eventId}: ${kind}`, { ...shown });
   }
   return {
     ...base,
     outcome: kind,
-    answer: verdict.answer,
+    answer: shown,
     nextAttemptAt: kind === 'retry' ? nextAttemptAt : undefined,
     recorded: recorded === true,
   };

@@ -44,7 +44,10 @@ export interface OutboxAttempt {
    * at once, the attempt counted if its request had gone out).
    */
   readonly outcome: 'delivered' | 'retry' | 'dead' | 'expired' | 'released';
-  /** The listener's answer, or the error. */
+  /**
+   * The listener's answer, or the error; the values of the listener URL's query (a gateway's key) as
+   * `***`, should the listener echo its URL (the store keeps it whole).
+   */
   readonly answer?: OutboxAnswer | undefined;
   /** When a `retry` is due. */
   readonly nextAttemptAt?: number | undefined;

@@ -16,11 +16,7 @@ export function retryRefusal(event: OutboxEvent | undefined, now: number): strin
   if (event.state === 'delivered') return 'was delivered';
   if (event.state === 'expired' || now >= event.expiresAt)
     return 'is past its idempotency window (expired: its window has ended, and the listener would no longer take it as the same event): enqueue it as a new event if the automation should run again';
-  // A row edited by hand, or damaged: its times are no numbers, or its body no text.
-  if (
-    ![event.enqueuedAt, event.expiresAt, event.attempts].every(Number.isFinite) ||
-    typeof event.body !== 'string'
-  )
-    return 'is damaged in the store (its last answer says how, once a drain met it) and can never be sent: purge it (idgov outbox purge --dead-before), and enqueue it anew if it should be sent';
+  if (event.damaged)
+    return `is damaged in the store (${event.damaged}) and can never be sent: once a drain has marked it dead, delete it with idgov outbox purge --dead-before DATE --include-retryable --listener URL (which also deletes that listener's other dead events from before DATE, those still in their window too), and enqueue it anew if it should be sent`;
   return "has an attempt in flight (a live lease holds it): try again once the attempt ends, or, if that attempt's worker died, once its lease runs out (idgov outbox status shows when)";
 }

@@ -53,8 +53,14 @@ export function eventFromRow(row: EventRow): OutboxEvent {
     lastAttemptAt: opt(row.last_attempt_at),
     lastAnswer,
     finishedAt: opt(row.finished_at),
+    ...damage(row),
   };
 }
+
+const damage = (row: EventRow): { damaged?: string } => {
+  const problem = rowProblem(row);
+  return problem ? { damaged: problem } : {};
+};
 
 const WHOLE_COLUMNS = ['seq', 'enqueued_at', 'expires_at', 'next_attempt_at', 'attempts'] as const;
 const OPTIONAL_WHOLE_COLUMNS = ['last_attempt_at', 'last_status', 'finished_at'] as const;

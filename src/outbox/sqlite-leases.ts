@@ -34,8 +34,8 @@ export function retryEvent(file: SqliteFile, logger: Logger, eventId: string, no
     .sql(`SELECT ${EVENT_COLUMNS}, lease_token FROM idgov_webhook_outbox WHERE event_id = ?`)
     .get(eventId) as EventRow | undefined;
   // A damaged row (edited by hand, say) would only be buried again by the next claim: refused, the
-  // retry says so (see retryRefusal). Its next attempt's time is the one the retry writes.
-  if (!row || rowProblem({ ...row, next_attempt_at: now })) return false;
+  // retry says so (see retryRefusal). Judged as the retry would leave it: due now, not finished.
+  if (!row || rowProblem({ ...row, next_attempt_at: now, finished_at: null })) return false;
   // A lease of a process of this machine that is gone holds nothing: no attempt is in flight.
   if (row.lease_token && goneFromThisMachine(row.lease_token)) freeGoneHolders(file, logger);
   const { changes } = file

@@ -78,6 +78,11 @@ export interface OutboxEvent {
   readonly lastAnswer?: OutboxAnswer | undefined;
   /** When it left `pending` (delivered, dead or expired). */
   readonly finishedAt?: number | undefined;
+  /**
+   * How its stored row is not what the outbox wrote (a database edited by hand, or damaged), when
+   * it is not: such an event is never sent, and a drain marks it dead.
+   */
+  readonly damaged?: string | undefined;
 }
 
 /**

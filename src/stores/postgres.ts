@@ -237,9 +237,11 @@ interface PoolSettings {
 /**
  * Why a `postgres://` URL cannot be what was meant, without quoting it (it holds a password): a
  * `#`, `?` or `/` in a password not percent-encoded ends it there, the host is read from the rest
- * of the password, and the host and database follow it (their `@` shows it) in a fragment, a query
- * part that is no `name=value`, or the path; an error that names the host then quotes part of the
- * password. Other forms (`host=... password=...`) and URLs that do not parse are left to the driver.
+ * of the password, and the real host follows (its `@` shows it) in the fragment, in the name of a
+ * query parameter (which holds no `@`), or in the path before a `:port` or a `/`. An error that
+ * names the host then quotes part of the password. A spill the URL cannot tell from a database
+ * name (`/w0rd@db`), other forms (`host=... password=...`) and URLs that do not parse are left to
+ * the driver.
  */
 function connectionStringProblem(connectionString: string): string | undefined {
   if (!/^postgres(ql)?:\/\//i.test(connectionString) || !URL.canParse(connectionString)) return undefined;
@@ -249,8 +251,8 @@ function connectionStringProblem(connectionString: string): string | undefined {
     search
       .slice(1)
       .split('&')
-      .some((part) => part.includes('@') && !part.includes('=')) ||
-    /@[^/]*\//.test(pathname);
+      .some((part) => (part.split('=')[0] as string).includes('@')) ||
+    /@[^/]*[/:]/.test(pathname);
   if (!spilled) return undefined;
   return "the connection string's user or password holds a character that ends it (#, ? or /): percent-encode it (# as %23, ? as %3F, / as %2F, @ as %40).";
 }

@@ -266,11 +266,13 @@ describe('what a dead event keeps of its answer', () => {
       };
       const store = new MemoryOutboxStore();
       const keyed = `${origin}/api/v1/webhooks/incoming/crm?code=gateway-key-77`;
+      const reported: unknown[] = [];
       const echoing = new WebhookOutbox({
         sender: new WebhookSender({ url: keyed, hmac: { secret: 'outcome-secret' } }),
         store,
         logger,
         logLevel: 'info',
+        onAttempt: (attempt) => void reported.push(attempt.answer),
       });
       const { eventId: refused } = await echoing.enqueue({ n: 1 });
       expect(await echoing.drain()).toMatchObject({ dead: 1 });
@@ -278,6 +280,9 @@ describe('what a dead event keeps of its answer', () => {
       expect((await echoing.get(refused))?.lastAnswer?.status).toBe(400);
       expect(said.join('\n')).toContain('no route for /api/v1/webhooks/incoming/crm?code=*** (code ***)');
       expect(said.join('\n')).not.toContain('gateway-key-77');
+      expect(reported).toEqual([
+        { status: 400, body: 'no route for /api/v1/webhooks/incoming/crm?code=*** (code ***)' },
+      ]);
 
       const movedUrl = `${origin}/moved/api/v1/webhooks/incoming/hook`;
       const moved = new WebhookOutbox({

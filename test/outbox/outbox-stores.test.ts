@@ -591,7 +591,9 @@ it("a PostgreSQL URL whose password holds a '#' not percent-encoded is refused, 
   // A '?' or '/' there too; encoded, or an '@' where a URL may hold one, it is taken.
   for (const spilled of [
     'postgres://app:p@ss?w0rd@127.0.0.1:1/postgres',
+    'postgres://app:p@ss?w0rd@127.0.0.1:1/postgres?sslmode=require',
     'postgres://app:p@ss/w0rd@127.0.0.1:1/postgres',
+    'postgres://app:p@ss/w0rd@127.0.0.1:1',
   ])
     expect(() => new PostgresOutboxStore({ connectionString: spilled })).toThrow(ConfigurationError);
   for (const taken of [

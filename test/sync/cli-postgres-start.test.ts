@@ -143,7 +143,7 @@ it.skipIf(!pg)(
       );
       expect(worker.code, worker.stderr).toBe(0);
       expect(worker.stderr).toMatch(
-        /Ended by another worker's full run \(--full\), which ended this full run unfinished/,
+        /Ended by another worker's full run \(--full\), which ended this full run unfinished; .* run the same command to join it/,
       );
       expect(worker.stderr).not.toMatch(/Done: /);
       const other = await full;
