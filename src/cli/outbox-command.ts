@@ -95,7 +95,7 @@ function shownEvent(event: OutboxEvent, body: boolean) {
     enqueuedAt: when(event.enqueuedAt) ?? null,
     nextAttemptAt: event.state === 'pending' ? (when(event.nextAttemptAt) ?? null) : null,
     lastAttemptAt: when(event.lastAttemptAt) ?? null,
-    // Without the listener's query values, which an earlier release kept.
+    // Without the listener's query values, should it echo its URL: the store keeps the answer whole.
     lastAnswer: event.lastAnswer ? answerWithoutQueryValues(event.lastAnswer, event.listener) : null,
     finishedAt: when(event.finishedAt) ?? null,
     ...(body ? { body: event.body } : {}),

@@ -31,7 +31,7 @@ function queryValues(url: string): string[] {
 
 /**
  * `text` with each value of `listener`'s query shown as `***`: a listener (or a proxy before it)
- * that echoes the URL it was called at would otherwise put its key in what is kept, logged and shown.
+ * that echoes the URL it was called at would otherwise put its key in what is logged and shown.
  */
 export function withoutQueryValues(text: string, listener: string): string {
   let kept = text;
