@@ -37,7 +37,8 @@ export class ChangeWriter {
    * process was given; before any, as it was given. Asked once a transaction.
    */
   on(): boolean {
-    if (hasCompletedRun(this.#file) || (lastSeq(this.#file) ?? 0) > 0) return true;
+    // The counter first: one row, and once a change was recorded, the answer for every commit after.
+    if ((lastSeq(this.#file) ?? 0) > 0 || hasCompletedRun(this.#file)) return true;
     return this.#start === 'all' && this.#file.sql('SELECT 1 FROM idgov_tasks LIMIT 1').get() === undefined;
   }
 
