@@ -714,6 +714,87 @@ describe.skipIf(!pg)('PostgreSQL: two workers commit the same task at once', () 
   });
 });
 
+describe.skipIf(!pg)('PostgreSQL workers given different changeFeed settings', () => {
+  // Each worker's first commit judged the setting by what its own snapshot held: one that saw no
+  // task and was given `all` recorded its page, while one given `after-first-copy`, committing at
+  // the same time, did not; every commit after recorded its page. Half of a first copy in the feed.
+  it.each([
+    ['all', 'after-first-copy'],
+    ['after-first-copy', 'all'],
+  ] as const)(
+    "follow the one that began the first run ('%s', joined with '%s'), whichever commits first",
+    async (began, joined) => {
+      const { default: Pg } = await import('pg');
+      const pool = new Pg.Pool({ connectionString: pg?.url, max: 4 });
+      const table = `${pg?.schema}.mixed_${++n}`;
+      const worker = (changeFeed: FeedStart) => new PostgresSyncStore({ pool, table, changeFeed });
+      const first = worker(began);
+      const second = worker(joined);
+      await first.migrate();
+      const identity = { baseUrl: 'https://acme.example.com', filter: '{}' };
+      await first.open(identity);
+      await second.open(identity);
+      const run = await first.beginRun('full', Date.now(), [
+        { from: 0, to: 1_000 },
+        { from: 1_001, to: 2_000 },
+      ]);
+      expect(await second.beginRun('full', Date.now(), [{ from: 0, to: 2_000 }])).toMatchObject({
+        id: run.id,
+      });
+      const stores = [first, second] as const;
+      const leases = [
+        { holder: 'first', ms: 60_000 },
+        { holder: 'second', ms: 60_000 },
+      ] as const;
+      const windows = [await first.claimWindow(run, leases[0]), await second.claimWindow(run, leases[1])];
+      const commit = (i: 0 | 1) => {
+        const window = windows[i] as SyncWindow;
+        const id = `task-${i}`;
+        return stores[i].commitPage(
+          run,
+          window,
+          {
+            tasks: [
+              {
+                id,
+                state: 'TASK_STATE_OPEN',
+                createdAt: new Date(window.from + 1).toISOString(),
+                updatedAt: undefined,
+                deletedAt: undefined,
+                json: JSON.stringify({ id, state: 'TASK_STATE_OPEN' }),
+              },
+            ],
+            expanded: [],
+            cursor: window.from + 1,
+            moved: true,
+            queryFrom: window.from,
+            queryTo: window.to,
+            token: 'next',
+            exhausted: false,
+            syncedAt: Date.now(),
+          },
+          leases[i],
+        );
+      };
+      // The feed's counter held: both first commits begin on a copy with no task; a commit that
+      // records waits there, one that does not commits at once.
+      const byAll = began === 'all' ? 0 : 1;
+      const ended = await whileRowsHeld(
+        pool,
+        `SELECT 1 FROM ${table}_sync_meta WHERE key = 'changes_seq' FOR UPDATE`,
+        [() => commit(byAll), () => commit(byAll === 0 ? 1 : 0)],
+      );
+      expect(ended).toEqual(['fulfilled', 'fulfilled']);
+      const { copy, feed } = await copyAndFeed(second);
+      expect(copy.size).toBe(2);
+      if (began === 'all') expect(fold(feed)).toEqual(copy);
+      else expect(feed).toEqual([]);
+      await first.close();
+      await pool.end();
+    },
+  );
+});
+
 describe.skipIf(!pg)('a PostgreSQL copy made before the feed', () => {
   it('is read with a ConfigurationError that names the missing feed table and the fix', async () => {
     const table = `${pg?.schema}.before_feed`;

@@ -16,13 +16,28 @@ import type { PgQuery } from './rows.ts';
 import { completedRunSql, type SyncTables } from './schema.ts';
 
 /**
- * Whether changes are recorded by a statement: once a first run completed; before, as the copy's
- * first commit did (a `seq` handed out: `all`; tasks but none: `after-first-copy`), whatever this
- * worker was given; before any, as `$param` says (true: `all`).
+ * Whether changes are recorded by a statement: once a first run completed; before, as the worker
+ * that began the copy's first run was given (`change_feed`, written by {@link beginRun}), whatever
+ * this one was: workers whose first commits overlap each decide before seeing the other's. A copy
+ * of an earlier release, begun without it: as its first commit did (a `seq` handed out: `all`;
+ * tasks but none: `after-first-copy`), and before any, as `$param` says (true: `all`).
  */
 export const feedOnSql = (t: SyncTables, param: string) =>
   `(${completedRunSql(t)} OR (SELECT value::bigint FROM ${t.meta} WHERE key = 'changes_seq') > 0
-    OR (${param}::boolean AND NOT EXISTS (SELECT 1 FROM ${t.tasks})))`;
+    OR coalesce((SELECT value = 'all' FROM ${t.meta} WHERE key = 'change_feed'),
+                ${param}::boolean AND NOT EXISTS (SELECT 1 FROM ${t.tasks})))`;
+
+/**
+ * The common table expression `decided`: the first run's setting (`$param`, true: `all`) kept as
+ * the copy's, by the statement that begins a run (`begun`, its new run's row) while the copy holds
+ * no task, no change and no completed run.
+ */
+export const decideFeedSql = (t: SyncTables, begun: string, param: string) => `decided AS (
+    INSERT INTO ${t.meta} (key, value)
+    SELECT 'change_feed', CASE WHEN ${param}::boolean THEN 'all' ELSE 'after-first-copy' END FROM ${begun}
+    WHERE NOT ${completedRunSql(t)} AND NOT EXISTS (SELECT 1 FROM ${t.tasks})
+      AND coalesce((SELECT value::bigint FROM ${t.meta} WHERE key = 'changes_seq'), 0) = 0
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value)`;
 
 /**
  * The common table expression `fetched`: the changes the upsert of `upsertTasksSql` made (its `up`,

@@ -8,7 +8,7 @@
 import { ConfigurationError } from '../../core/errors/errors.ts';
 import { sameFilter } from '../filter-key.ts';
 import type { CopyIdentity, CopyState, RunEnd, SyncRun, SyncWindowPlan } from '../store.ts';
-import { feedOnSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
+import { decideFeedSql, feedOnSql, recordChangesSql, vanishedChangesSql } from './changes.ts';
 import { heldLeasesSql } from './leases.ts';
 import { refreshDueSql } from './refresh.ts';
 import type { PgQuery } from './rows.ts';
@@ -133,7 +133,8 @@ export async function unfinishedRun(query: PgQuery, t: SyncTables): Promise<Sync
 
 /**
  * Begins a run with `windows`, or joins the unfinished one: one at a time (a unique index), so of
- * workers beginning together one inserts and the others join.
+ * workers beginning together one inserts and the others join. The worker that begins a copy's
+ * first run decides whether its feed records that first copy (`feedAll`): every worker follows it.
  */
 export async function beginRun(
   query: PgQuery,
@@ -141,6 +142,7 @@ export async function beginRun(
   kind: SyncRun['kind'],
   startedAt: number,
   windows: readonly SyncWindowPlan[],
+  feedAll: boolean,
 ): Promise<SyncRun> {
   for (;;) {
     const { rows } = await query<{ id: string }>(
@@ -148,13 +150,15 @@ export async function beginRun(
       `WITH r AS (INSERT INTO ${t.runs} (kind, started_at, acted_after_ms) VALUES ($1, $2, $4::bigint)
                   ON CONFLICT DO NOTHING RETURNING id),
        w AS (INSERT INTO ${t.windows} (run_id, from_ms, to_ms, cursor_ms, query_from_ms, query_to_ms, acted_after_ms)
-             SELECT r.id, x.f, x.t, x.f, x.f, x.t, x.a FROM r, jsonb_to_recordset($3::jsonb) AS x(f bigint, t bigint, a bigint))
+             SELECT r.id, x.f, x.t, x.f, x.f, x.t, x.a FROM r, jsonb_to_recordset($3::jsonb) AS x(f bigint, t bigint, a bigint)),
+       ${decideFeedSql(t, 'r', '$5')}
        SELECT id FROM r`,
       [
         kind,
         startedAt,
         JSON.stringify(windows.map((w) => ({ f: w.from, t: w.to, a: w.actedAfter ?? null }))),
         windows.find((w) => w.actedAfter !== undefined)?.actedAfter ?? null,
+        feedAll,
       ],
     );
     if (rows[0]) return { id: Number(rows[0].id), kind, startedAt, resumed: false };

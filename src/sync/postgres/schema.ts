@@ -105,7 +105,7 @@ export function postgresSyncSchema(prefix: string = DEFAULT_SYNC_PREFIX): string
   const q = (name: string) => name.replaceAll("'", "''");
   return `-- Task copy of @idgov/sdk (schema version ${POSTGRES_SYNC_SCHEMA_VERSION}).
 CREATE TABLE IF NOT EXISTS ${t.meta} (
-  key   text PRIMARY KEY,  -- schema_version, base_url, filter, changes_seq
+  key   text PRIMARY KEY,  -- schema_version, base_url, filter, changes_seq, change_feed
   value text NOT NULL
 );
 -- One row a task, as the service last sent it.

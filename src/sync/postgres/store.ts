@@ -138,7 +138,7 @@ export class PostgresSyncStore implements SyncStore, CopyReader, ChangeFeed {
     startedAt: number,
     windows: readonly SyncWindowPlan[],
   ): Promise<SyncRun> {
-    return beginRun(this.#query, this.#t, kind, startedAt, windows);
+    return beginRun(this.#query, this.#t, kind, startedAt, windows, this.#feedAll);
   }
 
   async claimWindow(run: SyncRun, lease: SyncLease): Promise<SyncWindow | undefined> {
