@@ -25,6 +25,35 @@ export interface EventRow {
 export const EVENT_COLUMNS =
   'event_id, listener, body, state, seq, enqueued_at, expires_at, next_attempt_at, attempts, last_attempt_at, last_status, last_body, last_error, finished_at';
 
+/**
+ * An integer column of SQLite, or the text of one past 2^53: node:sqlite throws a bare `RangeError`
+ * reading such a value (a hand edit, a time in µs) as a number, which would stop every read of the
+ * row. As text, {@link rowProblem} names it.
+ */
+export const sqliteWhole = (column: string) =>
+  `CASE WHEN typeof(${column}) = 'integer' AND ${column} NOT BETWEEN -${Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER}
+     THEN CAST(${column} AS TEXT) ELSE ${column} END`;
+
+const INTEGER_COLUMNS = new Set([
+  'seq',
+  'enqueued_at',
+  'expires_at',
+  'next_attempt_at',
+  'attempts',
+  'last_attempt_at',
+  'last_status',
+  'finished_at',
+  'leased_at',
+  'lease_until',
+]);
+
+/** `columns` (a list as in {@link EVENT_COLUMNS}) for SQLite's reads: its integers as {@link sqliteWhole} reads them. */
+export const sqliteColumns = (columns: string) =>
+  columns
+    .split(', ')
+    .map((column) => (INTEGER_COLUMNS.has(column) ? `${sqliteWhole(column)} AS ${column}` : column))
+    .join(', ');
+
 // PostgreSQL's driver returns BIGINT as a string (it may exceed 2^53; Unix ms and sequences do not).
 const num = (value: number | string): number => Number(value);
 const opt = (value: number | string | null | undefined): number | undefined =>
@@ -63,7 +92,13 @@ const damage = (row: EventRow): { damaged?: string } => {
 };
 
 const WHOLE_COLUMNS = ['seq', 'enqueued_at', 'expires_at', 'next_attempt_at', 'attempts'] as const;
-const OPTIONAL_WHOLE_COLUMNS = ['last_attempt_at', 'last_status', 'finished_at'] as const;
+const OPTIONAL_WHOLE_COLUMNS = [
+  'last_attempt_at',
+  'last_status',
+  'finished_at',
+  'leased_at',
+  'lease_until',
+] as const;
 
 /** A column value that is an integer, or the decimal text of one (PostgreSQL's BIGINT). */
 function isWhole(value: unknown): boolean {

@@ -8,7 +8,7 @@ import type { Logger } from '../core/logger.ts';
 import { FREE_SQL, notHeldSql } from '../stores/lease.ts';
 import { goneFromThisMachine } from '../stores/local-process.ts';
 import type { SqliteFile } from '../stores/sqlite-file.ts';
-import { EVENT_COLUMNS, type EventRow, rowProblem } from './rows.ts';
+import { EVENT_COLUMNS, type EventRow, rowProblem, sqliteColumns } from './rows.ts';
 import { COUNT_UNRECORDED_SQL } from './unrecorded-attempt.ts';
 
 /** Frees the leases held by processes of this machine that are gone (killed mid-attempt); inside the caller's write. */
@@ -31,7 +31,7 @@ export function freeGoneHolders(file: SqliteFile, logger: Logger): void {
 /** `SqliteOutboxStore.retry()`, inside the caller's write. */
 export function retryEvent(file: SqliteFile, logger: Logger, eventId: string, now: number): boolean {
   const row = file
-    .sql(`SELECT ${EVENT_COLUMNS}, lease_token FROM idgov_webhook_outbox WHERE event_id = ?`)
+    .sql(`SELECT ${sqliteColumns(EVENT_COLUMNS)}, lease_token FROM idgov_webhook_outbox WHERE event_id = ?`)
     .get(eventId) as EventRow | undefined;
   // A damaged row (edited by hand, say) would only be buried again by the next claim: refused, the
   // retry says so (see retryRefusal). Judged as the retry would leave it: due now, not finished.

@@ -6,7 +6,7 @@
  */
 import { notHeldSql } from '../stores/lease.ts';
 import type { SqliteFile } from '../stores/sqlite-file.ts';
-import { EVENT_COLUMNS, type EventRow, eventFromRow } from './rows.ts';
+import { EVENT_COLUMNS, type EventRow, eventFromRow, sqliteColumns, sqliteWhole } from './rows.ts';
 import {
   type EventLease,
   OUTBOX_STATES,
@@ -40,6 +40,7 @@ export class SqliteOutboxReads {
     const rows = this.#all<{ event_id: string; lease_token: string; lease_until: number }>(
       `SELECT event_id, lease_token, lease_until FROM idgov_webhook_outbox
        WHERE listener = ? AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}
+         AND typeof(lease_until) = 'integer' AND lease_until <= ${Number.MAX_SAFE_INTEGER}
        ORDER BY seq LIMIT ?`,
       listener,
       now,
@@ -52,7 +53,7 @@ export class SqliteOutboxReads {
   /** As {@link OutboxStore.get} says. */
   async get(eventId: string): Promise<OutboxEvent | undefined> {
     const row = this.#get<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE event_id = ?`,
+      `SELECT ${sqliteColumns(EVENT_COLUMNS)} FROM idgov_webhook_outbox WHERE event_id = ?`,
       eventId,
     );
     return row ? eventFromRow(row) : undefined;
@@ -80,7 +81,7 @@ export class SqliteOutboxReads {
   /** As {@link OutboxStore.list} says. */
   async list(listener: string, state: OutboxState, limit: number, after?: string): Promise<OutboxEvent[]> {
     const rows = this.#all<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM idgov_webhook_outbox WHERE listener = ? AND state = ?
+      `SELECT ${sqliteColumns(EVENT_COLUMNS)} FROM idgov_webhook_outbox WHERE listener = ? AND state = ?
          AND seq > coalesce((SELECT seq FROM idgov_webhook_outbox WHERE event_id = ?), 0)
        ORDER BY seq LIMIT ?`,
       listener,
@@ -93,10 +94,11 @@ export class SqliteOutboxReads {
 
   /** As {@link OutboxStore.nextDueAt} says. */
   async nextDueAt(listener: string): Promise<number | undefined> {
-    const row = this.#get<{ due: number | null }>(
-      `SELECT min(next_attempt_at) AS due FROM idgov_webhook_outbox WHERE listener = ? AND state = 'pending'`,
+    const row = this.#get<{ due: number | string | null }>(
+      `SELECT min(${sqliteWhole('next_attempt_at')}) AS due FROM idgov_webhook_outbox WHERE listener = ? AND state = 'pending'`,
       listener,
     );
-    return row?.due ?? undefined;
+    // A damaged time (text) is due at once: the drain's claim buries its row.
+    return typeof row?.due === 'string' ? 0 : (row?.due ?? undefined);
   }
 }

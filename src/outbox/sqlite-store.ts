@@ -13,7 +13,7 @@ import { heldHere } from '../stores/local-process.ts';
 import { SqliteFile } from '../stores/sqlite-file.ts';
 import { dueSql, isDue } from './due.ts';
 import { PURGE_BATCH, purgeInBatches } from './purge.ts';
-import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem } from './rows.ts';
+import { EVENT_COLUMNS, type EventRow, eventFromRow, rowProblem, sqliteColumns } from './rows.ts';
 import { freeGoneHolders, retryEvent } from './sqlite-leases.ts';
 import { SQLITE_OUTBOX_OPTIONS, type SqliteOutboxStoreOptions } from './sqlite-options.ts';
 import { SqliteOutboxReads } from './sqlite-reads.ts';
@@ -107,7 +107,7 @@ export class SqliteOutboxStore implements OutboxStore {
     const { listener, now, leaseMs, limit, ordered } = options;
     const leaseToken = heldHere(options.leaseToken);
     const exclude = JSON.stringify(options.exclude ?? []);
-    const columns = `${EVENT_COLUMNS}, lease_token, leased_at, lease_until`;
+    const columns = sqliteColumns(`${EVENT_COLUMNS}, lease_token, leased_at, lease_until`);
     return this.#file.write(() => {
       if (performance.now() - this.#sweptAt >= SWEEP_EVERY_MS) {
         this.#sweptAt = performance.now();
@@ -116,7 +116,7 @@ export class SqliteOutboxStore implements OutboxStore {
       const claimed: ClaimedEvent[] = [];
       const lease = this.#file.sql(
         `UPDATE idgov_webhook_outbox SET ${COUNT_UNRECORDED_SQL}, lease_token = ?, leased_at = ?, lease_until = ?
-         WHERE event_id = ? RETURNING ${EVENT_COLUMNS}`,
+         WHERE event_id = ? RETURNING ${sqliteColumns(EVENT_COLUMNS)}`,
       );
       // Ordered: only the head may go, if it is due, free and not yet attempted by this drain (one past
       // its window with an attempt in flight is still the head: what follows waits for its outcome);

@@ -334,6 +334,52 @@ describe('a damaged SQLite row', () => {
   });
 });
 
+describe('a SQLite row with an integer past 2^53 (a hand edit, a time in µs)', () => {
+  // node:sqlite throws a bare RangeError reading such an integer as a number: every claim, get and
+  // list of the listener failed, and the events after the row were never sent.
+  const HUGE = '1152921504606846976';
+  it.each([
+    ['next_attempt_at', 1],
+    ['attempts', 1],
+    ['last_status', 1],
+    ['lease_until', 1],
+    ['next_attempt_at', 4],
+  ] as const)(
+    'in %s (concurrency %i): read, buried with the reason, the events after it sent',
+    async (column, concurrency) => {
+      const path = join(dir, `huge-${++n}.db`);
+      const { accepted, sender, close } = await listener();
+      const logger = { error() {}, warn() {}, info() {}, debug() {} };
+      const store = new SqliteOutboxStore({ path, logger });
+      const outbox = new WebhookOutbox({ sender, store, concurrency });
+      try {
+        const damaged = await outbox.enqueue({ n: 1 });
+        const fine = await outbox.enqueue({ n: 2 });
+        const editor = new DatabaseSync(path);
+        editor
+          .prepare(`UPDATE idgov_webhook_outbox SET ${column} = ${HUGE}, leased_at = 1 WHERE event_id = ?`)
+          .run(damaged.eventId);
+        editor.close();
+        // An event carries no lease: damage there shows when a drain claims it.
+        if (column !== 'lease_until')
+          expect(await outbox.get(damaged.eventId)).toMatchObject({
+            damaged: expect.stringContaining(`its ${column} is "${HUGE}"`),
+          });
+        expect(await store.leases(sender.url, Date.now(), 10)).toEqual([]);
+        expect(await outbox.drain()).toMatchObject({ delivered: 1 });
+        expect(accepted).toEqual([fine.eventId]);
+        expect(await outbox.get(damaged.eventId)).toMatchObject({ state: 'dead' });
+        expect((await outbox.get(damaged.eventId))?.lastAnswer?.error).toContain(
+          `its ${column} is "${HUGE}", not a whole number`,
+        );
+      } finally {
+        await store.close();
+        await close();
+      }
+    },
+  );
+});
+
 describe('PostgreSQL table names', () => {
   it('refuses names whose index names PostgreSQL would cut to one', async () => {
     const { PostgresOutboxStore, postgresOutboxSchema } = await import('../../src/outbox/postgres-store.ts');
