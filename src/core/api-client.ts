@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { withoutEchoes } from '../internal/echoes.ts';
 import { wait } from '../internal/wait.ts';
 import { APIPromise, responseInfo, type WithResponse } from './api-promise.ts';
 import { type Authenticator, tokenWithin } from './auth/credentials.ts';
@@ -187,7 +188,7 @@ export class APIClient implements ClientCore {
       response = await send();
     }
     // A body the service got wrong may echo the token it was sent: the raw body an error keeps must not.
-    const unsent = (text: string) => tokens.reduce((out, token) => out.replaceAll(token, '[redacted]'), text);
+    const unsent = (text: string) => withoutEchoes(text, tokens, '[redacted]');
     const parse = (answer: typeof response) =>
       parseResponse(call.schema, answer.text, call.what, answer.protoFree, {
         rawBody: unsent,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { withoutEchoes } from '../internal/echoes.ts';
 import type { OutboxAnswer } from './store.ts';
 
 /** The parts of `url`'s query as written: a `name=value` part's name and value, any other part whole as its value. */
@@ -30,13 +31,12 @@ function queryValues(url: string): string[] {
 }
 
 /**
- * `text` with each value of `listener`'s query shown as `***`: a listener (or a proxy before it)
- * that echoes the URL it was called at would otherwise put its key in what is logged and shown.
+ * `text` with each value of `listener`'s query shown as `***`, in every form an answer may echo it
+ * (`echoedForms`: encoded, inside JSON): a listener (or a proxy before it) that echoes the URL
+ * it was called at would otherwise put its key in what is logged and shown.
  */
 export function withoutQueryValues(text: string, listener: string): string {
-  let kept = text;
-  for (const value of queryValues(listener)) kept = kept.replaceAll(value, '***');
-  return kept;
+  return withoutEchoes(text, queryValues(listener), '***');
 }
 
 /** `answer` (its body and error) with each value of `listener`'s query shown as `***`. */

@@ -85,6 +85,72 @@ describe('the client, against a service that echoes what it was sent', () => {
   });
 });
 
+describe('the client, against a service that echoes a secret inside JSON', () => {
+  // Base64 secrets hold `/`, which PHP's json_encode writes as `\/`, and non-ASCII as `\u00e9`.
+  const SLASHED_SECRET = 'cs/Zm9v/YmFy+cXV4é==';
+  const SLASHED_TOKEN = 'eyJhbGciOi.eyJzdWIiOi/abc+def';
+  const php = (text: string) =>
+    JSON.stringify(text)
+      .slice(1, -1)
+      .replaceAll('/', '\\/')
+      .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const slashedClient = (baseUrl: string) =>
+    new IdGovClient({
+      baseUrl,
+      credentials: { clientId: 'sync@tenant.test/pcc', clientSecret: SLASHED_SECRET },
+      maxRetries: 0,
+      logLevel: 'off',
+    });
+
+  it('a token endpoint error page quoting the client secret as PHP escapes it: no form of it is shown', async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(500, { 'content-type': 'text/html' });
+      response.end(
+        `<pre>{"client_secret":"${php(SLASHED_SECRET)}","js":${JSON.stringify(SLASHED_SECRET)}}</pre>`,
+      );
+    });
+    const error = await caught(slashedClient(server.url).tasks.search());
+    expect(error).toBeInstanceOf(APIError);
+    expect(String((error as Error).message)).toContain('[redacted]');
+    expectNone(error, [
+      SLASHED_SECRET,
+      php(SLASHED_SECRET),
+      JSON.stringify(SLASHED_SECRET).slice(1, -1),
+      'YmFy',
+    ]);
+  });
+
+  it('a 200 of the wrong shape quoting the token with `\\/`: the raw body keeps no form of it', async () => {
+    const server = await serve((request, response) => {
+      if (request.url === '/auth/v1/token')
+        return answer(response, { access_token: SLASHED_TOKEN, token_type: 'Bearer', expires_in: 600 });
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`{"list":5,"echo":"Bearer ${php(SLASHED_TOKEN)}"}`);
+    });
+    const error = await caught(slashedClient(server.url).tasks.search());
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).rawBody).toContain('[redacted]');
+    expectNone(error, [SLASHED_TOKEN, php(SLASHED_TOKEN), 'eyJzdWIiOi\\/abc']);
+  });
+
+  it('an error body with `__proto__` keys: none is kept, at any depth', async () => {
+    const server = await serve((request, response, seen, message) => {
+      if (request.url === '/auth/v1/token') return goodToken(request, response, seen, message);
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(
+        '{"message":"x","__proto__":{"isAdmin":true},"nested":{"__proto__":{"isAdmin":true},"a":1}}',
+      );
+    });
+    const error = await caught(client(server.url).tasks.search());
+    expect(error).toBeInstanceOf(APIError);
+    const body = (error as APIError).body as Record<string, unknown>;
+    expect(Object.hasOwn(body, '__proto__')).toBe(false);
+    expect(Object.hasOwn(body.nested as object, '__proto__')).toBe(false);
+    expect(body.nested).toEqual({ a: 1 });
+    expect((Object.assign({}, body) as { isAdmin?: boolean }).isAdmin).toBeUndefined();
+  });
+});
+
 describe('the webhook sender, against a listener that echoes what it was sent', () => {
   const echo: HostileHandler = (request, response) =>
     answer(

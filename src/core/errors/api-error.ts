@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+import { echoedForms } from '../../internal/echoes.ts';
 import {
   APIError,
   type APIErrorInit,
@@ -52,29 +54,29 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu;
 // Deeper than this, a hostile body is cut rather than walked (a stack overflow would escape as a RangeError).
 const MAX_DEPTH = 64;
 
-/** Each secret as sent (raw, or form- and URL-encoded in a token request) and so as it may be echoed. */
+/** Each secret in every form an answer may echo it in ({@link echoedForms}), longest first. */
 function secretForms(secrets: readonly string[]): string[] {
-  const forms = secrets.flatMap((secret) =>
-    secret
-      ? [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)]
-      : [],
-  );
-  // Longest first, so a secret is never half-replaced through a shorter one inside it.
-  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+  return [...new Set(secrets.flatMap(echoedForms))].sort((a, b) => b.length - a.length);
 }
 
 function redact(text: string, secrets: readonly string[]): string {
   return secrets.reduce((out, secret) => out.replaceAll(secret, REDACTED), text);
 }
 
-/** `value` with every string (keys too) redacted; what lies deeper than {@link MAX_DEPTH} is dropped. */
+/**
+ * `value` with every string (keys too) redacted; what lies deeper than {@link MAX_DEPTH} is dropped,
+ * and so are `__proto__` keys, as from every answer the SDK parses: service data never becomes an
+ * object's prototype when a caller copies the body (`Object.assign`, a spread).
+ */
 function redactDeep(value: unknown, secrets: readonly string[], depth = 0): unknown {
   if (typeof value === 'string') return redact(value, secrets);
   if (!value || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '[dropped: nested too deep]';
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets, depth + 1));
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [redact(key, secrets), redactDeep(item, secrets, depth + 1)]),
+    Object.entries(value)
+      .filter(([key]) => key !== '__proto__')
+      .map(([key, item]) => [redact(key, secrets), redactDeep(item, secrets, depth + 1)]),
   );
 }
 

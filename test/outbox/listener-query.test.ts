@@ -1,0 +1,26 @@
+/**
+ * A listener's answer as the outbox logs, reports and lists it: the values of the listener URL's
+ * query (where a gateway keeps its key) taken out in every form the listener may echo them.
+ */
+import { expect, it } from 'vitest';
+import { withoutQueryValues } from '../../src/outbox/listener-query.ts';
+
+// An Azure-style key: `/`, `+` and `=` in it, as base64 has.
+const KEY = 'Ab/cD+ef/gh==';
+const LISTENER = `https://gw.example/api/v1/webhooks/incoming/hr?code=${encodeURIComponent(KEY)}`;
+
+it.each([
+  ['as written in the URL', `no route for ?code=${encodeURIComponent(KEY)}`],
+  ['decoded', `no route for key ${KEY}`],
+  ['inside JSON', JSON.stringify({ url: `https://gw.example/hr?code=${KEY}` })],
+  [
+    "inside JSON as PHP's json_encode writes it (`\\/`)",
+    `{"url":"https:\\/\\/gw.example\\/hr?code=${KEY.replaceAll('/', '\\/')}"}`,
+  ],
+  ['form-encoded', `code=${new URLSearchParams({ s: KEY }).toString().slice(2)}`],
+])('a key echoed %s is shown as ***', (_how, answer) => {
+  const shown = withoutQueryValues(answer, LISTENER);
+  expect(shown).toContain('***');
+  for (const part of ['Ab/cD', 'Ab\\/cD', 'Ab%2FcD', 'ef/gh', 'ef\\/gh', 'ef%2Fgh'])
+    expect(shown).not.toContain(part);
+});
