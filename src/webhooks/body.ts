@@ -44,11 +44,43 @@ function unbox(value: object): unknown {
   return value;
 }
 
+/** `value`'s kind with its article, for a message: `a RegExp`, `an Error`, `a Report` (its class). */
+function kindOf(value: object): string {
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  const name = tag === 'Object' ? String(value.constructor?.name || 'object') : tag;
+  return `${/^[AEIO]/i.test(name) ? 'an' : 'a'} ${name}`; // a URLSearchParams, a Uint8Array
+}
+
+/**
+ * Why `value`, an object that is not plain data, would not be sent as what it holds; undefined for
+ * a plain object or array, and for an instance of a class with fields (sent as its fields, as JSON
+ * does). A forgotten `await` is the common case: a Promise is sent as `{}`.
+ */
+function notData(value: object): string | undefined {
+  if (value instanceof Map || value instanceof Set) return 'is a Map or Set: it would be sent as {}.';
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype || prototype === null || Array.isArray(value)) return undefined;
+  if (typeof (value as { then?: unknown }).then === 'function')
+    return `is ${kindOf(value)} (a thenable): it would be sent as {}. Await it first (a forgotten await?).`;
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer)
+    return `is ${kindOf(value)}: it would be sent as an object of its bytes by index, or as {}; send base64 text or an array of numbers.`;
+  if (Object.keys(value).length === 0)
+    return `is ${kindOf(value)}, which has no field JSON sees: it would be sent as {}. Send its data as a plain object (or give its class a toJSON()).`;
+  return undefined;
+}
+
+/** Whether `holder[key]`, as stored (not through a getter), is a Date whose time is NaN: its toJSON() gives null. */
+function invalidDate(holder: object, key: string): boolean {
+  const stored: unknown = Object.getOwnPropertyDescriptor(holder, key)?.value;
+  return stored instanceof Date && Number.isNaN(stored.getTime());
+}
+
 /**
  * Serialises with one `JSON.stringify`, refusing on the way what it would silently change or drop:
  * functions, symbols, BigInt, non-finite numbers, `undefined` in arrays (a hole, or a `toJSON()`
- * returning it) or at the top, Maps and Sets (they become `{}`), cycles, and nesting deeper than
- * {@link MAX_DEPTH}. An `undefined` object property is left out, as JSON does.
+ * returning it) or at the top, objects it would send as `{}` or as another shape (a Promise, an
+ * Error, a Map, a typed array: {@link notData}), an invalid Date (sent as null), cycles, and nesting
+ * deeper than {@link MAX_DEPTH}. An `undefined` object property is left out, as JSON does.
  *
  * The replacer sees each value after `toJSON()`, exactly what is written, so every getter and
  * `toJSON()` runs once and what is checked is what is sent. `this` is the holder of the value: the
@@ -96,8 +128,13 @@ function stringifyChecked(payload: unknown): string {
           fail(path, 'is undefined (a hole, or a toJSON() returning undefined): it would be sent as null.');
         return undefined; // an object property: left out, as JSON does
     }
-    if (value === null) return null;
-    if (value instanceof Map || value instanceof Set) fail(path, 'is a Map or Set: it would be sent as {}.');
+    if (value === null) {
+      if (invalidDate(this, key))
+        fail(path, 'is an invalid Date (its time is NaN): it would be sent as null.');
+      return null;
+    }
+    const problem = notData(value as object);
+    if (problem) fail(path, problem);
     if (holders.includes(value as object))
       fail(path, 'refers back to itself (a cycle): JSON cannot carry it.');
     if (holders.length > MAX_DEPTH) {

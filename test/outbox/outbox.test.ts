@@ -91,6 +91,12 @@ describe('enqueue', () => {
     for (const bad of [{ n: 10n }, { x: 'y'.repeat(300) }, 'not json', { f: () => 1 }]) {
       expect(await caught(outbox.enqueue(bad))).toBeInstanceOf(RequestValidationError);
     }
+    // A forgotten await: the payload is a Promise, which would be stored and sent as {}.
+    const forgotten = caught(outbox.enqueue((async () => ({ employee_id: '12345' }))()));
+    expect(await forgotten).toMatchObject({
+      field: 'payload',
+      message: expect.stringMatching(/forgotten await/),
+    });
     const error = await caught(outbox.enqueue({}, { eventId: 'C9C09F18-C399-41FD-AE5B-124D4025F3A9' }));
     expect(error.field).toBe('eventId');
     expect(await outbox.counts()).toEqual({ pending: 0, delivered: 0, dead: 0, expired: 0 });

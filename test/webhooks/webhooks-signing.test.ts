@@ -185,6 +185,38 @@ describe('bad input never reaches the network', () => {
     await rejects([1, undefined], /payload\[1\] is undefined/);
     await rejects({ x: Number.NaN }, /payload\.x is NaN/);
     await rejects({ m: new Map([[1, 2]]) }, /Map or Set/);
+    // What JSON sends as {} or as another shape than the data: a forgotten await above all.
+    const pending = (async () => ({ a: 1 }))();
+    await rejects(pending, /payload is a Promise \(a thenable\): it would be sent as \{\}\. Await it first/);
+    await rejects({ context: pending }, /payload\.context is a Promise/);
+    await rejects({ error: new Error('boom') }, /payload\.error is an Error, which has no field JSON sees/);
+    await rejects({ pattern: /x/ }, /payload\.pattern is a RegExp/);
+    await rejects({ headers: new Headers({ a: '1' }) }, /payload\.headers is a Headers/);
+    await rejects({ query: new URLSearchParams('a=1') }, /payload\.query is a URLSearchParams/);
+    await rejects({ ids: new WeakMap() }, /payload\.ids is a WeakMap/);
+    await rejects(
+      { bytes: new Uint8Array([1, 2]) },
+      /payload\.bytes is a Uint8Array: it would be sent as an object of its bytes/,
+    );
+    class Hidden {
+      #secret = 1;
+      get secret() {
+        return this.#secret;
+      }
+    }
+    await rejects({ user: new Hidden() }, /payload\.user is a Hidden, which has no field JSON sees/);
+    await rejects(
+      { when: new Date(Number.NaN) },
+      /payload\.when is an invalid Date \(its time is NaN\): it would be sent as null/,
+    );
+    await rejects([new Date('nope')], /payload\[0\] is an invalid Date/);
+    // A class with fields is sent as its fields, as JSON does; a toJSON() decides for itself.
+    class Grant {
+      user = 'u1';
+    }
+    await expect(sender.sign({ grant: new Grant(), at: { toJSON: () => 'x' } })).resolves.toMatchObject({
+      body: '{"grant":{"user":"u1"},"at":"x"}',
+    });
     await rejects('{not json', /not valid JSON/);
     await expect(sender.sign({ optional: undefined, when: new Date(0) })).resolves.toMatchObject({
       body: '{"when":"1970-01-01T00:00:00.000Z"}',
