@@ -6,8 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { createLogger } from '../core/logger.ts';
-import { shownUrl } from '../internal/url.ts';
-import { queryParts } from '../outbox/listener-query.ts';
+import { maskedUrl, shownUrl } from '../internal/url.ts';
 import type { OutboxStore } from '../outbox/store.ts';
 import { StoreClock } from '../outbox/store-clock.ts';
 import { nodeSqlite } from '../stores/node-sqlite.ts';
@@ -73,21 +72,9 @@ async function openStore(target: OutboxTarget): Promise<ToolStore> {
   return new SqliteOutboxStore({ path });
 }
 
-// A query parameter's name, shown as such; any other query part (`?KEY`) is shown as `***` whole.
-const PARAMETER_NAME = /^[A-Za-z][\w.-]{0,39}$/;
-
-/**
- * A listener URL as the tool shows it: no fragment or credentials, and its query's values, where a
- * gateway keeps its key, each shown as `***` (`?code=***`). Two listeners told apart by their query's
- * names are shown apart; by its values only, alike.
- */
+/** A listener URL as the tool shows it ({@link maskedUrl}: `?code=***`). */
 export function shownListener(url: string): string {
-  const shown = shownUrl(url);
-  if (!shown) return '(not a URL)';
-  const parts = queryParts(url).map(({ name }) =>
-    name !== undefined && PARAMETER_NAME.test(name) ? `${name}=***` : '***',
-  );
-  return parts.length > 0 ? `${shown}?${parts.join('&')}` : shown;
+  return maskedUrl(url) || '(not a URL)';
 }
 
 /**

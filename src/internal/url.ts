@@ -93,3 +93,31 @@ export function shownUrl(url: string): string {
     return '';
   }
 }
+
+/** The parts of `url`'s query as written: a `name=value` part's name and value, any other part whole as its value. */
+export function queryParts(url: string): Array<{ readonly name?: string; readonly value: string }> {
+  const query = URL.canParse(url) ? new URL(url).search.slice(1) : '';
+  if (!query) return [];
+  return query.split('&').map((part) => {
+    const equals = part.indexOf('=');
+    return equals < 0 ? { value: part } : { name: part.slice(0, equals), value: part.slice(equals + 1) };
+  });
+}
+
+// A query parameter's name, shown as such; any other query part (`?KEY`) is shown as `***` whole.
+const PARAMETER_NAME = /^[A-Za-z][\w.-]{0,39}$/;
+
+/**
+ * `url` as it may be shown where its query matters (a listener, told apart from another by it): no
+ * fragment or credentials, and its query's values, where a gateway keeps its key, each `***`
+ * (`?code=***`); '' for no URL. Two URLs told apart by their query's names are shown apart; by its
+ * values only, alike.
+ */
+export function maskedUrl(url: string): string {
+  const shown = shownUrl(url);
+  if (!shown) return '';
+  const parts = queryParts(url).map(({ name }) =>
+    name !== undefined && PARAMETER_NAME.test(name) ? `${name}=***` : '***',
+  );
+  return parts.length > 0 ? `${shown}?${parts.join('&')}` : shown;
+}

@@ -1,21 +1,12 @@
 /**
- * A listener URL's query, where a gateway keeps its key (`?code=...`): what may be shown of it, and
- * text (a listener's answer, an error) with its values taken out.
+ * Text (a listener's answer, an error) with the values of the listener URL's query, where a gateway
+ * keeps its key (`?code=...`), taken out.
  *
  * @module
  */
 import { withoutEchoes } from '../internal/echoes.ts';
+import { queryParts } from '../internal/url.ts';
 import type { OutboxAnswer } from './store.ts';
-
-/** The parts of `url`'s query as written: a `name=value` part's name and value, any other part whole as its value. */
-export function queryParts(url: string): Array<{ readonly name?: string; readonly value: string }> {
-  const query = URL.canParse(url) ? new URL(url).search.slice(1) : '';
-  if (!query) return [];
-  return query.split('&').map((part) => {
-    const equals = part.indexOf('=');
-    return equals < 0 ? { value: part } : { name: part.slice(0, equals), value: part.slice(equals + 1) };
-  });
-}
 
 /** The values of `url`'s query, as written and decoded, but those too short to be a key. */
 function queryValues(url: string): string[] {

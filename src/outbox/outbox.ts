@@ -1,6 +1,6 @@
 import { ConfigurationError, RequestValidationError } from '../core/errors/errors.ts';
 import type { Hooks } from '../core/hooks.ts';
-import { shownUrl } from '../internal/url.ts';
+import { maskedUrl, shownUrl } from '../internal/url.ts';
 import { wait } from '../internal/wait.ts';
 import { eventIdOrNew } from '../webhooks/event-id.ts';
 import { type DeadLettersQuery, deadLettersOf } from './dead-letters.ts';
@@ -252,5 +252,15 @@ export class WebhookOutbox {
     throw new ConfigurationError(
       `This outbox's store cannot purge ${state} events: implement OutboxStore.purgeFinished.`,
     );
+  }
+
+  /** What `JSON.stringify(outbox)` shows: its listener, the query's values (a gateway's key) as `***`. */
+  toJSON(): { listener: string } {
+    return { listener: maskedUrl(this.listener) };
+  }
+
+  /** What `console.log(outbox)` shows in Node: what {@link toJSON} does. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `WebhookOutbox ${JSON.stringify(this.toJSON())}`;
   }
 }

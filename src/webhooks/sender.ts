@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger.ts';
 import type { AttemptReport } from '../core/transport/attempt-report.ts';
 import { HttpTransport } from '../core/transport/transport.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
+import { maskedUrl } from '../internal/url.ts';
 import { serializeBody } from './body.ts';
 import { eventIdOrNew } from './event-id.ts';
 import { WebhookHeader } from './limits.ts';
@@ -180,8 +181,16 @@ export class WebhookSender {
     };
   }
 
-  /** What `JSON.stringify(sender)` shows: the URL and the kind of authentication, never key material. */
+  /**
+   * What `JSON.stringify(sender)` shows: the URL, its query's values (where a gateway keeps its key)
+   * as `***`, and the kind of authentication, never key material.
+   */
   toJSON(): { url: string; auth: string } {
-    return { url: this.url, auth: this.#signer.description };
+    return { url: maskedUrl(this.url), auth: this.#signer.description };
+  }
+
+  /** What `console.log(sender)` shows in Node: what {@link toJSON} does. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `WebhookSender ${JSON.stringify(this.toJSON())}`;
   }
 }

@@ -4,6 +4,7 @@ import * as fc from 'fast-check';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, RequestValidationError } from '../../src/index.ts';
+import { MemoryOutboxStore, WebhookOutbox } from '../../src/outbox/index.ts';
 import { createHmacSecret } from '../../src/testing/index.ts';
 import { bodyHash, hmacSignature, sha256Base64url } from '../../src/webhooks/hmac.ts';
 import type { PrivateKeyInput } from '../../src/webhooks/index.ts';
@@ -442,6 +443,24 @@ describe('bad input never reaches the network', () => {
         expect(shown).not.toContain(jwk.d);
       }
     }
+  });
+
+  it("never shows the key a gateway keeps in the listener URL's query, the sender's or its outbox's", async () => {
+    const keyed = `${URL_}?code=GATEWAY-KEY-9F3&mode=x`;
+    const sender = new WebhookSender({ url: keyed, hmac: { secret: createHmacSecret() } });
+    const outbox = new WebhookOutbox({ sender, store: new MemoryOutboxStore() });
+    expect(JSON.parse(JSON.stringify(sender))).toMatchObject({ url: `${URL_}?code=***&mode=***` });
+    expect(JSON.parse(JSON.stringify(outbox))).toEqual({ listener: `${URL_}?code=***&mode=***` });
+    for (const shown of [
+      inspect(sender, { depth: 9 }),
+      inspect(outbox, { depth: 9 }),
+      JSON.stringify({ sender, outbox }),
+    ]) {
+      expect(shown).toContain('code=***');
+      expect(shown).not.toContain('GATEWAY-KEY-9F3');
+    }
+    // The URL itself is the caller's, whole.
+    expect(sender.url).toBe(keyed);
   });
 });
 
