@@ -101,13 +101,21 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
       `credentials must be { token }, { clientId, clientSecret } or a token provider function (got a ${typeof credentials}): to use a token string, pass { token: value }.`,
     );
   }
-  const rawBaseUrl = options.baseUrl ?? readEnv('IDGOV_BASE_URL') ?? baseUrlFromClientId(credentials);
+  const fromEnv = readEnv('IDGOV_BASE_URL');
+  const rawBaseUrl = options.baseUrl ?? fromEnv ?? baseUrlFromClientId(credentials);
   if (!rawBaseUrl) {
     throw new ConfigurationError(
       'No base URL: pass baseUrl or set IDGOV_BASE_URL (e.g. https://acme.example.com).',
     );
   }
-  const badBaseUrl = baseUrlProblem(rawBaseUrl, 'baseUrl');
+  // A problem names where the URL came from: the caller may never have passed a baseUrl.
+  const source =
+    options.baseUrl !== undefined
+      ? 'baseUrl'
+      : fromEnv !== undefined
+        ? 'IDGOV_BASE_URL'
+        : 'the base URL taken from the host of the client ID (user@HOST/...; pass baseUrl to choose it)';
+  const badBaseUrl = baseUrlProblem(rawBaseUrl, source);
   if (badBaseUrl) throw new ConfigurationError(badBaseUrl);
   const transport = resolveTransportOptions<ClientEvents>(options, {
     maxRetries: DEFAULT_MAX_RETRIES,

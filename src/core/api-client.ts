@@ -11,6 +11,7 @@ import type { Logger } from './logger.ts';
 import { type CursorScheme, clampPageSize, MAX_PAGE_SIZE } from './paging/cursor.ts';
 import { notAPage, type Page } from './paging/page.ts';
 import { PagePromise, type PagingOptions } from './paging/page-promise.ts';
+import { describeFilters } from './request-shape.ts';
 import { backoffDelay, withJitter } from './transport/retry.ts';
 import type { HttpTransport } from './transport/transport.ts';
 import { type CallOptions, checkCallOptions } from './transport/transport-options.ts';
@@ -96,14 +97,6 @@ export interface ClientCore {
 /** `options` without its undefined fields, so they do not hide the client's defaults. */
 function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** The shape of a request body for a debug line: field names, with array lengths; never values. */
-function describeFilters(body: object | undefined): string {
-  const fields = Object.entries(body ?? {})
-    .filter(([key, value]) => value !== undefined && key !== 'pageSize' && key !== 'pageToken')
-    .map(([key, value]) => (Array.isArray(value) ? `${key}[${value.length}]` : key));
-  return fields.length ? fields.join(', ') : 'none';
 }
 
 /**
@@ -238,8 +231,10 @@ export class APIClient implements ClientCore {
 
   list<S extends z.core.$ZodType<Page<Item>>, Item>(
     define: () => ListCall<S>,
-    options: RequestOptions & PagingOptions = {},
+    given?: RequestOptions & PagingOptions,
   ): PagePromise<z.output<S>, Item> {
+    // `null` is taken for no options, as `undefined` is.
+    const options = given ?? {};
     return new PagePromise<z.output<S>, Item>(
       () => {
         const call = define();

@@ -23,6 +23,9 @@ export function withoutTrailingSlash(url: string): string {
  * absolute, https unless the host is loopback, and without credentials of its own.
  */
 export function secureUrlProblem(raw: string, option: string): string | undefined {
+  if (typeof raw !== 'string') {
+    return `${option} must be a URL string such as https://acme.example.com (got ${raw === null ? 'null' : typeof raw}).`;
+  }
   let url: URL;
   try {
     url = new URL(raw);

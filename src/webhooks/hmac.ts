@@ -116,3 +116,14 @@ export async function sha256Base64url(
 export function bodyHash(body: Uint8Array<ArrayBuffer>): Promise<string> {
   return sha256Base64url(body);
 }
+
+/**
+ * Why `secret` given as `name` is not the text of a secret, or undefined when it is a string (empty
+ * or not). Never quotes it.
+ */
+export function secretTypeProblem(name: string, secret: unknown): string | undefined {
+  if (typeof secret === 'string') return undefined;
+  if (secret instanceof Uint8Array || secret instanceof ArrayBuffer)
+    return `${name} is binary (a Buffer?): pass the secret as the text shown when the listener was saved (for a file, readFileSync(path, 'utf8').trim()).`;
+  return `${name} must be a string: the signing secret shown when the listener was saved (got ${secret === null ? 'null' : typeof secret}).`;
+}

@@ -123,6 +123,21 @@ function fromCryptoKey(key: CryptoKey): JwtAlgorithm | undefined {
 }
 
 function fromJwk(jwk: JWK): JwtAlgorithm | undefined {
+  if (jwk instanceof Uint8Array || jwk instanceof ArrayBuffer) {
+    throw new ConfigurationError(
+      "jwt.privateKey is binary (a Buffer?): pass the PEM as text (readFileSync(path, 'utf8')), a JWK or a CryptoKey.",
+    );
+  }
+  if (Array.isArray((jwk as { keys?: unknown }).keys)) {
+    throw new ConfigurationError(
+      'jwt.privateKey is a JWK Set ({ keys: [...] }): pass the one private JWK of it that signs, and its kid.',
+    );
+  }
+  if (jwk.kty === 'oct') {
+    throw new ConfigurationError(
+      'jwt.privateKey is a symmetric key (kty "oct", HS256): JWT listeners take RS256, ES256 or EdDSA keys; a shared secret is for hmac: { secret }.',
+    );
+  }
   if (typeof jwk.d !== 'string') {
     throw new ConfigurationError(
       'jwt.privateKey is a public JWK (no "d"): the sender needs the private key.',

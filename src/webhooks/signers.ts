@@ -2,7 +2,7 @@ import type { CryptoKey } from 'jose';
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
 import { boundClaims } from './bound-claims.ts';
-import { hmacSignature } from './hmac.ts';
+import { hmacSignature, secretTypeProblem } from './hmac.ts';
 import { inferAlgorithm, type JwtAlgorithm, type PrivateKeyInput } from './key-inspect.ts';
 import { DEFAULT_JWT_LIFETIME_SECONDS, MAX_SENDER_JWT_LIFETIME_SECONDS, WebhookHeader } from './limits.ts';
 
@@ -64,8 +64,15 @@ export interface JwtAuth {
  * @group Webhooks
  */
 export function hmacSigner(auth: HmacAuth): Signer {
+  if (typeof auth !== 'object' || auth === null) {
+    throw new ConfigurationError(
+      `hmac must be an object { secret } (got ${auth === null ? 'null' : typeof auth}).`,
+    );
+  }
   const { secret } = auth;
-  if (typeof secret !== 'string' || secret === '') {
+  const wrongType = secretTypeProblem('hmac.secret', secret);
+  if (wrongType) throw new ConfigurationError(wrongType);
+  if (secret === '') {
     throw new ConfigurationError(
       'hmac.secret is empty: pass the signing secret shown when the listener was saved.',
     );

@@ -4,7 +4,7 @@ import { boundClaims } from './bound-claims.ts';
 import { checkCidrs, inCidr } from './cidr.ts';
 import { isUuidV4 } from './event-id.ts';
 import type { EventIdStore } from './event-store.ts';
-import { hmacVerify, importHmacKey } from './hmac.ts';
+import { hmacVerify, importHmacKey, secretTypeProblem } from './hmac.ts';
 import {
   audiences,
   header,
@@ -83,7 +83,9 @@ function checkOptions(options: VerifyWebhookOptions): void {
     throw new ConfigurationError('Pass hmacSecret or jwks, not both: a listener uses one method.');
   }
   if (hmacSecret !== undefined) {
-    if (typeof hmacSecret !== 'string' || hmacSecret === '') {
+    const wrongType = secretTypeProblem('hmacSecret', hmacSecret);
+    if (wrongType) throw new ConfigurationError(wrongType);
+    if (hmacSecret === '') {
       throw new ConfigurationError("hmacSecret is empty: pass the listener's signing secret.");
     }
     return;

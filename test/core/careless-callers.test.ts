@@ -368,3 +368,85 @@ describe('a base URL on a port fetch never sends to', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
+
+describe('options of the wrong type', () => {
+  const counting = () => {
+    let sent = 0;
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { token: 't' },
+      logLevel: 'off',
+      fetch: async () => {
+        sent += 1;
+        return emptyPage();
+      },
+    });
+    return { client, sent: () => sent };
+  };
+
+  it('null for the options is taken as none: a listing pages, toArray(null) reads all', async () => {
+    const { client, sent } = counting();
+    expect(await client.tasks.search({}, null as never).toArray(null as never)).toEqual([]);
+    expect(sent()).toBe(1);
+  });
+
+  it.each([
+    ['signal', 'x', /signal must be an AbortSignal .*got string "x"/],
+    ['signal', null, /signal must be an AbortSignal .*got null/],
+    ['hooks', 5, /hooks must be an object of handlers by event name/],
+    ['prefetch', 'yes', /prefetch must be true or false/],
+  ] as const)('a per-call %s of %j rejects, naming it, with nothing sent', async (field, value, message) => {
+    const { client, sent } = counting();
+    const listing = client.tasks.search({}, { [field]: value } as never);
+    const error = await caught(listing);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({ field, message: expect.stringMatching(message) });
+    expect(sent()).toBe(0);
+  });
+
+  it.each([[5], [{}], [true], [[]]])('a baseUrl of %j is a ConfigurationError that names it', (baseUrl) => {
+    expect(() => new IdGovClient({ baseUrl: baseUrl as never, credentials: { token: 't' } })).toThrow(
+      ConfigurationError,
+    );
+    expect(() => new IdGovClient({ baseUrl: baseUrl as never, credentials: { token: 't' } })).toThrow(
+      /baseUrl must be a URL string/,
+    );
+  });
+
+  it('a base URL taken from the client ID names the client ID, not a baseUrl never passed', () => {
+    const previous = process.env.IDGOV_BASE_URL;
+    delete process.env.IDGOV_BASE_URL;
+    onTestFinished(() => {
+      if (previous !== undefined) process.env.IDGOV_BASE_URL = previous;
+    });
+    const made = (clientId: string) => () =>
+      new IdGovClient({ credentials: { clientId, clientSecret: 's' }, logLevel: 'off' });
+    expect(made('a@b@c.example.com/pcc')).toThrow(/the base URL taken from the host of the client ID/);
+    expect(made('x@host.example.com?debug=1/pcc')).toThrow(
+      /the base URL taken from the host of the client ID .*pass baseUrl/,
+    );
+  });
+});
+
+describe('what an odd answer is said as', () => {
+  it('a redirect to another scheme names only the scheme; a Retry-After past a day is said so', async () => {
+    const answers = [
+      new Response(null, { status: 302, headers: { location: 'javascript:alert(1)' } }),
+      json({ message: 'slow down' }, 429, { 'retry-after': `1${'0'.repeat(400)}` }),
+    ];
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { token: 'a-token-of-some-length' },
+      logLevel: 'off',
+      maxRetries: 0,
+      fetch: async () => answers.shift() ?? emptyPage(),
+    });
+    const redirect = await caught(client.tasks.search());
+    expect(redirect).toMatchObject({ location: 'javascript:…' });
+    expect(redirect.message).not.toContain('null');
+    expect(redirect.message).not.toContain('alert');
+    const limited = await caught(client.tasks.search());
+    expect(limited.message).toContain('asked to wait more than a day');
+    expect(limited.message).not.toContain('Infinity');
+  });
+});

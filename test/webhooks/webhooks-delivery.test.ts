@@ -261,6 +261,11 @@ describe('verifier configuration', () => {
       expect(error).toBeInstanceOf(ConfigurationError);
       expect(error.message).not.toContain(secret);
     }
+    const binary = await caught(
+      verifyWebhook(request, { baseUrl: BASE, hmacSecret: new TextEncoder().encode(secret) as never }),
+    );
+    expect(binary).toBeInstanceOf(ConfigurationError);
+    expect(binary.message).toMatch(/hmacSecret is binary \(a Buffer\?\): pass the secret as the text/);
   });
 
   it('builds the remote key set of a JWKS URL once, so its keys are fetched once', async () => {

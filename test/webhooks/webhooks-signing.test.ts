@@ -357,6 +357,35 @@ describe('bad input never reaches the network', () => {
       /alg is RS256 but the private key is an ES256 key/,
     );
     expect(make({ url: URL_, jwt: { privateKey: pair.publicJwk, kid: 'k' } })).toThrow(/public JWK/);
+    // Secrets and keys of the wrong type are told so, with the fix, never quoted.
+    const bytes = new TextEncoder().encode('binary-secret-1234');
+    expect(make({ url: URL_, hmac: { secret: bytes as never } })).toThrow(
+      /hmac\.secret is binary \(a Buffer\?\)/,
+    );
+    expect(make({ url: URL_, hmac: { secret: 42 as never } })).toThrow(
+      /hmac\.secret must be a string.*got number/,
+    );
+    expect(make({ url: URL_, hmac: 'whsec-as-a-string' as never })).toThrow(
+      /hmac must be an object \{ secret \} \(got string\)/,
+    );
+    const pem = await exportPKCS8((await generateKeyPair('ES256', { extractable: true })).privateKey);
+    const keyOf = (privateKey: unknown) =>
+      make({ url: URL_, jwt: { privateKey: privateKey as never, kid: 'k' } });
+    expect(keyOf(new TextEncoder().encode(pem))).toThrow(
+      /jwt\.privateKey is binary \(a Buffer\?\): pass the PEM as text/,
+    );
+    expect(keyOf({ keys: [pair.publicJwk] })).toThrow(/jwt\.privateKey is a JWK Set/);
+    expect(keyOf({ kty: 'oct', k: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ' })).toThrow(
+      /symmetric key \(kty "oct", HS256\)/,
+    );
+    for (const wrong of [bytes, 42, 'whsec-as-a-string']) {
+      try {
+        make({ url: URL_, hmac: { secret: wrong as never } })();
+      } catch (error) {
+        expect(String(error)).not.toContain('binary-secret-1234');
+        expect(String(error)).not.toContain('whsec-as-a-string');
+      }
+    }
     const rsa = await generateKeyPair('RS256', { extractable: true });
     expect(
       make({ url: URL_, jwt: { privateKey: await exportPKCS8(rsa.privateKey), kid: 'k', alg: 'EdDSA' } }),

@@ -39,6 +39,8 @@ function redirectTarget(init: APIErrorInit): string | undefined {
   if (!location || !init.request.url) return undefined;
   try {
     const url = new URL(location, init.request.url);
+    // Another scheme (javascript:, data:) has no origin ("null"): only the scheme is said.
+    if (!/^https?:$/.test(url.protocol)) return `${url.protocol.replace(/[^\w+.:-]/g, '')}…`;
     return (url.origin + url.pathname).replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c)).slice(0, 300);
   } catch {
     return undefined;

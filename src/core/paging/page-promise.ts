@@ -1,4 +1,5 @@
 import { wholeNumberProblem } from '../../internal/numbers.ts';
+import { signalProblem } from '../../internal/signal.ts';
 import type { WithResponse } from '../api-promise.ts';
 import { Awaitable } from '../awaitable.ts';
 import { RequestValidationError } from '../errors/errors.ts';
@@ -49,6 +50,20 @@ export interface PagingOptions {
   readonly maxEmptyPages?: number | undefined;
 }
 
+/** The first bad paging option (or signal) as the error a listing rejects with; undefined when all are good. */
+function optionsProblem(signal: unknown, options: PagingOptions): RequestValidationError | undefined {
+  const badSignal = signalProblem(signal);
+  if (badSignal) return new RequestValidationError(badSignal, 'signal');
+  if (options.prefetch !== undefined && typeof options.prefetch !== 'boolean') {
+    return new RequestValidationError(
+      `prefetch must be true or false (got ${String(options.prefetch).slice(0, 40)}).`,
+      'prefetch',
+    );
+  }
+  const problem = maxEmptyPagesProblem(options.maxEmptyPages);
+  return problem ? new RequestValidationError(problem, 'maxEmptyPages') : undefined;
+}
+
 /**
  * The result of a list or search call: `await` it for the first page, `for await` it for every
  * item across all pages, or call {@link PagePromise.pages} for page after page.
@@ -83,8 +98,7 @@ export class PagePromise<P extends Page<Item>, Item> extends Awaitable<P> implem
     this.#define = define;
     this.#signal = signal;
     this.#prefetch = options.prefetch ?? false;
-    const problem = maxEmptyPagesProblem(options.maxEmptyPages);
-    this.#invalid = problem ? new RequestValidationError(problem, 'maxEmptyPages') : undefined;
+    this.#invalid = optionsProblem(signal, options);
     this.#maxEmptyPages = options.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES;
   }
 
@@ -123,7 +137,7 @@ export class PagePromise<P extends Page<Item>, Item> extends Awaitable<P> implem
    * @param options.limit - How many items at most: a whole number from 1. Default: all.
    */
   async toArray(options: { readonly limit?: number | undefined } = {}): Promise<Item[]> {
-    const { limit } = options;
+    const { limit } = options ?? {};
     if (wholeNumberProblem(limit, 1)) {
       throw new RequestValidationError(
         `limit must be a whole number from 1 (got ${String(limit)}); leave it out for every item.`,

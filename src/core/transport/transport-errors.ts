@@ -16,6 +16,9 @@ import {
 import type { HttpRequest } from './http-request.ts';
 import { BrokenAnswerError, exceededRetryAfterCap, isRetryableStatus } from './retry.ts';
 
+// Past this, a wait is said as such: `Retry-After: 1000...0` would read as Infinity s.
+const DAY_MS = 86_400_000;
+
 /** The socket or TLS error code under a failed fetch (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...). */
 function errorCode(error: unknown): string | undefined {
   for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
@@ -70,7 +73,7 @@ export function translate(
     const note =
       wait === undefined
         ? undefined
-        : `The service asked to wait ${Math.ceil(wait / 1000)} s, longer than the SDK's 60 s cap; try again later.`;
+        : `The service asked to wait ${wait > DAY_MS ? 'more than a day' : `${Math.ceil(wait / 1000)} s`}, longer than the SDK's 60 s cap; try again later.`;
     // A browser hides a refused redirect behind an `opaqueredirect` answer of status 0: report it as the 302 it was.
     const status = response.type === 'opaqueredirect' ? 302 : response.status;
     const init = { status, headers: response.headers, body: error.data, request: what };

@@ -1,5 +1,6 @@
 import { optionKeys } from '../../internal/known-options.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
+import { describeValue, signalProblem } from '../../internal/signal.ts';
 import { MAX_TIMER_MS } from '../../internal/wait.ts';
 import { ConfigurationError, RequestValidationError } from '../errors/errors.ts';
 import type { TransportEvents } from '../events.ts';
@@ -112,14 +113,24 @@ function limitProblem(name: keyof typeof LIMITS, value: unknown): string | undef
   return problem && `${name} ${problem}: ${fix}.`;
 }
 
-/** Refuses a bad per-call `timeout` or `maxRetries` before anything is sent. */
+/** Refuses a bad per-call `timeout`, `maxRetries`, `signal` or `hooks` before anything is sent. */
 export function checkCallOptions(options: {
   readonly timeout?: unknown;
   readonly maxRetries?: unknown;
+  readonly signal?: unknown;
+  readonly hooks?: unknown;
 }): void {
   for (const name of ['timeout', 'maxRetries'] as const) {
     const problem = limitProblem(name, options[name]);
     if (problem) throw new RequestValidationError(problem, name);
+  }
+  const badSignal = signalProblem(options.signal);
+  if (badSignal) throw new RequestValidationError(badSignal, 'signal');
+  if (options.hooks !== undefined && (typeof options.hooks !== 'object' || options.hooks === null)) {
+    throw new RequestValidationError(
+      `hooks must be an object of handlers by event name, e.g. { retry: (event) => ... }; got ${describeValue(options.hooks)}.`,
+      'hooks',
+    );
   }
 }
 
