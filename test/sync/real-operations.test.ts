@@ -21,6 +21,7 @@ import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
 import { FakeTenant, type WireTask } from '../../src/testing/index.ts';
 import { decodePageToken } from '../../src/testing/page-token.ts';
+import { caught } from '../helpers/caught.ts';
 import { copyAndFeed, feedProblems } from '../helpers/change-feed.ts';
 import { until } from '../helpers/outbox-workers.ts';
 import { NO_POSTGRES, postgresForTests } from '../helpers/postgres.ts';
@@ -94,7 +95,8 @@ function clientOf(
       const body = (await request.clone().json()) as SearchBody;
       const instead = hook(body, count, issued);
       if (instead) return instead;
-      const answer = await fetch(request);
+      // As the hook left the body: it may take a field out, as a service that ignores it would.
+      const answer = await fetch(new Request(request, { body: JSON.stringify(body) }));
       if (answer.ok) {
         const token = ((await answer.clone().json()) as { nextPageToken?: string }).nextPageToken;
         if (token) issued.push(token);
@@ -272,6 +274,37 @@ for (const kind of kinds) {
         expect(refused).toBeGreaterThan(0);
         expect(excluding).toBeGreaterThan(0);
         expect(await differences(open, tenant)).toEqual([]);
+      });
+    });
+
+    it('a burst whose pages outlast tokens, on a service that ignores excludeIds: a PaginationError that names the fix, and what was committed stays', async () => {
+      const tenant = tenantWithBurst(1_000, 700, 57);
+      await withTenant(tenant, async () => {
+        const open = await kind.store();
+        let refused = 0;
+        const { client } = clientOf(tenant, (body) => {
+          // The list is dropped unread, as a service that ignores an unknown field does.
+          delete (body as { excludeIds?: string[] }).excludeIds;
+          const { pageToken, ...request } = body;
+          if (pageToken && (decodePageToken(pageToken, request) ?? 0) >= 300) {
+            refused += 1;
+            return Response.json({ message: 'page token expired' }, { status: 410 });
+          }
+          return undefined;
+        });
+        const error = await caught(runSync(client, open, { concurrency: 1 }));
+        expect(error).toBeInstanceOf(PaginationError);
+        expect(error.message).toMatch(
+          /page tokens were refused 4 times before the burst of tasks created at .* was paged to its end .*excludeIds.*keep its page tokens longer or honour excludeIds/,
+        );
+        expect(refused).toBe(4);
+        const copy = open();
+        try {
+          // The burst's first pages, committed before the tokens ran out, are kept for the next run.
+          expect((await copy.status()).unfinishedRun?.tasks).toBeGreaterThanOrEqual(300);
+        } finally {
+          await copy.close();
+        }
       });
     });
 

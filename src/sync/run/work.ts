@@ -151,6 +151,13 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
             `the service's page tokens were refused ${restarts.times} times before a window paged by them, out of creation order, reached its last page (${(error as Error).message}): such a window starts again where order last held, ${isoTime(cursor)}, and got no further. What was committed stays, and the next run resumes; to get through, have the service answer in creation order, or keep its page tokens longer.`,
             { cause: error },
           );
+        // In a burst, a query started again gets further only by leaving out what it read, which
+        // this service does not do (it ignores or refuses excludeIds, or refuses a list that long):
+        // every run would fail the same way on the raw refusal.
+        throw new PaginationError(
+          `the service's page tokens were refused ${restarts.times} times before the burst of tasks created at ${isoTime(cursor)} (${instant.size} of them read so far) was paged to its end (${(error as Error).message}): its pages outlast a token, and a query started again there reads the same tasks, since the service does not leave out those read (excludeIds). What was committed stays, and the next run resumes; to get through, have the service keep its page tokens longer or honour excludeIds, or run when it answers faster.`,
+          { cause: error },
+        );
       }
       // A service that does not take the ticket order (a burst's end refused at its first page): the
       // window's burst is paged from one end again, by creation time, and no more are paired.
