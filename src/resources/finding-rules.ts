@@ -15,6 +15,19 @@ import { pathParam } from './path-param.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 
 /**
+ * Why a 200 is no answer about a rule, or undefined: without `transformationRule` (a service omits a
+ * null one), it may carry other fields, but not an error's, nor a listing's, which `null` would
+ * misreport as "no such rule".
+ */
+function notARuleAnswer(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object' || 'transformationRule' in body) return undefined;
+  const foreign = ['error', 'code', 'message', 'list'].filter((key) => key in body);
+  return foreign.length
+    ? `has no transformationRule but ${foreign.join(', ')}: an error body with status 200, or another endpoint's answer`
+    : undefined;
+}
+
+/**
  * Finding transformation rules: `GET /api/v1/findings/transformation-rules/{id}`. Reach it as `client.findingRules`.
  *
  * @group Rules
@@ -59,6 +72,7 @@ export class FindingRules {
         schema: GetFindingTransformationRuleResponseSchema,
         what: 'finding transformation rule',
         options,
+        check: notARuleAnswer,
       })
       .map((response) => response.transformationRule ?? null);
   }

@@ -450,3 +450,31 @@ describe('what an odd answer is said as', () => {
     expect(limited.message).not.toContain('Infinity');
   });
 });
+
+describe('a rule lookup answered 200 with something else', () => {
+  const answering = (body: unknown) =>
+    new IdGovClient({
+      baseUrl: BASE,
+      credentials: { token: 'a-token-of-some-length' },
+      logLevel: 'off',
+      maxRetries: 0,
+      fetch: async () => json(body),
+    });
+
+  it.each([
+    [
+      { code: 5, message: 'rule not found' },
+      /has no transformationRule but code, message: an error body with status 200/,
+    ],
+    [{ list: [1, 2] }, /has no transformationRule but list/],
+  ])('%j is a ResponseValidationError, not "no such rule"', async (body, message) => {
+    const error = await caught(answering(body).findingRules.get('rule-1'));
+    expect(error.name).toBe('ResponseValidationError');
+    expect(error.message).toMatch(message);
+  });
+
+  it('an answer that leaves the null rule out, or says null, is no such rule', async () => {
+    expect(await answering({}).findingRules.get('rule-1')).toBeNull();
+    expect(await answering({ transformationRule: null }).findingRules.get('rule-1')).toBeNull();
+  });
+});
