@@ -10,6 +10,7 @@ import {
 } from '../../schemas/finding-rule.ts';
 import { createLogger } from '../core/logger.ts';
 import { parseRequest } from '../core/validation/validation.ts';
+import { conditionCostProblem } from './cel-cost.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 
 /**
@@ -133,6 +134,8 @@ type Cel = typeof import('@marcbachmann/cel-js');
 
 function evaluateCondition(cel: Cel, condition: string, context: Record<string, unknown>): boolean | string {
   if (!condition.trim()) return true; // an empty condition matches every finding
+  const tooCostly = conditionCostProblem(condition);
+  if (tooCostly) return tooCostly;
   const { parse } = cel;
   try {
     const result = parse(condition)(context);
@@ -213,8 +216,9 @@ function applyTransform(
  * `evaluationOrder` (ties by rule ID), so when several write the same field the last one wins.
  *
  * Conditions are evaluated against the finding as given, before any rule changes it. A condition
- * that does not compile, fails, or is not boolean is reported in the trace and does not match;
- * an unknown transform kind is skipped and reported. Nothing is thrown for a bad rule. A transform
+ * that does not compile, fails, or is not boolean is reported in the trace and does not match, as
+ * is one that would cost this process too much to evaluate (over 4,000 characters, or comprehensions
+ * nested more than two deep); an unknown transform kind is skipped and reported. Nothing is thrown for a bad rule. A transform
  * object holding several kinds applies each: `removeTags`, then `setTags`, then `setSeverity`.
  *
  * @example

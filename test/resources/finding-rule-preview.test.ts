@@ -94,6 +94,24 @@ describe('previewFindingRules', () => {
     expect(finding.tags).toEqual({ team: 'sec' });
   });
 
+  it("refuses a condition whose work would hold the caller's process, in the trace, before evaluating it", async () => {
+    const list = `[${Array.from({ length: 20 }, (_, i) => i).join(',')}]`;
+    const nested = (depth: number): string =>
+      depth === 0 ? 'true' : `${list}.all(x${depth}, ${nested(depth - 1)})`;
+    const { trace } = await previewFindingRules(LOW, [
+      rule('deep', 1, [{ setTags: { tags: { a: '1' } } }], { condition: nested(6) }),
+      rule('long', 2, [{ setTags: { tags: { b: '1' } } }], { condition: `${'true && '.repeat(600)}true` }),
+      rule('fine', 3, [{ setTags: { tags: { c: '1' } } }], { condition: nested(2) }),
+      // Parentheses and macro names inside a string are text, not comprehensions.
+      rule('quoted', 4, [{ setTags: { tags: { d: '1' } } }], {
+        condition: `'.all(.all(.all(' != '' && ${list}.exists(y, y == 3)`,
+      }),
+    ]);
+    expect(trace.map((t) => t.outcome)).toEqual(['condition-error', 'condition-error', 'applied', 'applied']);
+    expect(trace[0]?.reason).toMatch(/nests 6 comprehensions, deeper than the 2 the preview evaluates/);
+    expect(trace[1]?.reason).toMatch(/4804 characters, over the 4000 the preview evaluates/);
+  });
+
   it('skips disabled rules and rules scoped to another finding type or app', async () => {
     const tag = (k: string) => [{ setTags: { tags: { [k]: '1' } } }];
     const { trace, finding } = await previewFindingRules(LOW, [
