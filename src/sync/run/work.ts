@@ -5,10 +5,9 @@
  * @module
  */
 
-import { AbortError, PaginationError, ResponseTooLargeError } from '../../core/errors/errors.ts';
+import { AbortError, ResponseTooLargeError } from '../../core/errors/errors.ts';
 import { DEFAULT_MAX_EMPTY_PAGES, waitBeforePage } from '../../core/paging/empty-pages.ts';
 import { PageChain } from '../../core/paging/page-chain.ts';
-import { isoTime } from '../../internal/time.ts';
 import type { SyncLease, SyncRun, SyncWindow, WindowOrder } from '../store.ts';
 import type { PageCommit, PageCommitResult } from '../store-rows.ts';
 import { refused, unsupported } from './acted-probe.ts';
@@ -19,13 +18,11 @@ import { leftOutBefore } from './order-probe.ts';
 import { createdAt, scanPage } from './page-scan.ts';
 import { requestRefused } from './request.ts';
 import { expandedRows, taskRows } from './rows.ts';
+import { TOKEN_RESTARTS, tokensGaveOut } from './token-restarts.ts';
 import { type Query, windowSearch } from './window-query.ts';
 
 // Runs told that their service refused includeActedAfter mid-pass; by run, as each piece of work has its own context.
 const toldRefused = new WeakSet<SyncRun>();
-
-// Times a query starts again after its token was refused, before the window gets further.
-const TOKEN_RESTARTS = 3;
 
 /**
  * Pages `window` to its end under `lease`, committing each page with the window's progress; stops
@@ -146,18 +143,12 @@ async function pageUntilLeft(ctx: RunContext, window: SyncWindow, lease: SyncLea
           restart(cursor, to, ctx.pageSize.current, instant.exclude(cursor));
           continue;
         }
-        if (!ctx.keyset.on)
-          throw new PaginationError(
-            `the service's page tokens were refused ${restarts.times} times before a window paged by them, out of creation order, reached its last page (${(error as Error).message}): such a window starts again where order last held, ${isoTime(cursor)}, and got no further. What was committed stays, and the next run resumes; to get through, have the service answer in creation order, or keep its page tokens longer.`,
-            { cause: error },
-          );
-        // In a burst, a query started again gets further only by leaving out what it read, which
-        // this service does not do (it ignores or refuses excludeIds, or refuses a list that long):
-        // every run would fail the same way on the raw refusal.
-        throw new PaginationError(
-          `the service's page tokens were refused ${restarts.times} times before the burst of tasks created at ${isoTime(cursor)} (${instant.size} of them read so far) was paged to its end (${(error as Error).message}): its pages outlast a token, and a query started again there reads the same tasks, since the service does not leave out those read (excludeIds). What was committed stays, and the next run resumes; to get through, have the service keep its page tokens longer or honour excludeIds, or run when it answers faster.`,
-          { cause: error },
-        );
+        throw tokensGaveOut(error, {
+          times: restarts.times,
+          cursor,
+          read: instant.size,
+          ordered: ctx.keyset.on,
+        });
       }
       // A service that does not take the ticket order (a burst's end refused at its first page): the
       // window's burst is paged from one end again, by creation time, and no more are paired.
