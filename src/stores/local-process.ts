@@ -72,6 +72,27 @@ export function alive(pid: number): boolean {
 }
 
 /**
+ * Whether `holder` (as {@link thisProcess} names one) is this process, or another one of this
+ * machine, PID namespace and boot that runs now: alive, the very process (its start as named), and
+ * not stopped (`kill -STOP`, a debugger). Only then can a silence be put down to a clock, not to
+ * the holder: a clock stepped forward makes every holder look silent.
+ */
+export function runningHere(holder: string): boolean {
+  const named = /^(\d+)\.(\d+)@([^/#\s]+)(#[^/\s]+)(?:\/|$)/.exec(holder);
+  if (!named) return false;
+  const [, pidText, start, host, where] = named;
+  if (host !== hostname() || !NAMESPACE || !BOOT || where !== `#${NAMESPACE}.${BOOT}`) return false;
+  return (
+    maybe(() => {
+      const stat = readFileSync(`/proc/${Number(pidText)}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // State R, S or D: running, or waiting on I/O; not T or t (stopped), Z (a zombie), X (dead).
+      return /^[RSD]$/.test(fields[0] ?? '') && fields[19] === start;
+    }) ?? false
+  );
+}
+
+/**
  * Whether `holder` (as {@link thisProcess} names one, possibly followed by `/` and more) names a
  * process of this machine, this PID namespace and this boot, that is gone: its PID runs no more,
  * or runs another process (started at another time). Any other holder (of another machine or

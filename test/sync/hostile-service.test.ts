@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import {
   PaginationError,
   StoreError,
 } from '../../src/index.ts';
+import { thisProcess } from '../../src/stores/local-process.ts';
 import { TaskSync, type TaskSyncOptions } from '../../src/sync/index.ts';
 import { PostgresSyncStore } from '../../src/sync/postgres/store.ts';
 import { SqliteSyncStore } from '../../src/sync/sqlite/store.ts';
@@ -447,6 +448,40 @@ describe('copies left by killed processes and threads', () => {
       expect((await caught(beside.run())).message).toMatch(/Another sync \(process 1 on sync-7f9c2/);
       await beside.close();
       holdBy(31_000);
+      const taker = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      expect((await taker.run()).complete).toBe(true);
+      await taker.close();
+    });
+  });
+
+  it('a holder silent past 30 s by a clock stepped forward, whose process runs here, is not taken over', async () => {
+    const tenant = new FakeTenant({ history: 200, seed: 7 });
+    await withTenant(tenant, async () => {
+      const path = await syncedCopy(tenant);
+      const holdBy = (process: string) => {
+        const db = new DatabaseSync(path);
+        const owner = {
+          pid: 1,
+          host: hostname(),
+          since: '2026-01-01T00:00:00Z',
+          holder: 'x',
+          seen: Date.now() - 120_000,
+          process,
+        };
+        db.prepare("INSERT OR REPLACE INTO idgov_sync_meta (key, value) VALUES ('owner', ?)").run(
+          JSON.stringify(owner),
+        );
+        db.close();
+      };
+      // This very process holds it, last seen two minutes ago by the clock: it runs, so the clock moved.
+      holdBy(thisProcess());
+      const refused = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      expect((await caught(refused.run())).message).toMatch(
+        /Another sync \(process 1 on .*last seen 120 s ago\)/,
+      );
+      await refused.close();
+      // A process of this machine that ended (a PID and start no process has): silent, and taken over.
+      holdBy(thisProcess().replace(/^\d+\.\d+@/, '999999.1@'));
       const taker = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
       expect((await taker.run()).complete).toBe(true);
       await taker.close();

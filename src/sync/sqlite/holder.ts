@@ -7,7 +7,7 @@
 
 import { hostname } from 'node:os';
 import { ConfigurationError } from '../../core/errors/errors.ts';
-import { alive, goneFromThisMachine, thisProcess } from '../../stores/local-process.ts';
+import { alive, goneFromThisMachine, runningHere, thisProcess } from '../../stores/local-process.ts';
 import type { SqliteFile } from '../../stores/sqlite-file.ts';
 import { sameFilter } from '../filter-key.ts';
 import type { CopyIdentity } from '../store.ts';
@@ -131,7 +131,10 @@ export function copyHolder(
   const dead = held.process?.includes('#')
     ? goneFromThisMachine(held.process)
     : held.host === hostname() && !alive(held.pid);
-  const gone = held.seen === undefined ? dead : dead || !(Date.now() - seen <= OWNER_STALE_MS);
+  // Silent past OWNER_STALE_MS by the wall clock, unless its process is seen running here: a clock
+  // stepped forward (an NTP step, a VM resumed) makes a live holder look silent.
+  const silent = !(Date.now() - seen <= OWNER_STALE_MS) && !(held.process && runningHere(held.process));
+  const gone = held.seen === undefined ? dead : dead || silent;
   return { ...held, seen, gone };
 }
 
