@@ -8,6 +8,7 @@ import {
   type SetSeverityTransform,
   type SetTagsTransform,
 } from '../../schemas/finding-rule.ts';
+import { RequestValidationError } from '../core/errors/errors.ts';
 import { createLogger } from '../core/logger.ts';
 import { parseRequest } from '../core/validation/validation.ts';
 import { conditionCostProblem } from './cel-cost.ts';
@@ -251,6 +252,12 @@ export async function preview<F extends PreviewFinding>(
 ): Promise<FindingRulesPreview<F>> {
   // Loaded on first use: the CEL engine is larger than the rest of the client, and declares no
   // sideEffects, so a static import would ride along in every bundle that imports the SDK.
+  if (typeof finding !== 'object' || finding === null || Array.isArray(finding)) {
+    throw new RequestValidationError(
+      `finding must be an object, the finding as the service would hold it (got ${finding === null ? 'null' : Array.isArray(finding) ? 'an array' : typeof finding}).`,
+      'finding',
+    );
+  }
   const cel = await import('@marcbachmann/cel-js');
   const parsed = rules.map((rule, i) => parseRequest(FindingTransformationRuleSchema, rule, `rule ${i}`));
   if (warnings) warnUnknownValues(warnings, parsed);

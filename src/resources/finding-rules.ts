@@ -5,6 +5,7 @@ import {
 import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { APIPromise } from '../core/api-promise.ts';
 import { RequestValidationError } from '../core/errors/errors.ts';
+import { pathParamProblem } from '../internal/url.ts';
 import {
   type FindingRulesPreview,
   type PreviewFinding,
@@ -92,10 +93,19 @@ export class FindingRules {
     rules: readonly string[] | readonly PreviewRule[],
     options: RequestOptions = {},
   ): Promise<FindingRulesPreview<F>> {
+    if (!Array.isArray(rules)) {
+      throw new RequestValidationError(
+        `rules must be an array of rule IDs or of rules (got ${rules === null ? 'null' : typeof rules}).`,
+        'rules',
+      );
+    }
     const resolved = await Promise.all(
       rules.map(async (rule, i) => {
         if (typeof rule !== 'string') return rule;
-        const fetched = await this.get(rule, options);
+        // Named as the caller gave it: one of the rules, not the `id` of the lookup it makes.
+        const badId = pathParamProblem(`rules[${i}]`, rule);
+        if (badId) throw new RequestValidationError(badId, `rules.${i}`);
+        const fetched = await this.get(rule, options ?? {});
         if (!fetched)
           throw new RequestValidationError(`rules[${i}]: the service has no rule "${rule}".`, `rules.${i}`);
         return fetched;

@@ -404,6 +404,22 @@ describe('options of the wrong type', () => {
     expect(sent()).toBe(0);
   });
 
+  it('a misspelt search field is named by its own path, nested too', async () => {
+    const { client, sent } = counting();
+    for (const [request, field] of [
+      [{ taskState: ['TASK_STATE_OPEN'] }, 'taskState'],
+      [{ expandMask: { pathz: [] } }, 'expandMask.pathz'],
+    ] as const) {
+      const error = await caught(client.tasks.search(request as never));
+      expect(error).toBeInstanceOf(RequestValidationError);
+      expect(error).toMatchObject({
+        field,
+        message: expect.stringContaining(`${field}: unknown field: check the spelling`),
+      });
+    }
+    expect(sent()).toBe(0);
+  });
+
   it.each([[5], [{}], [true], [[]]])('a baseUrl of %j is a ConfigurationError that names it', (baseUrl) => {
     expect(() => new IdGovClient({ baseUrl: baseUrl as never, credentials: { token: 't' } })).toThrow(
       ConfigurationError,
@@ -448,6 +464,35 @@ describe('what an odd answer is said as', () => {
     const limited = await caught(client.tasks.search());
     expect(limited.message).toContain('asked to wait more than a day');
     expect(limited.message).not.toContain('Infinity');
+  });
+});
+
+describe('a rules preview given the wrong things', () => {
+  const client = new IdGovClient({
+    baseUrl: BASE,
+    credentials: { token: 'a-token-of-some-length' },
+    logLevel: 'off',
+    fetch: async () => json({ transformationRule: null }),
+  });
+
+  it.each([
+    [
+      { severity: 'FINDING_SEVERITY_LOW' },
+      ['rule-1', ''],
+      'rules.1',
+      /rules\[1\] must be a non-empty string/,
+    ],
+    [
+      { severity: 'FINDING_SEVERITY_LOW' },
+      null,
+      'rules',
+      /rules must be an array of rule IDs or of rules \(got null\)/,
+    ],
+    [null, [], 'finding', /finding must be an object.*\(got null\)/],
+  ])('%j with %j: a RequestValidationError naming %s', async (finding, rules, field, message) => {
+    const error = await caught(client.findingRules.preview(finding as never, rules as never, null as never));
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error).toMatchObject({ field, message: expect.stringMatching(message) });
   });
 });
 

@@ -19,12 +19,20 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 /** Turns zod issues into path + message pairs. Messages name types, never values (which may be secrets). */
 function toIssues(error: z.core.$ZodError, input: unknown): ValidationIssue[] {
   return error.issues.map((issue) => {
-    const path = issue.path.map(String).join('.');
+    // An unknown field is named by its own path: zod's points at the object that holds it.
+    const at =
+      issue.code === 'unrecognized_keys' && issue.keys.length === 1
+        ? [...issue.path, issue.keys[0]]
+        : issue.path;
+    const path = at.map(String).join('.');
     let message = issue.message;
     if (issue.code === 'invalid_type' && message === 'Invalid input') {
       message = `expected ${issue.expected}, received ${typeName(valueAt(input, issue.path))}`;
     } else if (issue.code === 'unrecognized_keys') {
-      message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}: check the spelling`;
+      message =
+        issue.keys.length === 1
+          ? 'unknown field: check the spelling'
+          : `unknown fields ${issue.keys.join(', ')}: check the spelling`;
     } else if (message === 'Invalid input') {
       message = `invalid value (${issue.code})`;
     }
