@@ -291,6 +291,34 @@ describe('getting the token', () => {
     expect({ tokenRequests, aborted }).toEqual({ tokenRequests: 1, aborted: 0 });
   });
 
+  it('a token request every call stopped waiting for (each timed out) finishes its attempt but is not retried', async () => {
+    let tokenRequests = 0;
+    const client = new IdGovClient({
+      baseUrl: BASE,
+      credentials: { clientId: 'c', clientSecret: 's' },
+      logLevel: 'off',
+      timeout: 300,
+      maxRetries: 2,
+      fetch: async (input) => {
+        if (pathOf(input) !== '/auth/v1/token') return emptyPage();
+        // As fetch does, nothing is sent for a request whose signal is aborted.
+        const signal = (input as Request).signal;
+        if (signal.aborted) throw signal.reason;
+        tokenRequests += 1;
+        // A token endpoint that never answers: each attempt ends at the client's timeout.
+        return new Promise<Response>((_, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason)),
+        );
+      },
+    });
+    expect(await caught(client.tasks.search({}, { timeout: 100, maxRetries: 0 }))).toBeInstanceOf(
+      TimeoutError,
+    );
+    // Time for the attempt to time out and for both retries (with their backoff), had they been made.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(tokenRequests).toBe(1);
+  });
+
   it('a refresh ahead of expiry that fails is logged and tried again after a pause, not on every call', async () => {
     let tokenRequests = 0;
     const warnings: string[] = [];

@@ -1,4 +1,5 @@
 import { type TokenResponse, TokenResponseSchema } from '../../../schemas/token.ts';
+import { AbortError, TimeoutError } from '../errors/errors.ts';
 import { AuthenticationError } from '../errors/status-errors.ts';
 import type { TokenEvent } from '../events.ts';
 import type { Hooks } from '../hooks.ts';
@@ -24,7 +25,10 @@ export function unsendableToken(token: string): string | undefined {
 /**
  * The one token request in flight, shared by every caller that needs a token now. It has its own
  * controller: when every caller waiting on it has aborted, nobody wants its answer, so it is
- * aborted too instead of retrying for up to a minute and holding the process open.
+ * aborted too instead of retrying for up to a minute and holding the process open. Callers that
+ * stopped waiting on their own time (a per-call timeout) leave it its attempt under way, whose
+ * token the next call may use (a slow token endpoint would otherwise never give one to calls with
+ * a shorter timeout), but no retry.
  */
 interface Flight {
   readonly promise: Promise<string>;
@@ -33,6 +37,8 @@ interface Flight {
   waiters: number;
   /** A caller without a signal (or a background refresh) waits: never abort. */
   pinned: boolean;
+  /** Every caller stopped waiting on its own time: no retry is made for nobody. */
+  unwanted: boolean;
 }
 
 /** A token and when the SDK stops using it. */
@@ -160,18 +166,26 @@ export class TokenCache {
     if (this.#inflight) return this.#inflight;
     const controller = new AbortController();
     const flight: Flight = {
-      promise: this.#fetch(controller.signal).finally(() => {
+      promise: this.#fetch(controller.signal, (attempt) => {
+        if (attempt > 1 && flight.unwanted) {
+          if (this.#inflight === flight) this.#inflight = undefined;
+          controller.abort(
+            new AbortError('The token request was given up: every call waiting for it timed out.'),
+          );
+        }
+      }).finally(() => {
         if (this.#inflight === flight) this.#inflight = undefined;
       }),
       controller,
       waiters: 0,
       pinned: false,
+      unwanted: false,
     };
     this.#inflight = flight;
     return flight;
   }
 
-  async #fetch(signal: AbortSignal): Promise<string> {
+  async #fetch(signal: AbortSignal, beforeAttempt: (attempt: number) => void): Promise<string> {
     const body = new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: this.#credentials.clientId,
@@ -186,6 +200,7 @@ export class TokenCache {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body,
       signal,
+      beforeAttempt: (_headers, attempt) => beforeAttempt(attempt),
       errorContext: { tokenEndpoint: true, secrets: () => [this.#credentials.clientSecret] },
     });
     const parsed = parseTokenResponse(response.text);
@@ -219,15 +234,20 @@ export class TokenCache {
       return flight.promise;
     }
     flight.waiters += 1;
+    flight.unwanted = false;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         flight.waiters -= 1;
         reject(signal.reason);
-        if (flight.waiters === 0 && !flight.pinned) {
-          // Nobody wants this answer: stop it now, and let the next caller start afresh.
-          if (this.#inflight === flight) this.#inflight = undefined;
-          flight.controller.abort();
+        if (flight.waiters > 0 || flight.pinned) return;
+        // Timed out: the attempt under way goes on (the next call may use its token), no retry.
+        if (signal.reason instanceof TimeoutError) {
+          flight.unwanted = true;
+          return;
         }
+        // Nobody wants this answer: stop it now, and let the next caller start afresh.
+        if (this.#inflight === flight) this.#inflight = undefined;
+        flight.controller.abort();
       };
       signal.addEventListener('abort', onAbort, { once: true });
       flight.promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));

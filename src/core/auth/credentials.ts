@@ -134,10 +134,11 @@ export function createAuthenticator(
 }
 
 /**
- * A token from `auth` for an attempt of `call`, waited for no longer than `timeout` (the attempt's):
- * the token request is shared by every call, so it keeps the client's own timeout and retries, and
- * only the caller's own `signal` may give it up. A plain timer, cleared at once when the token is
- * cached (as it mostly is): no signal, nothing left behind.
+ * A token from `auth` for an attempt of `call`, waited for no longer than `timeout` (the attempt's)
+ * or until the caller's `signal` aborts. The token request is shared by every call and keeps the
+ * client's own timeout and retries: a call that times out leaves it its attempt under way (the
+ * next call may use its token), and, when no call waits for it any more, no retry (see
+ * {@link TokenCache}), so that nothing holds the process open for nobody.
  */
 export async function tokenWithin(
   auth: Authenticator,
@@ -145,21 +146,23 @@ export async function tokenWithin(
   timeout: number,
   call: { readonly method: string; readonly path: string },
 ): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new TimeoutError(
-            `${call.method} ${call.path} waited ${timeout} ms for an access token without getting one; raise timeout or check the token endpoint (or provider).`,
-          ),
+  const waiting = new AbortController();
+  const onAbort = () => waiting.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(
+    () =>
+      waiting.abort(
+        new TimeoutError(
+          `${call.method} ${call.path} waited ${timeout} ms for an access token without getting one; raise timeout or check the token endpoint (or provider).`,
         ),
-      timeout,
-    );
-  });
+      ),
+    timeout,
+  );
   try {
-    return await Promise.race([auth.token(signal), limit]);
+    return await auth.token(waiting.signal);
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
 }
