@@ -25,27 +25,27 @@ export interface EventRow {
 export const EVENT_COLUMNS =
   'event_id, listener, body, state, seq, enqueued_at, expires_at, next_attempt_at, attempts, last_attempt_at, last_status, last_body, last_error, finished_at';
 
+/** SQL: whether `column`, an integer, lies past what a JavaScript number holds exactly (2^53). */
+export const unsafeIntegerSql = (column: string) =>
+  `${column} NOT BETWEEN -${Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER}`;
+
 /**
  * An integer column of SQLite, or the text of one past 2^53: node:sqlite throws a bare `RangeError`
  * reading such a value (a hand edit, a time in µs) as a number, which would stop every read of the
  * row. As text, {@link rowProblem} names it.
  */
 export const sqliteWhole = (column: string) =>
-  `CASE WHEN typeof(${column}) = 'integer' AND ${column} NOT BETWEEN -${Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER}
-     THEN CAST(${column} AS TEXT) ELSE ${column} END`;
+  `CASE WHEN typeof(${column}) = 'integer' AND ${unsafeIntegerSql(column)} THEN CAST(${column} AS TEXT) ELSE ${column} END`;
 
-const INTEGER_COLUMNS = new Set([
-  'seq',
-  'enqueued_at',
-  'expires_at',
-  'next_attempt_at',
-  'attempts',
+const WHOLE_COLUMNS = ['seq', 'enqueued_at', 'expires_at', 'next_attempt_at', 'attempts'] as const;
+const OPTIONAL_WHOLE_COLUMNS = [
   'last_attempt_at',
   'last_status',
   'finished_at',
   'leased_at',
   'lease_until',
-]);
+] as const;
+const INTEGER_COLUMNS: ReadonlySet<string> = new Set([...WHOLE_COLUMNS, ...OPTIONAL_WHOLE_COLUMNS]);
 
 /** `columns` (a list as in {@link EVENT_COLUMNS}) for SQLite's reads: its integers as {@link sqliteWhole} reads them. */
 export const sqliteColumns = (columns: string) =>
@@ -91,20 +91,11 @@ const damage = (row: EventRow): { damaged?: string } => {
   return problem ? { damaged: problem } : {};
 };
 
-const WHOLE_COLUMNS = ['seq', 'enqueued_at', 'expires_at', 'next_attempt_at', 'attempts'] as const;
-const OPTIONAL_WHOLE_COLUMNS = [
-  'last_attempt_at',
-  'last_status',
-  'finished_at',
-  'leased_at',
-  'lease_until',
-] as const;
-
-/** A column value that is an integer, or the decimal text of one (PostgreSQL's BIGINT). */
+/** A column value that is an integer a number holds exactly, or the decimal text of one (PostgreSQL's BIGINT). */
 function isWhole(value: unknown): boolean {
   return (
     (typeof value === 'number' && Number.isSafeInteger(value)) ||
-    (typeof value === 'string' && /^-?\d{1,16}$/.test(value))
+    (typeof value === 'string' && /^-?\d{1,16}$/.test(value) && Number.isSafeInteger(Number(value)))
   );
 }
 

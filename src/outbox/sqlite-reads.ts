@@ -6,7 +6,14 @@
  */
 import { notHeldSql } from '../stores/lease.ts';
 import type { SqliteFile } from '../stores/sqlite-file.ts';
-import { EVENT_COLUMNS, type EventRow, eventFromRow, sqliteColumns, sqliteWhole } from './rows.ts';
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  eventFromRow,
+  sqliteColumns,
+  sqliteWhole,
+  unsafeIntegerSql,
+} from './rows.ts';
 import {
   type EventLease,
   OUTBOX_STATES,
@@ -40,7 +47,7 @@ export class SqliteOutboxReads {
     const rows = this.#all<{ event_id: string; lease_token: string; lease_until: number }>(
       `SELECT event_id, lease_token, lease_until FROM idgov_webhook_outbox
        WHERE listener = ? AND state = 'pending' AND lease_token IS NOT NULL AND NOT ${notHeldSql('?', '?')}
-         AND typeof(lease_until) = 'integer' AND lease_until <= ${Number.MAX_SAFE_INTEGER}
+         AND typeof(lease_until) = 'integer' AND NOT ${unsafeIntegerSql('lease_until')}
        ORDER BY seq LIMIT ?`,
       listener,
       now,

@@ -4,13 +4,12 @@
  * @module
  */
 
-const OUT_OF_RANGE = (column: string) =>
-  `${column} NOT BETWEEN -${Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER}`;
+import { unsafeIntegerSql } from './rows.ts';
 
 // Values SQLite would store in these columns only if something other than the outbox wrote them.
 export const MALFORMED = `(typeof(body) <> 'text' OR typeof(enqueued_at) <> 'integer' OR typeof(expires_at) <> 'integer'
   OR typeof(next_attempt_at) <> 'integer' OR typeof(attempts) <> 'integer'
-  OR ${['enqueued_at', 'expires_at', 'next_attempt_at', 'attempts'].map(OUT_OF_RANGE).join(' OR ')})`;
+  OR ${['enqueued_at', 'expires_at', 'next_attempt_at', 'attempts'].map(unsafeIntegerSql).join(' OR ')})`;
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS idgov_webhook_outbox (
   seq             INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -337,16 +337,19 @@ describe('a damaged SQLite row', () => {
 describe('a SQLite row with an integer past 2^53 (a hand edit, a time in µs)', () => {
   // node:sqlite throws a bare RangeError reading such an integer as a number: every claim, get and
   // list of the listener failed, and the events after the row were never sent.
-  const HUGE = '1152921504606846976';
   it.each([
-    ['next_attempt_at', 1],
-    ['attempts', 1],
-    ['last_status', 1],
-    ['lease_until', 1],
-    ['next_attempt_at', 4],
+    ['next_attempt_at', 1, '1152921504606846976'],
+    ['attempts', 1, '1152921504606846976'],
+    ['last_status', 1, '1152921504606846976'],
+    ['lease_until', 1, '1152921504606846976'],
+    ['next_attempt_at', 4, '1152921504606846976'],
+    // 16 digits, past 2^53 all the same: read as text, but no whole number a number holds.
+    ['next_attempt_at', 1, '9007199254740993'],
+    ['next_attempt_at', 4, '9999999999999999'],
+    ['finished_at', 1, '9999999999999999'],
   ] as const)(
-    'in %s (concurrency %i): read, buried with the reason, the events after it sent',
-    async (column, concurrency) => {
+    'in %s (concurrency %i, %s): read, buried with the reason, the events after it sent',
+    async (column, concurrency, HUGE) => {
       const path = join(dir, `huge-${++n}.db`);
       const { accepted, sender, close } = await listener();
       const logger = { error() {}, warn() {}, info() {}, debug() {} };
@@ -357,7 +360,9 @@ describe('a SQLite row with an integer past 2^53 (a hand edit, a time in µs)', 
         const fine = await outbox.enqueue({ n: 2 });
         const editor = new DatabaseSync(path);
         editor
-          .prepare(`UPDATE idgov_webhook_outbox SET ${column} = ${HUGE}, leased_at = 1 WHERE event_id = ?`)
+          .prepare(
+            `UPDATE idgov_webhook_outbox SET ${column} = ${HUGE}, leased_at = 1, lease_token = 'gone-holder' WHERE event_id = ?`,
+          )
           .run(damaged.eventId);
         editor.close();
         // An event carries no lease: damage there shows when a drain claims it.
