@@ -5,33 +5,44 @@
  * @module
  */
 
-// Every character outside printable ASCII as a JSON `\uXXXX` escape, as PHP's json_encode writes it
-// (lowercase hex) and others in capitals.
-const asciiOnly = (json: string, hex: (code: string) => string) =>
-  json.replace(/[^\x20-\x7e]/g, (c) => `\\u${hex(c.charCodeAt(0).toString(16).padStart(4, '0'))}`);
+// Hex digits matched in either case: servers write escapes as `%2F` or `%2f`, `\u002B` or `\u002b`.
+const anyCase = (hex: string) => hex.replace(/[a-f]/gi, (d) => `[${d.toLowerCase()}${d.toUpperCase()}]`);
+const escaped = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
-/**
- * `secret` as sent, and as a server may echo it: URL-encoded, form-encoded, and inside a JSON
- * string (escaped as JavaScript does, with `/` as `\/` as PHP does, and with every character
- * outside ASCII as `\uXXXX`). Longest first, so that one form is never half-replaced through a
- * shorter one inside it; empty for an empty secret.
- */
-export function echoedForms(secret: string): string[] {
-  if (!secret) return [];
-  const json = JSON.stringify(secret).slice(1, -1);
-  const forms = [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
-  for (const escaped of [json, json.replaceAll('/', '\\/')]) {
-    forms.push(
-      escaped,
-      asciiOnly(escaped, (h) => h),
-      asciiOnly(escaped, (h) => h.toUpperCase()),
-    );
-  }
-  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+/** What one character of a secret may be written as in an answer. */
+function charForms(c: string): string {
+  const code = c.codePointAt(0) as number;
+  const forms = [escaped(c)];
+  // URL- and form-encoded: each UTF-8 byte as %XX; a space as + too.
+  const bytes = [...new TextEncoder().encode(c)];
+  forms.push(bytes.map((b) => `%${anyCase(b.toString(16).padStart(2, '0'))}`).join(''));
+  if (c === ' ') forms.push('\\+');
+  // Inside a JSON string: escaped as JSON needs (`\"`, `\\`, `\n`), `/` as `\/` (PHP), and any
+  // character as `\uXXXX` (.NET writes `+` so, Go `<>&`; a character past U+FFFF as its pair).
+  const json = JSON.stringify(c).slice(1, -1);
+  if (json !== c) forms.push(escaped(json));
+  if (c === '/') forms.push('\\\\/');
+  const units = code > 0xffff ? [c.charCodeAt(0), c.charCodeAt(1)] : [code];
+  forms.push(units.map((u) => `\\\\u${anyCase(u.toString(16).padStart(4, '0'))}`).join(''));
+  return `(?:${forms.join('|')})`;
 }
 
-/** `text` with every form of each of `secrets` ({@link echoedForms}) replaced by `mark`. */
+/**
+ * A pattern that finds `secret` as sent and as a server may echo it: each of its characters as it
+ * is, URL- or form-encoded, or escaped inside a JSON string (as JavaScript, PHP, .NET or Go write
+ * it), in any mix and hex case. Undefined for an empty secret.
+ */
+export function echoPattern(secret: string): RegExp | undefined {
+  if (!secret) return undefined;
+  return new RegExp([...secret].map(charForms).join(''), 'g');
+}
+
+/** `text` with every form of each of `secrets` ({@link echoPattern}) replaced by `mark`, longest secret first. */
 export function withoutEchoes(text: string, secrets: readonly string[], mark: string): string {
-  const forms = [...new Set(secrets.flatMap(echoedForms))].sort((a, b) => b.length - a.length);
-  return forms.reduce((out, form) => out.replaceAll(form, mark), text);
+  let out = text;
+  for (const secret of [...new Set(secrets)].sort((a, b) => b.length - a.length)) {
+    const pattern = echoPattern(secret);
+    if (pattern) out = out.replace(pattern, mark);
+  }
+  return out;
 }

@@ -23,7 +23,7 @@ function queryValues(url: string): string[] {
 
 /**
  * `text` with each value of `listener`'s query shown as `***`, in every form an answer may echo it
- * (`echoedForms`: encoded, inside JSON): a listener (or a proxy before it) that echoes the URL
+ * (`echoPattern`: encoded, inside JSON): a listener (or a proxy before it) that echoes the URL
  * it was called at would otherwise put its key in what is logged and shown.
  */
 export function withoutQueryValues(text: string, listener: string): string {

@@ -18,9 +18,34 @@ it.each([
     `{"url":"https:\\/\\/gw.example\\/hr?code=${KEY.replaceAll('/', '\\/')}"}`,
   ],
   ['form-encoded', `code=${new URLSearchParams({ s: KEY }).toString().slice(2)}`],
+  [
+    "inside JSON as .NET's System.Text.Json writes it (`+` as `\\u002B`)",
+    `{"url":"?code=${KEY.replace('+', '\\u002B')}"}`,
+  ],
+  [
+    'percent-encoded in lower case',
+    `code=${encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())}`,
+  ],
+  [
+    'with every character escaped, in mixed case',
+    [...KEY]
+      .map(
+        (c, i) =>
+          `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')[i % 2 ? 'toUpperCase' : 'toLowerCase']()}`,
+      )
+      .join(''),
+  ],
 ])('a key echoed %s is shown as ***', (_how, answer) => {
   const shown = withoutQueryValues(answer, LISTENER);
   expect(shown).toContain('***');
   for (const part of ['Ab/cD', 'Ab\\/cD', 'Ab%2FcD', 'ef/gh', 'ef\\/gh', 'ef%2Fgh'])
     expect(shown).not.toContain(part);
+});
+
+it('a short query value is left alone, and text that only looks like one is kept', () => {
+  const shown = withoutQueryValues(
+    'page 2 of code=abc; Ab-cD+ef-gh== is another key',
+    `https://gw.example/hr?p=2&code=${encodeURIComponent(KEY)}`,
+  );
+  expect(shown).toBe('page 2 of code=abc; Ab-cD+ef-gh== is another key');
 });

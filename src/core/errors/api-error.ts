@@ -6,7 +6,7 @@
  * @module
  */
 
-import { echoedForms } from '../../internal/echoes.ts';
+import { withoutEchoes } from '../../internal/echoes.ts';
 import {
   APIError,
   type APIErrorInit,
@@ -56,19 +56,15 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu;
 // Deeper than this, a hostile body is cut rather than walked (a stack overflow would escape as a RangeError).
 const MAX_DEPTH = 64;
 
-/** Each secret in every form an answer may echo it in ({@link echoedForms}), longest first. */
-function secretForms(secrets: readonly string[]): string[] {
-  return [...new Set(secrets.flatMap(echoedForms))].sort((a, b) => b.length - a.length);
-}
-
+/** `text` with each secret, in every form an answer may echo it (`echoPattern`), redacted. */
 function redact(text: string, secrets: readonly string[]): string {
-  return secrets.reduce((out, secret) => out.replaceAll(secret, REDACTED), text);
+  return withoutEchoes(text, secrets, REDACTED);
 }
 
 /**
  * `value` with every string (keys too) redacted; what lies deeper than {@link MAX_DEPTH} is dropped,
  * and so are `__proto__` keys, as from every answer the SDK parses: service data never becomes an
- * object's prototype when a caller copies the body (`Object.assign`, a spread).
+ * object's prototype when a caller copies the body with `Object.assign`.
  */
 function redactDeep(value: unknown, secrets: readonly string[], depth = 0): unknown {
   if (typeof value === 'string') return redact(value, secrets);
@@ -148,7 +144,7 @@ function refusedCredentials(init: APIErrorInit, secrets: readonly string[]): Aut
  * @group Errors
  */
 export function makeAPIError(answer: APIErrorInit, context: ErrorContext = {}, note?: string): APIError {
-  const secrets = secretForms(context.secrets?.() ?? []);
+  const secrets = (context.secrets?.() ?? []).filter((secret) => secret !== '');
   const init = secrets.length
     ? { ...answer, body: redactDeep(answer.body, secrets), headers: redactHeaders(answer.headers, secrets) }
     : answer;
