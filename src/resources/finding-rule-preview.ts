@@ -218,8 +218,9 @@ function applyTransform(
  *
  * Conditions are evaluated against the finding as given, before any rule changes it. A condition
  * that does not compile, fails, or is not boolean is reported in the trace and does not match, as
- * is one that would cost this process too much to evaluate (over 4,000 characters, or comprehensions
- * nested more than two deep); an unknown transform kind is skipped and reported. Nothing is thrown for a bad rule. A transform
+ * is one that would cost this process too much to evaluate (comprehensions nested more than two
+ * deep, a length over what their nesting allows, a regular expression with nested quantifiers); an
+ * unknown transform kind is skipped and reported. Nothing is thrown for a bad rule. A transform
  * object holding several kinds applies each: `removeTags`, then `setTags`, then `setSeverity`.
  *
  * @example

@@ -100,16 +100,46 @@ describe('previewFindingRules', () => {
       depth === 0 ? 'true' : `${list}.all(x${depth}, ${nested(depth - 1)})`;
     const { trace } = await previewFindingRules(LOW, [
       rule('deep', 1, [{ setTags: { tags: { a: '1' } } }], { condition: nested(6) }),
-      rule('long', 2, [{ setTags: { tags: { b: '1' } } }], { condition: `${'true && '.repeat(600)}true` }),
+      rule('long', 2, [{ setTags: { tags: { b: '1' } } }], {
+        condition: `${list}.all(a, ${list}.all(b, ${'true && '.repeat(120)}true))`,
+      }),
       rule('fine', 3, [{ setTags: { tags: { c: '1' } } }], { condition: nested(2) }),
       // Parentheses and macro names inside a string are text, not comprehensions.
       rule('quoted', 4, [{ setTags: { tags: { d: '1' } } }], {
         condition: `'.all(.all(.all(' != '' && ${list}.exists(y, y == 3)`,
       }),
+      // A comment's apostrophe opens no string that would hide the comprehensions after it.
+      rule('commented', 5, [{ setTags: { tags: { e: '1' } } }], {
+        condition: `// don't tag service accounts\n${nested(3)}`,
+      }),
+      rule('triple', 6, [{ setTags: { tags: { f: '1' } } }], {
+        condition: `'''x'y''' != '' && ${nested(3)}`,
+      }),
+      rule('regex', 7, [{ setTags: { tags: { g: '1' } } }], {
+        condition: `'${'a'.repeat(30)}!'.matches('^(a+)+$')`,
+      }),
+      // A long condition with no comprehension is cheap: an app in a long list.
+      rule('list', 8, [{ setTags: { tags: { h: '1' } } }], {
+        condition: `'app-7' in [${Array.from({ length: 200 }, (_, i) => `'app-${i}'`).join(', ')}]`,
+      }),
     ]);
-    expect(trace.map((t) => t.outcome)).toEqual(['condition-error', 'condition-error', 'applied', 'applied']);
+    expect(trace.map((t) => t.outcome)).toEqual([
+      'condition-error',
+      'condition-error',
+      'applied',
+      'applied',
+      'condition-error',
+      'condition-error',
+      'condition-error',
+      'applied',
+    ]);
     expect(trace[0]?.reason).toMatch(/nests 6 comprehensions, deeper than the 2 the preview evaluates/);
-    expect(trace[1]?.reason).toMatch(/4804 characters, over the 4000 the preview evaluates/);
+    expect(trace[1]?.reason).toMatch(
+      /characters, over the 1000 the preview evaluates with comprehensions nested 2 deep/,
+    );
+    expect(trace[4]?.reason).toMatch(/nests 3 comprehensions/);
+    expect(trace[5]?.reason).toMatch(/nests 3 comprehensions/);
+    expect(trace[6]?.reason).toMatch(/regular expression that nests quantifiers/);
   });
 
   it('skips disabled rules and rules scoped to another finding type or app', async () => {
