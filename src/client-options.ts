@@ -110,7 +110,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   }
   // A problem names where the URL came from: the caller may never have passed a baseUrl.
   const source =
-    options.baseUrl !== undefined
+    options.baseUrl != null
       ? 'baseUrl'
       : fromEnv !== undefined
         ? 'IDGOV_BASE_URL'

@@ -288,7 +288,7 @@ export class APIClient implements ClientCore {
           },
         };
       },
-      options.signal,
+      options.signal ?? undefined,
       { ...this.#paging, ...definedOnly(options) },
     );
   }

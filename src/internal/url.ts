@@ -4,6 +4,8 @@
  * deserves.
  */
 
+import { kindName } from './values.ts';
+
 /** Loopback hosts, the only ones allowed over plain http (tests, local fakes). */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
@@ -24,7 +26,7 @@ export function withoutTrailingSlash(url: string): string {
  */
 export function secureUrlProblem(raw: string, option: string): string | undefined {
   if (typeof raw !== 'string') {
-    return `${option} must be a URL string such as https://acme.example.com (got ${raw === null ? 'null' : typeof raw}).`;
+    return `${option} must be a URL string such as https://acme.example.com (got ${kindName(raw)}).`;
   }
   let url: URL;
   try {

@@ -11,6 +11,7 @@ import {
 import { RequestValidationError } from '../core/errors/errors.ts';
 import { createLogger } from '../core/logger.ts';
 import { parseRequest } from '../core/validation/validation.ts';
+import { kindName } from '../internal/values.ts';
 import { conditionCostProblem } from './cel-cost.ts';
 import { UnknownValueWarnings } from './unknown-values.ts';
 
@@ -255,7 +256,7 @@ export async function preview<F extends PreviewFinding>(
   // sideEffects, so a static import would ride along in every bundle that imports the SDK.
   if (typeof finding !== 'object' || finding === null || Array.isArray(finding)) {
     throw new RequestValidationError(
-      `finding must be an object, the finding as the service would hold it (got ${finding === null ? 'null' : Array.isArray(finding) ? 'an array' : typeof finding}).`,
+      `finding must be an object, the finding as the service would hold it (got ${kindName(finding)}).`,
       'finding',
     );
   }

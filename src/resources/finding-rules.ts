@@ -6,6 +6,7 @@ import type { ClientCore, RequestOptions } from '../core/api-client.ts';
 import { APIPromise } from '../core/api-promise.ts';
 import { RequestValidationError } from '../core/errors/errors.ts';
 import { pathParamProblem } from '../internal/url.ts';
+import { kindName } from '../internal/values.ts';
 import {
   type FindingRulesPreview,
   type PreviewFinding,
@@ -95,7 +96,7 @@ export class FindingRules {
   ): Promise<FindingRulesPreview<F>> {
     if (!Array.isArray(rules)) {
       throw new RequestValidationError(
-        `rules must be an array of rule IDs or of rules (got ${rules === null ? 'null' : typeof rules}).`,
+        `rules must be an array of rule IDs or of rules (got ${kindName(rules)}).`,
         'rules',
       );
     }

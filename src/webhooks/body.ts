@@ -53,19 +53,22 @@ function kindOf(value: object): string {
 
 /**
  * Why `value`, an object that is not plain data, would not be sent as what it holds; undefined for
- * a plain object or array, and for an instance of a class with fields (sent as its fields, as JSON
- * does). A forgotten `await` is the common case: a Promise is sent as `{}`.
+ * a plain object or array (of any realm), and for an instance of a class of the caller's (sent as
+ * its fields, as JSON does, even none). A forgotten `await` is the common case: a Promise is sent
+ * as `{}`; so are the runtime's own objects that keep their data out of sight (an Error, Headers).
  */
 function notData(value: object): string | undefined {
   if (value instanceof Map || value instanceof Set) return 'is a Map or Set: it would be sent as {}.';
-  const prototype: unknown = Object.getPrototypeOf(value);
+  const prototype: object | null = Object.getPrototypeOf(value);
   if (prototype === Object.prototype || prototype === null || Array.isArray(value)) return undefined;
   if (typeof (value as { then?: unknown }).then === 'function')
     return `is ${kindOf(value)} (a thenable): it would be sent as {}. Await it first (a forgotten await?).`;
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer)
     return `is ${kindOf(value)}: it would be sent as an object of its bytes by index, or as {}; send base64 text or an array of numbers.`;
+  // A class's instance, or a plain object of another realm (a vm context, jsdom): its fields.
+  if (Object.prototype.toString.call(value) === '[object Object]') return undefined;
   if (Object.keys(value).length === 0)
-    return `is ${kindOf(value)}, which has no field JSON sees: it would be sent as {}. Send its data as a plain object (or give its class a toJSON()).`;
+    return `is ${kindOf(value)}, which has no field JSON sees: it would be sent as {}. Send its data as a plain object.`;
   return undefined;
 }
 

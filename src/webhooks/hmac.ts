@@ -1,3 +1,4 @@
+import { isBinary, kindName } from '../internal/values.ts';
 import { nativeCrypto } from './native-crypto.ts';
 
 // jose's base64url serves only the Web Crypto paths (signing in browsers, and verifying), so it
@@ -123,7 +124,7 @@ export function bodyHash(body: Uint8Array<ArrayBuffer>): Promise<string> {
  */
 export function secretTypeProblem(name: string, secret: unknown): string | undefined {
   if (typeof secret === 'string') return undefined;
-  if (secret instanceof Uint8Array || secret instanceof ArrayBuffer)
+  if (isBinary(secret))
     return `${name} is binary (a Buffer?): pass the secret as the text shown when the listener was saved (for a file, readFileSync(path, 'utf8').trim()).`;
-  return `${name} must be a string: the signing secret shown when the listener was saved (got ${secret === null ? 'null' : typeof secret}).`;
+  return `${name} must be a string: the signing secret shown when the listener was saved (got ${kindName(secret)}).`;
 }

@@ -1,5 +1,6 @@
 import type { CryptoKey, JWK } from 'jose';
 import { ConfigurationError } from '../core/errors/errors.ts';
+import { isBinary } from '../internal/values.ts';
 
 /**
  * The JWT algorithms the listener accepts.
@@ -123,7 +124,7 @@ function fromCryptoKey(key: CryptoKey): JwtAlgorithm | undefined {
 }
 
 function fromJwk(jwk: JWK): JwtAlgorithm | undefined {
-  if (jwk instanceof Uint8Array || jwk instanceof ArrayBuffer) {
+  if (isBinary(jwk)) {
     throw new ConfigurationError(
       "jwt.privateKey is binary (a Buffer?): pass the PEM as text (readFileSync(path, 'utf8')), a JWK or a CryptoKey.",
     );

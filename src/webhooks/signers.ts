@@ -1,6 +1,7 @@
 import type { CryptoKey } from 'jose';
 import { ConfigurationError } from '../core/errors/errors.ts';
 import { wholeNumberProblem } from '../internal/numbers.ts';
+import { kindName } from '../internal/values.ts';
 import { boundClaims } from './bound-claims.ts';
 import { hmacSignature, secretTypeProblem } from './hmac.ts';
 import { inferAlgorithm, type JwtAlgorithm, type PrivateKeyInput } from './key-inspect.ts';
@@ -65,9 +66,7 @@ export interface JwtAuth {
  */
 export function hmacSigner(auth: HmacAuth): Signer {
   if (typeof auth !== 'object' || auth === null) {
-    throw new ConfigurationError(
-      `hmac must be an object { secret } (got ${auth === null ? 'null' : typeof auth}).`,
-    );
+    throw new ConfigurationError(`hmac must be an object { secret } (got ${kindName(auth)}).`);
   }
   const { secret } = auth;
   const wrongType = secretTypeProblem('hmac.secret', secret);

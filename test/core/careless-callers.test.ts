@@ -412,15 +412,21 @@ describe('options of the wrong type', () => {
     return { client, sent: () => sent };
   };
 
-  it('null for the options is taken as none: a listing pages, toArray(null) reads all', async () => {
+  it('null for the options, or for a signal, is taken as none: a listing pages, toArray(null) reads all', async () => {
     const { client, sent } = counting();
     expect(await client.tasks.search({}, null as never).toArray(null as never)).toEqual([]);
-    expect(sent()).toBe(1);
+    expect(await client.tasks.search({}, { signal: null } as never).toArray()).toEqual([]);
+    expect(sent()).toBe(2);
   });
 
   it.each([
     ['signal', 'x', /signal must be an AbortSignal .*got string "x"/],
-    ['signal', null, /signal must be an AbortSignal .*got null/],
+    ['signal', new EventTarget(), /signal must be an AbortSignal .*got an object/],
+    [
+      'signal',
+      Object.assign(new EventTarget(), { aborted: false }),
+      /signal is an AbortSignal of another realm or a polyfill/,
+    ],
     ['hooks', 5, /hooks must be an object of handlers by event name/],
     ['prefetch', 'yes', /prefetch must be true or false/],
   ] as const)('a per-call %s of %j rejects, naming it, with nothing sent', async (field, value, message) => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
+import { runInNewContext } from 'node:vm';
 import * as fc from 'fast-check';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -199,13 +200,6 @@ describe('bad input never reaches the network', () => {
       { bytes: new Uint8Array([1, 2]) },
       /payload\.bytes is a Uint8Array: it would be sent as an object of its bytes/,
     );
-    class Hidden {
-      #secret = 1;
-      get secret() {
-        return this.#secret;
-      }
-    }
-    await rejects({ user: new Hidden() }, /payload\.user is a Hidden, which has no field JSON sees/);
     await rejects(
       { when: new Date(Number.NaN) },
       /payload\.when is an invalid Date \(its time is NaN\): it would be sent as null/,
@@ -215,8 +209,18 @@ describe('bad input never reaches the network', () => {
     class Grant {
       user = 'u1';
     }
-    await expect(sender.sign({ grant: new Grant(), at: { toJSON: () => 'x' } })).resolves.toMatchObject({
-      body: '{"grant":{"user":"u1"},"at":"x"}',
+    // A class with no field set (optional ones under legacy class fields), and a plain object of
+    // another realm (a vm context, jsdom): data, sent as JSON sends them.
+    class Empty {}
+    await expect(
+      sender.sign({
+        grant: new Grant(),
+        at: { toJSON: () => 'x' },
+        none: new Empty(),
+        other: runInNewContext('({ a: 1 })'),
+      }),
+    ).resolves.toMatchObject({
+      body: '{"grant":{"user":"u1"},"at":"x","none":{},"other":{"a":1}}',
     });
     await rejects('{not json', /not valid JSON/);
     await expect(sender.sign({ optional: undefined, when: new Date(0) })).resolves.toMatchObject({
@@ -363,10 +367,10 @@ describe('bad input never reaches the network', () => {
       /hmac\.secret is binary \(a Buffer\?\)/,
     );
     expect(make({ url: URL_, hmac: { secret: 42 as never } })).toThrow(
-      /hmac\.secret must be a string.*got number/,
+      /hmac\.secret must be a string.*got a number/,
     );
     expect(make({ url: URL_, hmac: 'whsec-as-a-string' as never })).toThrow(
-      /hmac must be an object \{ secret \} \(got string\)/,
+      /hmac must be an object \{ secret \} \(got a string\)/,
     );
     const pem = await exportPKCS8((await generateKeyPair('ES256', { extractable: true })).privateKey);
     const keyOf = (privateKey: unknown) =>

@@ -1,6 +1,7 @@
 import { optionKeys } from '../../internal/known-options.ts';
 import { wholeNumberProblem } from '../../internal/numbers.ts';
-import { describeValue, signalProblem } from '../../internal/signal.ts';
+import { signalProblem } from '../../internal/signal.ts';
+import { describeValue } from '../../internal/values.ts';
 import { MAX_TIMER_MS } from '../../internal/wait.ts';
 import { ConfigurationError, RequestValidationError } from '../errors/errors.ts';
 import type { TransportEvents } from '../events.ts';
