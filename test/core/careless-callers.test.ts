@@ -28,6 +28,20 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 const emptyPage = () => json({ list: [], nextPageToken: '' });
 const pathOf = (input: unknown) => new URL(input instanceof Request ? input.url : String(input)).pathname;
+/** A client whose every request is answered with an empty page, and how many it sent. */
+const counting = () => {
+  let sent = 0;
+  const client = new IdGovClient({
+    baseUrl: BASE,
+    credentials: { token: 't' },
+    logLevel: 'off',
+    fetch: async () => {
+      sent += 1;
+      return emptyPage();
+    },
+  });
+  return { client, sent: () => sent };
+};
 
 describe('secrets a caller put in the wrong place', () => {
   it('a token string passed as the credentials is refused without quoting it', () => {
@@ -47,16 +61,7 @@ describe('secrets a caller put in the wrong place', () => {
 
   it("a caller's header that cannot be sent is named, its value never quoted", async () => {
     const KEY = 'gw_key_SECRET_42';
-    let sent = 0;
-    const client = new IdGovClient({
-      baseUrl: BASE,
-      credentials: { token: 't' },
-      logLevel: 'off',
-      fetch: async () => {
-        sent += 1;
-        return emptyPage();
-      },
-    });
+    const { client, sent } = counting();
     const error = await caught(
       client.tasks.search({}, { headers: { 'x-trace': 'ok', 'x-gateway-key': `${KEY}\nrotated` } }),
     );
@@ -64,7 +69,7 @@ describe('secrets a caller put in the wrong place', () => {
     expect(error.field).toBe('headers');
     expect(error.message).toContain('headers["x-gateway-key"]');
     expect(error.message).not.toContain(KEY);
-    expect(sent).toBe(0);
+    expect(sent()).toBe(0);
   });
 });
 
@@ -398,20 +403,6 @@ describe('a base URL on a port fetch never sends to', () => {
 });
 
 describe('options of the wrong type', () => {
-  const counting = () => {
-    let sent = 0;
-    const client = new IdGovClient({
-      baseUrl: BASE,
-      credentials: { token: 't' },
-      logLevel: 'off',
-      fetch: async () => {
-        sent += 1;
-        return emptyPage();
-      },
-    });
-    return { client, sent: () => sent };
-  };
-
   it('null for the options, or for a signal, is taken as none: a listing pages, toArray(null) reads all', async () => {
     const { client, sent } = counting();
     expect(await client.tasks.search({}, null as never).toArray(null as never)).toEqual([]);
