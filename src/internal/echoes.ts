@@ -17,10 +17,12 @@ function charForms(c: string): string {
   const bytes = [...new TextEncoder().encode(c)];
   forms.push(bytes.map((b) => `%${anyCase(b.toString(16).padStart(2, '0'))}`).join(''));
   if (c === ' ') forms.push('\\+');
-  // Inside a JSON string: escaped as JSON needs (`\"`, `\\`, `\n`), `/` as `\/` (PHP), and any
-  // character as `\uXXXX` (.NET writes `+` so, Go `<>&`; a character past U+FFFF as its pair).
+  // Inside a JSON string: escaped as JSON needs (`\"`, `\n`), `/` as `\/` (PHP), and any
+  // character as `\uXXXX` (.NET writes `+` so, Go `<>&`; a character past U+FFFF as its pair). A
+  // backslash's `\\` is left to the whole secret's JSON form (see echoPattern): as a choice of each
+  // character, a run of them could be split 2^n ways.
   const json = JSON.stringify(c).slice(1, -1);
-  if (json !== c) forms.push(escaped(json));
+  if (json !== c && c !== '\\') forms.push(escaped(json));
   if (c === '/') forms.push('\\\\/');
   const units = code > 0xffff ? [c.charCodeAt(0), c.charCodeAt(1)] : [code];
   forms.push(units.map((u) => `\\\\u${anyCase(u.toString(16).padStart(4, '0'))}`).join(''));
@@ -34,13 +36,27 @@ function charForms(c: string): string {
  */
 export function echoPattern(secret: string): RegExp | undefined {
   if (!secret) return undefined;
-  return new RegExp([...secret].map(charForms).join(''), 'g');
+  let pattern = compiled.get(secret);
+  if (!pattern) {
+    const json = JSON.stringify(secret).slice(1, -1);
+    const whole = json.includes('\\\\') ? `${escaped(json)}|${escaped(json.replaceAll('/', '\\/'))}|` : '';
+    pattern = new RegExp(`${whole}${[...secret].map(charForms).join('')}`, 'g');
+    // Few secrets, seen again and again (a client's tokens, a listener's key): each compiled once.
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(secret, pattern);
+  }
+  return pattern;
 }
+
+const MAX_COMPILED = 64;
+const compiled = new Map<string, RegExp>();
 
 /** `text` with every form of each of `secrets` ({@link echoPattern}) replaced by `mark`, longest secret first. */
 export function withoutEchoes(text: string, secrets: readonly string[], mark: string): string {
   let out = text;
-  for (const secret of [...new Set(secrets)].sort((a, b) => b.length - a.length)) {
+  for (const secret of secrets.length > 1
+    ? [...new Set(secrets)].sort((a, b) => b.length - a.length)
+    : secrets) {
     const pattern = echoPattern(secret);
     if (pattern) out = out.replace(pattern, mark);
   }

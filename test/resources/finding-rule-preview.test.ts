@@ -118,6 +118,17 @@ describe('previewFindingRules', () => {
       rule('regex', 7, [{ setTags: { tags: { g: '1' } } }], {
         condition: `'${'a'.repeat(30)}!'.matches('^(a+)+$')`,
       }),
+      // Whitespace or a comment between a macro and its call hides nothing; nor a pattern built with +.
+      rule('spaced', 9, [{ setTags: { tags: { i: '1' } } }], {
+        condition: `${list}.all   // no one\n(a, ${nested(2)})`,
+      }),
+      rule('built', 10, [{ setTags: { tags: { j: '1' } } }], {
+        condition: `'aaa!'.matches('(a' + '|aa)+$')`,
+      }),
+      // Repeated groups that neither repeat nor choose inside are fine: a phone number.
+      rule('phone', 11, [{ setTags: { tags: { k: '1' } } }], {
+        condition: `'555-555-1234'.matches('^(\\\\d{3}-)+\\\\d{4}$')`,
+      }),
       // A long condition with no comprehension is cheap: an app in a long list.
       rule('list', 8, [{ setTags: { tags: { h: '1' } } }], {
         condition: `'app-7' in [${Array.from({ length: 200 }, (_, i) => `'app-${i}'`).join(', ')}]`,
@@ -132,6 +143,9 @@ describe('previewFindingRules', () => {
       'condition-error',
       'condition-error',
       'applied',
+      'condition-error',
+      'condition-error',
+      'applied',
     ]);
     expect(trace[0]?.reason).toMatch(/nests 6 comprehensions, deeper than the 2 the preview evaluates/);
     expect(trace[1]?.reason).toMatch(
@@ -139,7 +153,9 @@ describe('previewFindingRules', () => {
     );
     expect(trace[4]?.reason).toMatch(/nests 3 comprehensions/);
     expect(trace[5]?.reason).toMatch(/nests 3 comprehensions/);
-    expect(trace[6]?.reason).toMatch(/regular expression that nests quantifiers/);
+    expect(trace[6]?.reason).toMatch(
+      /regular expression with a repeated group that repeats or offers a choice/,
+    );
   });
 
   it('skips disabled rules and rules scoped to another finding type or app', async () => {

@@ -115,7 +115,7 @@ describe('idgov changes and idgov sync --watch', () => {
     const watcher = started(['sync', '--db', db, '--watch', '1'], env);
     await until('the first run', () => /Done: full run/.test(watcher.stderr()));
     // Another sync of this machine takes the copy (or takes it over, if a run began meanwhile).
-    const file = new DatabaseSync(db);
+    const file = new DatabaseSync(db, { timeout: 10_000 }); // the watcher may be writing
     const owner = {
       pid: process.pid,
       host: hostname(),

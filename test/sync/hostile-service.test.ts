@@ -5,8 +5,8 @@
  * Each ends with the copy equal to the tenant, or a typed error that says what to do; none loses or
  * falsely deletes a task.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -473,13 +473,24 @@ describe('copies left by killed processes and threads', () => {
         );
         db.close();
       };
-      // This very process holds it, last seen two minutes ago by the clock: it runs, so the clock moved.
+      // Another process of this machine holds it, last seen two minutes ago by the clock: it runs, so the clock moved.
+      const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+      try {
+        const start = readFileSync(`/proc/${other.pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+        holdBy(thisProcess().replace(/^\d+\.\d+@/, `${other.pid}.${start}@`));
+        const refused = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+        expect((await caught(refused.run())).message).toMatch(
+          /Another sync \(process 1 on .*last seen 120 s ago\)/,
+        );
+        await refused.close();
+      } finally {
+        other.kill();
+      }
+      // This very process's own silent holder (a store whose thread died) is taken over, as before.
       holdBy(thisProcess());
-      const refused = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
-      expect((await caught(refused.run())).message).toMatch(
-        /Another sync \(process 1 on .*last seen 120 s ago\)/,
-      );
-      await refused.close();
+      const mine = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
+      expect((await mine.run()).complete).toBe(true);
+      await mine.close();
       // A process of this machine that ended (a PID and start no process has): silent, and taken over.
       holdBy(thisProcess().replace(/^\d+\.\d+@/, '999999.1@'));
       const taker = syncOf(clientOf(tenant).client, new SqliteSyncStore({ path }));
@@ -537,7 +548,7 @@ describe('copies left by killed processes and threads', () => {
         pages += 1;
         if (pages !== 2) return;
         // What a process finding the hold stale does: another holder's row.
-        const db = new DatabaseSync(path);
+        const db = new DatabaseSync(path, { timeout: 10_000 }); // the sync may be writing
         const owner = {
           pid: 1,
           host: 'elsewhere',

@@ -166,13 +166,13 @@ export class TokenCache {
     if (this.#inflight) return this.#inflight;
     const controller = new AbortController();
     const flight: Flight = {
-      promise: this.#fetch(controller.signal, (attempt) => {
-        if (attempt > 1 && flight.unwanted) {
-          if (this.#inflight === flight) this.#inflight = undefined;
-          controller.abort(
-            new AbortError('The token request was given up: every call waiting for it timed out.'),
-          );
-        }
+      // Told before a retry's wait: given up there, nobody waits out a Retry-After for nothing.
+      promise: this.#fetch(controller.signal, () => {
+        if (!flight.unwanted || flight.pinned || flight.waiters > 0) return;
+        if (this.#inflight === flight) this.#inflight = undefined;
+        controller.abort(
+          new AbortError('The token request was given up: every call waiting for it timed out.'),
+        );
       }).finally(() => {
         if (this.#inflight === flight) this.#inflight = undefined;
       }),
@@ -185,7 +185,7 @@ export class TokenCache {
     return flight;
   }
 
-  async #fetch(signal: AbortSignal, beforeAttempt: (attempt: number) => void): Promise<string> {
+  async #fetch(signal: AbortSignal, beforeRetry: () => void): Promise<string> {
     const body = new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: this.#credentials.clientId,
@@ -200,7 +200,7 @@ export class TokenCache {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body,
       signal,
-      beforeAttempt: (_headers, attempt) => beforeAttempt(attempt),
+      hooks: { retry: beforeRetry },
       errorContext: { tokenEndpoint: true, secrets: () => [this.#credentials.clientSecret] },
     });
     const parsed = parseTokenResponse(response.text);
@@ -240,8 +240,12 @@ export class TokenCache {
         flight.waiters -= 1;
         reject(signal.reason);
         if (flight.waiters > 0 || flight.pinned) return;
-        // Timed out: the attempt under way goes on (the next call may use its token), no retry.
-        if (signal.reason instanceof TimeoutError) {
+        // Timed out (the call's timeout, or an AbortSignal.timeout()): the attempt under way goes on
+        // (the next call may use its token), no retry.
+        if (
+          signal.reason instanceof TimeoutError ||
+          (signal.reason as { name?: unknown })?.name === 'TimeoutError'
+        ) {
           flight.unwanted = true;
           return;
         }

@@ -40,8 +40,11 @@ export type Credentials = BearerToken | ClientCredentials | TokenProvider;
  * @group Client
  */
 export interface Authenticator {
-  /** The token to send now. */
-  token(signal?: AbortSignal): Promise<string>;
+  /**
+   * The token to send now, waited for until `signal` aborts (the call's timeout or its caller's
+   * signal); a token provider is handed `callerSignal` only, the caller's own.
+   */
+  token(signal?: AbortSignal, callerSignal?: AbortSignal): Promise<string>;
   /** After a 401 to `refused`: returns true if a new token is worth one more try. */
   refused(refused: string): boolean;
   /** Which kind of credentials, for `console.log(client)`; never the secret. */
@@ -84,11 +87,15 @@ export function createAuthenticator(
   if (typeof credentials === 'function') {
     let forceRefresh = false;
     return {
-      async token(signal) {
+      async token(signal, callerSignal) {
         let token: string;
         try {
+          // The provider is given the caller's signal, not one a call's timeout aborts: a provider
+          // that shares one fetch among calls would fail them all when one call timed out.
           token = await abortable(
-            Promise.resolve(credentials(signal ? { forceRefresh, signal } : { forceRefresh })),
+            Promise.resolve(
+              credentials(callerSignal ? { forceRefresh, signal: callerSignal } : { forceRefresh }),
+            ),
             signal,
           );
         } catch (error) {
@@ -160,7 +167,7 @@ export async function tokenWithin(
     timeout,
   );
   try {
-    return await auth.token(waiting.signal);
+    return await auth.token(waiting.signal, signal ?? undefined);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

@@ -131,9 +131,11 @@ export function copyHolder(
   const dead = held.process?.includes('#')
     ? goneFromThisMachine(held.process)
     : held.host === hostname() && !alive(held.pid);
-  // Silent past OWNER_STALE_MS by the wall clock, unless its process is seen running here: a clock
-  // stepped forward (an NTP step, a VM resumed) makes a live holder look silent.
-  const silent = !(Date.now() - seen <= OWNER_STALE_MS) && !(held.process && runningHere(held.process));
+  // Silent past OWNER_STALE_MS by the wall clock, unless its process, another one, is seen running
+  // here: a clock stepped forward (an NTP step, a VM resumed) makes a live holder look silent. This
+  // process's own silent holder (a store whose thread died, one never closed) loses it as before.
+  const elsewhere = held.process !== undefined && held.process !== thisProcess() && runningHere(held.process);
+  const silent = !(Date.now() - seen <= OWNER_STALE_MS) && !elsewhere;
   const gone = held.seen === undefined ? dead : dead || silent;
   return { ...held, seen, gone };
 }
