@@ -1,4 +1,5 @@
 import { RequestValidationError } from '../core/errors/errors.ts';
+import { isBinary } from '../internal/values.ts';
 
 /**
  * A webhook body serialised once: the text and its exact UTF-8 bytes, which are both signed and sent.
@@ -63,7 +64,7 @@ function notData(value: object): string | undefined {
   if (prototype === Object.prototype || prototype === null || Array.isArray(value)) return undefined;
   if (typeof (value as { then?: unknown }).then === 'function')
     return `is ${kindOf(value)} (a thenable): it would be sent as {}. Await it first (a forgotten await?).`;
-  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer)
+  if (isBinary(value))
     return `is ${kindOf(value)}: it would be sent as an object of its bytes by index, or as {}; send base64 text or an array of numbers.`;
   // A class's instance, or a plain object of another realm (a vm context, jsdom): its fields.
   if (Object.prototype.toString.call(value) === '[object Object]') return undefined;

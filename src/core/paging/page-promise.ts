@@ -1,5 +1,6 @@
 import { wholeNumberProblem } from '../../internal/numbers.ts';
 import { signalProblem } from '../../internal/signal.ts';
+import { describeValue } from '../../internal/values.ts';
 import type { WithResponse } from '../api-promise.ts';
 import { Awaitable } from '../awaitable.ts';
 import { RequestValidationError } from '../errors/errors.ts';
@@ -56,7 +57,7 @@ function optionsProblem(signal: unknown, options: PagingOptions): RequestValidat
   if (badSignal) return new RequestValidationError(badSignal, 'signal');
   if (options.prefetch !== undefined && typeof options.prefetch !== 'boolean') {
     return new RequestValidationError(
-      `prefetch must be true or false (got ${String(options.prefetch).slice(0, 40)}).`,
+      `prefetch must be true or false (got ${describeValue(options.prefetch)}).`,
       'prefetch',
     );
   }
